@@ -1,0 +1,1 @@
+"""Pipeline assembly: stages, options and the `kcorpus` command-line entry point."""

@@ -1,0 +1,36 @@
+"""The `kcorpus` command: one sub-command per stage, each in its own module.
+
+A sub-command module defines `add_arguments(parser)` and `main(args) -> int`. Modules are imported only when
+their command runs, so `kcorpus clean` never pays for importing Beam or the tokenizers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        usage = "\n".join(f"  {name:<14} {help_}" for name, (_, help_) in COMMANDS.items())
+        print(f"usage: kcorpus COMMAND [options]\n\ncommands:\n{usage}", file=sys.stderr)
+        known = not argv or argv[0] in ("-h", "--help")
+        if not known:
+            print(f"\nkcorpus: unknown command {argv[0]!r}", file=sys.stderr)
+        return 0 if known else 2
+    name, rest = argv[0], argv[1:]
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"kcorpus {name}", description=COMMANDS[name][1])
+    module.add_arguments(parser)
+    return int(module.main(parser.parse_args(rest)) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

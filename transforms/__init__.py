@@ -1,0 +1,1 @@
+"""Pure, Beam-free record functions and the thin Beam transforms that wrap them."""

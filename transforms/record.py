@@ -1,0 +1,73 @@
+"""The record types that flow through every stage.
+
+`Document` is the one record type of the corpus. `DeadLetter` is a record that could not be read or processed
+(with where it came from and why); `Dropped` is a record removed on purpose by a rule (with the rule's reason).
+Every input record ends as exactly one of the three, which is what makes the counts reconcile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+RAW_PREFIX_BYTES = 200
+
+
+@dataclasses.dataclass(frozen=True)
+class Document:
+    """One document: a comment thread, an article, a petition, a Modu `document[]` entry."""
+
+    id: str
+    text: str
+    source: str
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"id": self.id, "text": self.text, "source": self.source, "metadata": dict(self.metadata)},
+            ensure_ascii=False,
+            sort_keys=False,
+        )
+
+    @classmethod
+    def from_json(cls, line: str) -> Document:
+        obj = json.loads(line)
+        return cls(id=obj["id"], text=obj["text"], source=obj["source"], metadata=obj.get("metadata") or {})
+
+
+@dataclasses.dataclass(frozen=True)
+class DeadLetter:
+    """A record that could not be read or processed, with its location and the reason."""
+
+    path: str
+    reason: str
+    line: int | None = None
+    offset: int | None = None
+    raw: str = ""
+    stage: str = "read"
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dropped:
+    """A record removed on purpose by a named rule (a filter, dedup, a skipped redirect)."""
+
+    id: str
+    source: str
+    stage: str
+    reason: str
+    text: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False)
+
+
+def raw_prefix(raw: bytes | str) -> str:
+    """The first 200 bytes of a raw record, made printable for a dead-letter file."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", errors="surrogateescape")
+    return raw[:RAW_PREFIX_BYTES].decode("utf-8", errors="backslashreplace")
