@@ -172,6 +172,8 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
         if enabled
     ]
 
+    replace_run = _repeat_replacer(num_repeats) if num_repeats > 0 else None
+
     def cleaner(text: str) -> str:
         if nfc and not unicodedata.is_normalized("NFC", text):
             text = unicodedata.normalize("NFC", text)
@@ -179,7 +181,10 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
         for rx, repl, needle in removals:
             if needle in text:
                 text = rx.sub(repl, text)
-        return repeat_normalize(text, num_repeats)
+        # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
+        if replace_run is not None and _ANY_RUN_OF_4.search(text):
+            text = _WORD_RUN.sub(replace_run, text)
+        return " ".join(text.split())
 
     return cleaner
 
