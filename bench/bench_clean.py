@@ -5,8 +5,10 @@
 Texts: the 50,000 real NSMC comments bundled in tests/testdata/golden/inputs.jsonl.gz. Each repeat times
 one pass of clean() in this process, then one pass of the reference (in this process when its emoji
 package has `replace_emoji`, else in a fresh `--reference-python` process, which needs only emoji>=2 and
-soynlp); passes alternate so that load from other processes hits both alike. Prints medians, MB/s and the
-ratio, and checks that both produced the same output (sha256 of all outputs).
+soynlp); passes alternate so that load from other processes hits both alike. Times are CPU seconds of the
+one process doing the work (time.process_time), so MB/s is per core and other processes on a busy machine
+skew it less than wall time. Prints medians, MB/s and the ratio, and checks that both produced the same
+output (sha256 of all outputs).
 
 The linear-time part cleans one 2.5/5/10 MB line of real text and `http://` + 0.25/0.5/1 MB of `a.` (and
 more adversarial runs), and prints the time at 1x/2x/4x: a linear cleaner shows ~1x/2x/4x.
@@ -38,9 +40,9 @@ def load_texts(path: Path = INPUTS, count: int = NSMC_TEXTS) -> list[str]:
 
 def timed_pass(fn: Callable[[str], str], texts: list[str]) -> tuple[float, str]:
     """Seconds for one pass over `texts`, and the sha256 of the outputs."""
-    start = time.perf_counter()
+    start = time.process_time()
     outputs = [fn(t) for t in texts]
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     return seconds, hashlib.sha256("\n".join(outputs).encode("utf-8")).hexdigest()
 
 
@@ -73,38 +75,61 @@ def worker(variant: str, count: int) -> int:
 
 
 def bench_throughput(args: argparse.Namespace) -> None:
-    from kcorpus.transforms.clean import clean
-
     texts = load_texts(count=args.texts)
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    print(f"texts: {len(texts):,} NSMC comments, {mb:.2f} MB; {args.repeats} alternating passes, medians\n")
-    for preset, variant in (("kcelectra", "kcelectra"), ("kcbert", "kcbert")):
-        ref = reference_in_process(variant)
-        in_process = ref is not None
-        if ref is None and variant == "kcelectra" and args.reference_python:
-            ref = lambda: reference_pass(args.reference_python, variant, len(texts))  # noqa: E731
-        elif ref is not None:
-            ref = lambda fn=ref: timed_pass(fn, texts)  # noqa: E731
-        ours_s, ref_s, digests = [], [], set()
-        clean_fn = lambda t: clean(t, preset=preset)  # noqa: E731
-        clean_fn(texts[0])
-        for _ in range(args.repeats):
-            seconds, ours_digest = timed_pass(clean_fn, texts)
-            ours_s.append(seconds)
-            if ref is not None:
-                seconds, ref_digest = ref()
-                ref_s.append(seconds)
-                digests.add(ref_digest == ours_digest)
+    print(
+        f"texts: {len(texts):,} NSMC comments, {mb:.2f} MB; {args.repeats} alternating passes, median CPU s\n"
+    )
+    for preset in ("kcelectra", "kcbert"):
+        reference, where = _reference_runner(preset, texts, args.reference_python)
+        ours_s, ref_s, same = _alternate(_clean_fn(preset), reference, texts, args.repeats)
         ours = statistics.median(ours_s)
         print(f"clean(preset={preset!r})  {ours:7.3f} s  {mb / ours:6.1f} MB/s")
         if not ref_s:
-            print(f"  reference {variant}: not runnable here (emoji version; see --reference-python)\n")
+            print(f"  reference {preset}: not runnable here (emoji version; see --reference-python)\n")
             continue
         theirs = statistics.median(ref_s)
-        where = "in process" if in_process else f"via {args.reference_python}"
-        same = "identical output" if digests == {True} else "OUTPUT DIFFERS"
-        print(f"reference {variant:<10}   {theirs:7.3f} s  {mb / theirs:6.1f} MB/s  ({where})")
-        print(f"  ratio {theirs / ours:.1f}x faster, {same}\n")
+        print(f"reference {preset:<10}   {theirs:7.3f} s  {mb / theirs:6.1f} MB/s  ({where})")
+        print(f"  ratio {theirs / ours:.1f}x faster, {'identical output' if same else 'OUTPUT DIFFERS'}\n")
+
+
+def _clean_fn(preset: str) -> Callable[[str], str]:
+    from kcorpus.transforms.clean import clean
+
+    def clean_text(text: str) -> str:
+        return clean(text, preset=preset)
+
+    return clean_text
+
+
+def _reference_runner(
+    variant: str, texts: list[str], reference_python: str | None
+) -> tuple[Callable[[], tuple[float, str]] | None, str]:
+    """A function timing one reference pass (in this process or a worker), and where it runs."""
+    fn = reference_in_process(variant)
+    if fn is not None:
+        return (lambda: timed_pass(fn, texts)), "in process"
+    if variant == "kcelectra" and reference_python:
+        return (lambda: reference_pass(reference_python, variant, len(texts))), f"via {reference_python}"
+    return None, ""
+
+
+def _alternate(
+    ours: Callable[[str], str],
+    reference: Callable[[], tuple[float, str]] | None,
+    texts: list[str],
+    repeats: int,
+) -> tuple[list[float], list[float], bool]:
+    ours(texts[0])
+    ours_s, ref_s, same = [], [], True
+    for _ in range(repeats):
+        seconds, ours_digest = timed_pass(ours, texts)
+        ours_s.append(seconds)
+        if reference is not None:
+            seconds, ref_digest = reference()
+            ref_s.append(seconds)
+            same = same and ref_digest == ours_digest
+    return ours_s, ref_s, same
 
 
 def bench_linear() -> None:
@@ -119,7 +144,7 @@ def bench_linear() -> None:
         ("a.a.a.… all removals on", _all_removals(), lambda mb: _repeat_to("a.", mb) + "@"),
         ("ㅋㅋㅋ… one run", make_cleaner("kcbert"), lambda mb: _repeat_to("ㅋ", mb)),
     ]
-    print("linear time: seconds at 1x / 2x / 4x the size (a linear cleaner gives ~1 : 2 : 4)")
+    print("linear time: CPU seconds at 1x / 2x / 4x the size, best of 3 (a linear cleaner gives ~1 : 2 : 4)")
     for name, cleaner, build in cases:
         base_mb = 2.5 if name.startswith("10 MB") else 0.25
         times = []
@@ -138,15 +163,15 @@ def _all_removals() -> Callable[[str], str]:
 
 
 def _repeat_to(unit: str, mb: float) -> str:
-    size = int(mb * 1e6)
-    unit_bytes = len(unit.encode("utf-8"))
-    return unit * (size // unit_bytes)
+    """`unit` repeated (and cut) to about `mb` MB of UTF-8."""
+    chars = int(mb * 1e6 * len(unit) / len(unit.encode("utf-8")))
+    return (unit * (chars // len(unit) + 1))[:chars]
 
 
 def _time_once(fn: Callable[[str], str], data: str) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     fn(data)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def main(argv: list[str] | None = None) -> int:
