@@ -181,7 +181,7 @@ def _time_once(fn: Callable[[str], object], data: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--texts", type=int, default=NSMC_TEXTS, help="how many NSMC comments (default all)")
     parser.add_argument("--reference-python", help="python of a venv with emoji>=2 and soynlp")
     parser.add_argument("--skip-linear", action="store_true")
