@@ -22,7 +22,7 @@ import typing
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Union
+from typing import IO, Any
 
 from kcorpus.transforms.modu import modu_records
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
@@ -44,7 +44,7 @@ PETITION_METADATA = ("category", "begin", "end", "num_agree", "status")
 BOM = b"\xef\xbb\xbf"
 STREAM_ERRORS = (OSError, EOFError, zlib.error)
 
-Record = Union[Document, DeadLetter, Dropped]
+Record = Document | DeadLetter | Dropped
 
 
 @dataclasses.dataclass(frozen=True, init=False)
@@ -566,11 +566,12 @@ def _read_table_rows(rows: Iterable[Mapping[str, Any]], path: str, prefix: str, 
 
 
 def _read_parquet(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         parquet = pq.ParquetFile(open_binary(path))
-    except Exception as err:  # pyarrow raises ArrowInvalid/OSError for corrupt or missing files
+    except (pa.ArrowException, *STREAM_ERRORS) as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
     if options.text_field not in parquet.schema_arrow.names:

@@ -15,10 +15,9 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filebasedsource import FileBasedSource, ReadAllFiles
-from apache_beam.io.filesystem import CompressionTypes, FileMetadata
+from apache_beam.io.filesystem import BeamIOError, CompressionTypes, FileMetadata
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
-
 from kcorpus.transforms.readers import (
     FORMATS,
     CommentRow,
@@ -85,7 +84,7 @@ class MatchFiles(beam.DoFn):
             return
         try:
             matched = FileSystems.match([pattern])[0].metadata_list
-        except Exception as err:  # Beam wraps every filesystem error in BeamIOError
+        except (BeamIOError, OSError) as err:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, f"unreadable_file: {err}"))
             return
         if not matched:

@@ -23,6 +23,10 @@ NON_TEXT_LINK_PREFIXES = ("file:", "image:", "파일:", "그림:", "category:", 
 _INTERLANGUAGE = re.compile(r"^:?[a-z]{2,3}(?:-[a-z]+)?:")
 NON_TEXT_TAGS = frozenset({"ref", "references", "gallery", "math", "table", "timeline", "score", "syntaxhighlight",
                            "source", "pre", "graph", "imagemap", "templatedata", "chem", "hiero"})
+# Sections of lists and links, not prose (compared lower-cased).
+BOILERPLATE_SECTIONS = frozenset({"같이 보기", "각주", "참고 문헌", "참고문헌", "외부 링크", "출처", "주석", "관련 항목",
+                                  "see also", "references", "external links", "notes", "further reading"})
+HEADING_MARK = "\ue000"  # private-use character: never in article text
 REDIRECT_TEXT = re.compile(r"^\s*#(?:redirect|넘겨주기)", re.IGNORECASE)
 
 
@@ -35,24 +39,42 @@ def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> 
 
 
 def wikitext_to_text(wikitext: str) -> str:
-    """Plain text of an article's wikitext: prose and headings, one paragraph per line."""
+    """Plain text of an article's wikitext: prose and the headings of sections that have prose, one per line."""
     import mwparserfromhell
+    from mwparserfromhell.nodes import Heading, Tag, Wikilink
 
     code = mwparserfromhell.parse(wikitext)
-    for node in code.filter(recursive=True, forcetype=(mwparserfromhell.nodes.Wikilink, mwparserfromhell.nodes.Tag)):
-        if isinstance(node, mwparserfromhell.nodes.Wikilink):
+    for section in code.get_sections(levels=[2]):
+        headings = section.filter_headings(recursive=False)
+        if headings and headings[0].title.strip_code().strip().lower() in BOILERPLATE_SECTIONS:
+            code.remove(section)
+    for node in code.filter(recursive=True, forcetype=(Wikilink, Tag, Heading)):
+        if isinstance(node, Heading):
+            # Marked so that a heading with no text under it can be dropped after stripping.
+            replacement: str | None = f"\n{HEADING_MARK}{node.title.strip_code().strip()}\n"
+        elif isinstance(node, Wikilink):
             target = str(node.title).strip().lower()
             drop = target.startswith(NON_TEXT_LINK_PREFIXES) or bool(_INTERLANGUAGE.match(target))
+            replacement = "" if drop else None
         else:
-            drop = str(node.tag).strip().lower() in NON_TEXT_TAGS
-        if drop:
+            replacement = "" if str(node.tag).strip().lower() in NON_TEXT_TAGS else None
+        if replacement is not None:
             try:
-                code.remove(node)
-            except ValueError:  # already gone with a removed parent
+                code.replace(node, replacement)
+            except ValueError:  # already gone with a replaced parent
                 pass
     text = code.strip_code(normalize=True, collapse=True)
-    lines = (re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines())
-    return "\n".join(line for line in lines if line)
+    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and line != HEADING_MARK]
+    kept = []
+    for i, line in enumerate(lines):
+        if line.startswith(HEADING_MARK):
+            following = lines[i + 1] if i + 1 < len(lines) else HEADING_MARK
+            if following.startswith(HEADING_MARK):
+                continue
+            line = line[len(HEADING_MARK):]
+        kept.append(line)
+    return "\n".join(kept)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,9 +201,9 @@ def extractor_doc_records(lines: Iterable[tuple[int, int, bytes]], path: str, so
             text = stripped.decode(encoding)
         except UnicodeDecodeError as err:
             text, error = "", error or f"invalid_encoding: line {line_no}: {err}"
-        if current is not None and len(current.raw) < 200:
-            current.raw += raw
         opening = DOC_OPEN.match(text) if text.startswith("<doc ") else None
+        if current is not None and not opening and len(current.raw) < 200:
+            current.raw += raw
         if opening:
             if current is not None:
                 yield DeadLetter(path, "truncated_doc: <doc> without </doc>", current.line, current.offset,
