@@ -163,17 +163,27 @@ def is_remote(path: str) -> bool:
     return "://" in path
 
 
-def open_binary(path: str) -> IO[bytes]:
-    """Open a local or remote (gs://, ...) file for reading, decompressing .gz/.bz2 by extension."""
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
+def is_compressed(path: str) -> bool:
+    return path.endswith((".gz", ".bz2"))
 
-        return FileSystems.open(path)
+
+def open_binary(path: str) -> IO[bytes]:
+    """Open a local or remote (gs://, ...) file for reading, decompressing .gz/.bz2 by extension.
+
+    Decompression is Python's own gzip/bz2 for remote files too: it raises on a truncated stream, where
+    Beam's decompressing reader ends quietly.
+    """
+    if not is_remote(path):
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")
+        return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
+    from apache_beam.io.filesystem import CompressionTypes
+    from apache_beam.io.filesystems import FileSystems
+
+    stream = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
     if path.endswith(".gz"):
-        return gzip.open(path, "rb")
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return bz2.BZ2File(stream, "rb") if path.endswith(".bz2") else stream
 
 
 def base_name(path: str) -> str:

@@ -20,10 +20,12 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from kcorpus.transforms.readers import (
     FORMATS,
+    STREAM_ERRORS,
     CommentRow,
     ReadOptions,
     _walk,
     as_options,
+    is_compressed,
     is_line_splittable,
     is_remote,
     iter_dump_pages_of,
@@ -48,8 +50,12 @@ class LineRecordSource(FileBasedSource):
     def __init__(self, file_name: str) -> None:
         super().__init__(file_name, compression_type=CompressionTypes.AUTO, splittable=True, validate=False)
 
-    def read_records(self, file_name: str, range_tracker: Any) -> Iterator[tuple[int, bytes]]:
+    def read_records(self, file_name: str, range_tracker: Any) -> Iterator[tuple[int, bytes | DeadLetter]]:
         start = range_tracker.start_position()
+        if is_compressed(file_name):
+            # Python's gzip/bz2 readers (not Beam's) so that a truncated stream is an error, as in read_file.
+            yield from _compressed_records(file_name, range_tracker)
+            return
         with self.open_file(file_name) as stream:
             position = 0
             if start > 0:
@@ -62,6 +68,20 @@ class LineRecordSource(FileBasedSource):
                     return
                 yield position, raw
                 position += len(raw)
+
+
+def _compressed_records(file_name: str, range_tracker: Any) -> Iterator[tuple[int, bytes | DeadLetter]]:
+    position = 0
+    with open_binary(file_name) as stream:
+        try:
+            while range_tracker.try_claim(position):
+                raw = stream.readline()
+                if not raw:
+                    return
+                yield position, raw
+                position += len(raw)
+        except STREAM_ERRORS as err:
+            yield position, DeadLetter(file_name, f"corrupt_file: {err}", None, position)
 
 
 def line_record_source(file_name: str) -> LineRecordSource:
@@ -109,6 +129,9 @@ class ParseLines(beam.DoFn):
 
     def process(self, element: tuple[str, tuple[int, bytes]]) -> Iterator[Any]:
         path, (offset, raw) = element
+        if isinstance(raw, DeadLetter):
+            yield raw
+            return
         yield from parse_line(self._fmt, path, offset, raw, self._options, self._source,
                               header=self._header(path))
 
