@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import operator
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def one_pass(path: Path) -> list[tuple[int, bytes]]:
 def in_splits(path: Path, bounds: list[int]) -> list[tuple[int, bytes]]:
     source = single_file_source(path)
     records = []
-    for start, stop in zip(bounds, bounds[1:]):
+    for start, stop in itertools.pairwise(bounds):
         records.extend(source.read(source.get_range_tracker(start, stop)))
     return records
 
