@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import operator
 from pathlib import Path
 
@@ -139,11 +140,25 @@ FORMAT_CASES = [
 ]
 
 
-def test_every_format_through_beam_equals_the_pure_reader():
+def write_table_inputs(folder: Path) -> list[tuple[str, list[str], dict]]:
+    """A parquet file and a `datasets` folder made from the petitions slice (the other two table formats)."""
+    import datasets
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in (DATA / "petitions_2017-08_slice").read_text(encoding="utf-8").splitlines()]
+    columns = {"id": [r["petition_idx"] for r in rows], "text": [r["content"] for r in rows],
+               "category": [r["category"] for r in rows]}
+    pq.write_table(pa.table(columns), folder / "petitions.parquet", row_group_size=2)
+    datasets.Dataset.from_dict(columns).save_to_disk(str(folder / "petitions_ds"))
+    return [("parquet", [str(folder / "*.parquet")], {}), ("hf-datasets", [str(folder / "petitions_ds")], {})]
+
+
+def test_every_format_through_beam_equals_the_pure_reader(tmp_path):
     import glob
 
     pipeline = make_pipeline(["--direct_num_workers=1"], local_mode="in_memory")
-    for index, (fmt, patterns, options) in enumerate(FORMAT_CASES):
+    for index, (fmt, patterns, options) in enumerate(FORMAT_CASES + write_table_inputs(tmp_path)):
         paths = [p for pattern in patterns for p in sorted(glob.glob(str(DATA / pattern)))]
         pure = list(read_files(fmt, paths, options))
         missing = [str(DATA / p) for p in patterns if not glob.glob(str(DATA / p))]
