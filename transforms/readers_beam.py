@@ -22,6 +22,7 @@ from kcorpus.transforms.readers import (
     FORMATS,
     STREAM_ERRORS,
     CommentRow,
+    LineParser,
     ReadOptions,
     _walk,
     as_options,
@@ -32,7 +33,6 @@ from kcorpus.transforms.readers import (
     iter_records,
     needs_header,
     open_binary,
-    parse_line,
     reason_code,
     thread_document,
     threaded,
@@ -117,23 +117,23 @@ class ParseLines(beam.DoFn):
 
     def __init__(self, fmt: str, options: ReadOptions, source: str) -> None:
         self._fmt, self._options, self._source = fmt, options, source
-        self._headers: dict[str, bytes] = {}
+        self._parsers: dict[str, LineParser] = {}
 
-    def _header(self, path: str) -> bytes | None:
-        if not needs_header(self._fmt, path, self._options):
-            return None
-        if path not in self._headers:
-            with open_binary(path) as stream:
-                self._headers[path] = stream.readline()
-        return self._headers[path]
+    def _parser(self, path: str) -> LineParser:
+        if path not in self._parsers:
+            header = None
+            if needs_header(self._fmt, path, self._options):
+                with open_binary(path) as stream:
+                    header = stream.readline()
+            self._parsers[path] = LineParser(self._fmt, path, self._options, self._source, header)
+        return self._parsers[path]
 
-    def process(self, element: tuple[str, tuple[int, bytes]]) -> Iterator[Any]:
+    def process(self, element: tuple[str, tuple[int, bytes | DeadLetter]]) -> Iterator[Any]:
         path, (offset, raw) = element
         if isinstance(raw, DeadLetter):
             yield raw
             return
-        yield from parse_line(self._fmt, path, offset, raw, self._options, self._source,
-                              header=self._header(path))
+        yield from self._parser(path).parse(offset, raw)
 
 
 def _dump_page_record(page: DumpPage | DeadLetter, path: str, options: ReadOptions, source: str) -> Any:
