@@ -21,21 +21,25 @@ DATA = Path(__file__).parent / "testdata" / "readers"
 FAULTS = DATA / "faults"
 
 
-def single_file_source(path: Path):
-    (bundle,) = LineRecordSource(str(path)).split(float("inf"))
+def single_file_source(path: Path, **batching):
+    (bundle,) = LineRecordSource(str(path), **batching).split(float("inf"))
     return bundle.source
+
+
+def unbatched(batches) -> list[tuple[int, bytes]]:
+    return [record for batch in batches for record in batch]
 
 
 def one_pass(path: Path) -> list[tuple[int, bytes]]:
     source = single_file_source(path)
-    return list(source.read(source.get_range_tracker(None, None)))
+    return unbatched(source.read(source.get_range_tracker(None, None)))
 
 
 def in_splits(path: Path, bounds: list[int]) -> list[tuple[int, bytes]]:
     source = single_file_source(path)
     records = []
     for start, stop in itertools.pairwise(bounds):
-        records.extend(source.read(source.get_range_tracker(start, stop)))
+        records.extend(unbatched(source.read(source.get_range_tracker(start, stop))))
     return records
 
 
@@ -60,8 +64,18 @@ def test_a_large_file_in_many_splits_equals_one_pass(tmp_path):
     assert len(splits) > 150
     records = []
     for split in splits:
-        records.extend(split.source.read(split.source.get_range_tracker(split.start_position, split.stop_position)))
+        tracker = split.source.get_range_tracker(split.start_position, split.stop_position)
+        records.extend(unbatched(split.source.read(tracker)))
     assert records == expected
+
+
+def test_lines_come_in_batches_of_bounded_size():
+    source = single_file_source(DATA / "nsmc_ratings_test_slice.txt", batch_lines=7)
+    batches = list(source.read(source.get_range_tracker(None, None)))
+    assert [len(b) for b in batches] == [7, 7, 7, 7, 7, 7, 4]
+    assert unbatched(batches) == one_pass(DATA / "nsmc_ratings_test_slice.txt")
+    by_bytes = single_file_source(DATA / "nsmc_ratings_test_slice.txt", batch_bytes=400)
+    assert all(sum(len(raw) for _, raw in b[:-1]) < 400 for b in by_bytes.read(by_bytes.get_range_tracker(None, None)))
 
 
 def test_compressed_files_are_read_whole(tmp_path):

@@ -41,47 +41,51 @@ from kcorpus.transforms.record import DeadLetter, Document, Dropped
 from kcorpus.transforms.wiki import DumpPage, page_record
 
 DEFAULT_BUNDLE_BYTES = 64 << 20
+BATCH_LINES = 1000
+BATCH_BYTES = 1 << 20
 COUNTER_NAMESPACE = "kcorpus"
 
 
 class LineRecordSource(FileBasedSource):
-    """`(byte offset, raw line)` records of one file; a range owns the lines that start inside it."""
+    """Batches of `(byte offset, raw line)` of one file; a range owns the lines that start inside it.
 
-    def __init__(self, file_name: str) -> None:
+    Lines are claimed one by one but emitted in batches (`batch_lines` or `batch_bytes`, whichever first),
+    since per-element overhead in the runner dwarfs the work of parsing one short line.
+    """
+
+    def __init__(self, file_name: str, batch_lines: int = BATCH_LINES, batch_bytes: int = BATCH_BYTES) -> None:
         super().__init__(file_name, compression_type=CompressionTypes.AUTO, splittable=True, validate=False)
+        self._batch_lines, self._batch_bytes = batch_lines, batch_bytes
 
-    def read_records(self, file_name: str, range_tracker: Any) -> Iterator[tuple[int, bytes | DeadLetter]]:
+    def read_records(self, file_name: str, range_tracker: Any) -> Iterator[list[tuple[int, bytes | DeadLetter]]]:
         start = range_tracker.start_position()
         if is_compressed(file_name):
             # Python's gzip/bz2 readers (not Beam's) so that a truncated stream is an error, as in read_file.
-            yield from _compressed_records(file_name, range_tracker)
-            return
-        with self.open_file(file_name) as stream:
-            position = 0
+            stream, position = open_binary(file_name), 0
+        else:
+            stream, position = self.open_file(file_name), 0
             if start > 0:
                 # The line straddling `start` belongs to the previous range: skip to the byte after its end.
                 stream.seek(start - 1)
                 position = start - 1 + len(stream.readline())
-            while range_tracker.try_claim(position):
-                raw = stream.readline()
-                if not raw:
-                    return
-                yield position, raw
-                position += len(raw)
-
-
-def _compressed_records(file_name: str, range_tracker: Any) -> Iterator[tuple[int, bytes | DeadLetter]]:
-    position = 0
-    with open_binary(file_name) as stream:
-        try:
-            while range_tracker.try_claim(position):
-                raw = stream.readline()
-                if not raw:
-                    return
-                yield position, raw
-                position += len(raw)
-        except STREAM_ERRORS as err:
-            yield position, DeadLetter(file_name, f"corrupt_file: {err}", None, position)
+        batch: list[tuple[int, bytes | DeadLetter]] = []
+        size = 0
+        with stream:
+            try:
+                while range_tracker.try_claim(position):
+                    raw = stream.readline()
+                    if not raw:
+                        break
+                    batch.append((position, raw))
+                    position += len(raw)
+                    size += len(raw)
+                    if len(batch) >= self._batch_lines or size >= self._batch_bytes:
+                        yield batch
+                        batch, size = [], 0
+            except STREAM_ERRORS as err:
+                batch.append((position, DeadLetter(file_name, f"corrupt_file: {err}", None, position)))
+        if batch:
+            yield batch
 
 
 def line_record_source(file_name: str) -> LineRecordSource:
@@ -113,7 +117,7 @@ class MatchFiles(beam.DoFn):
 
 
 class ParseLines(beam.DoFn):
-    """`parse_line` over `(path, (offset, raw))`, reading a TSV file's header once per worker."""
+    """`LineParser.parse` over `(path, [(offset, raw), ...])`, reading a TSV file's header once per worker."""
 
     def __init__(self, fmt: str, options: ReadOptions, source: str) -> None:
         self._fmt, self._options, self._source = fmt, options, source
@@ -128,12 +132,14 @@ class ParseLines(beam.DoFn):
             self._parsers[path] = LineParser(self._fmt, path, self._options, self._source, header)
         return self._parsers[path]
 
-    def process(self, element: tuple[str, tuple[int, bytes | DeadLetter]]) -> Iterator[Any]:
-        path, (offset, raw) = element
-        if isinstance(raw, DeadLetter):
-            yield raw
-            return
-        yield from self._parser(path).parse(offset, raw)
+    def process(self, element: tuple[str, list[tuple[int, bytes | DeadLetter]]]) -> Iterator[Any]:
+        path, batch = element
+        parser = self._parser(path)
+        for offset, raw in batch:
+            if isinstance(raw, DeadLetter):
+                yield raw
+            else:
+                yield from parser.parse(offset, raw)
 
 
 def _dump_page_record(page: DumpPage | DeadLetter, path: str, options: ReadOptions, source: str) -> Any:
@@ -178,7 +184,8 @@ class ReadDocuments(beam.PTransform):
         options: `ReadOptions` or a dict of them.
         source: the source name in ids, records and counters (default: the format).
         bundle_bytes: byte-range size that line-based files are split into.
-        rebalance: reshuffle the documents so that few large inputs still spread over all workers.
+        rebalance: reshuffle the records of whole-file formats (Modu, WikiExtractor, parquet, ...) so that a few
+            large files still spread over all workers; line-based files are already split by byte range.
     """
 
     def __init__(self, fmt: str, patterns: Sequence[str], options: ReadOptions | Mapping[str, Any] | None = None,
@@ -214,6 +221,9 @@ class ReadDocuments(beam.PTransform):
         else:
             file_records = files | "ReadFiles" >> beam.FlatMap(
                 lambda m: iter_records(fmt, m.path, options, source))
+            if self._rebalance:
+                # One file fans out to many records: spread them before the costly stages downstream.
+                file_records = file_records | "SpreadRecords" >> beam.Reshuffle()
         records = (line_records, file_records, matched.dead_letter) | "MergeRecords" >> beam.Flatten()
         if threaded(fmt, options):
             rows, others = records | "SplitThreadRows" >> beam.Partition(
@@ -225,7 +235,4 @@ class ReadDocuments(beam.PTransform):
             records = (others, threads) | "MergeThreads" >> beam.Flatten()
         outputs = records | "Classify" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
             "dead_letter", "dropped", main="documents")
-        documents = outputs.documents
-        if self._rebalance:
-            documents = documents | "Rebalance" >> beam.Reshuffle()
-        return {"documents": documents, "dead_letter": outputs.dead_letter, "dropped": outputs.dropped}
+        return {"documents": outputs.documents, "dead_letter": outputs.dead_letter, "dropped": outputs.dropped}
