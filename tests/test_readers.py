@@ -508,3 +508,15 @@ def test_fault_corpus_counts_reconcile(fmt, name, options, seen):
     dropped = sum(isinstance(r, Dropped) for r in records)
     assert rows_in_documents + dead + dropped == seen
     assert dead >= 1
+
+
+def test_comment_csv_faults(tmp_path):
+    path = tmp_path / "comments.csv"
+    path.write_bytes(b"article_id,text\r\nA1,\xec\xa2\x8b\xec\x95\x84\xec\x9a\x94\r\nA1,a,b\r\nA2,\xb1\xdb\r\n"
+                     b"A2,NUL\x00here\r\n,\r\nA2,\"\xeb\x8b\xb5\xea\xb8\x80\"\r\n")
+    records = read("comments", path, thread_field="article_id")
+    assert outcome_counts(records) == {"document": 2, "dead_letter:wrong_field_count": 1,
+                                       "dead_letter:invalid_encoding": 1, "dead_letter:nul_byte": 1,
+                                       "dropped:empty": 1}
+    assert [r.line for r in records if isinstance(r, DeadLetter)] == [3, 4, 5]
+    assert [(r.id, r.text) for r in docs(records)] == [("comments:A1", "좋아요"), ("comments:A2", "답글")]

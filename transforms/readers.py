@@ -452,7 +452,13 @@ def _read_csv_comments(path: str, stream: IO[bytes], options: ReadOptions,
                        source: str) -> Iterator[Record | CommentRow]:
     encoding = "utf-8-sig" if options.encoding.replace("_", "-").lower() in ("utf-8", "utf8") else options.encoding
     text = io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape", newline="")
-    reader = csv.reader(text)
+    try:
+        yield from _csv_rows(path, csv.reader(text), options, source)
+    finally:
+        text.detach()  # the caller closes the binary stream
+
+
+def _csv_rows(path: str, reader: Any, options: ReadOptions, source: str) -> Iterator[Record | CommentRow]:
     columns: list[str] | None = None
     row_no = 0
     while True:
@@ -571,8 +577,7 @@ def _read_modu(path: str, options: ReadOptions, source: str) -> Iterator[Record]
 
 def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
     try:
-        stream = open_binary(path)
-        archive = zipfile.ZipFile(stream if is_remote(path) else path)
+        archive = zipfile.ZipFile(open_binary(path) if is_remote(path) else path)
     except (zipfile.BadZipFile, *STREAM_ERRORS) as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
@@ -612,18 +617,24 @@ def _read_parquet(path: str, options: ReadOptions, source: str) -> Iterator[Reco
     import pyarrow.parquet as pq
 
     try:
-        parquet = pq.ParquetFile(open_binary(path))
-    except (pa.ArrowException, *STREAM_ERRORS) as err:
+        stream = open_binary(path)
+    except STREAM_ERRORS as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
-    if options.text_field not in parquet.schema_arrow.names:
-        yield DeadLetter(path, f"missing_field: column {options.text_field} ({parquet.metadata.num_rows} rows)")
-        return
-    start = 0
-    for batch in parquet.iter_batches(batch_size=4096):
-        rows = batch.to_pylist()
-        yield from _read_table_rows(rows, path, base_name(path), options, source, start)
-        start += len(rows)
+    with stream:
+        try:
+            parquet = pq.ParquetFile(stream)
+        except (pa.ArrowException, *STREAM_ERRORS) as err:
+            yield DeadLetter(path, f"unreadable_file: {err}")
+            return
+        if options.text_field not in parquet.schema_arrow.names:
+            yield DeadLetter(path, f"missing_field: column {options.text_field} ({parquet.metadata.num_rows} rows)")
+            return
+        start = 0
+        for batch in parquet.iter_batches(batch_size=4096):
+            rows = batch.to_pylist()
+            yield from _read_table_rows(rows, path, base_name(path), options, source, start)
+            start += len(rows)
 
 
 def _read_hf_dataset(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
