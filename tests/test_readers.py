@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import collections
+import dataclasses
 import gzip
 import json
 import shutil
@@ -77,6 +78,9 @@ def test_options_from_cli_strings_are_typed():
         ReadOptions.from_strings(["headline=maybe"])
     with pytest.raises(ValueError, match="is not key=value"):
         ReadOptions.from_strings(["headline"])
+    assert ReadOptions(namespaces=14).namespaces == (14,) and ReadOptions(namespaces=[0, 1]).namespaces == (0, 1)
+    assert dataclasses.replace(options, tags="remove").tags == "remove"
+    assert ReadOptions(encoding="cp949") == ReadOptions(encoding="cp949")
 
 
 def test_unknown_format_is_a_clear_error():

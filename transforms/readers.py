@@ -118,6 +118,8 @@ class ReadOptions:
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:
+    if hint == tuple[int, ...] and isinstance(value, int):
+        return (value,)
     if not isinstance(value, str) or hint is str:
         return tuple(value) if hint == tuple[int, ...] and isinstance(value, (list, tuple)) else value
     if hint is bool:
