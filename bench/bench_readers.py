@@ -4,6 +4,7 @@
 
 The baseline reads and decodes every line of the same file with no parsing: the ratio is the reader's cost.
 The Beam part reads one large NSMC file (the test split concatenated `--beam-copies` times, ids made unique)
+with and without the reshuffle of documents
 through `ReadDocuments` on the local runner, in one process and with one worker per core, in 8 MB ranges.
 """
 
@@ -76,15 +77,16 @@ def beam_read(data: Path, copies: int) -> None:
             for copy in range(copies):
                 out.writelines(b"%d%s\n" % (copy, row) for row in rows)  # prefix keeps ids unique
         size = path.stat().st_size / 1e6
-        for mode, workers in (("in_memory", 1), ("multi_processing", os.cpu_count() or 1)):
+        runs = (("in_memory", 1, False), ("in_memory", 1, True), ("multi_processing", os.cpu_count() or 1, False))
+        for mode, workers, rebalance in runs:
             pipeline = make_pipeline([f"--direct_num_workers={workers}"], local_mode=mode)
-            outputs = pipeline | ReadDocuments("nsmc", [str(path)], bundle_bytes=8 << 20)
+            outputs = pipeline | ReadDocuments("nsmc", [str(path)], bundle_bytes=8 << 20, rebalance=rebalance)
             _ = outputs["documents"] | beam.combiners.Count.Globally()
             start = time.perf_counter()
             pipeline.run().wait_until_finish()
             seconds = time.perf_counter() - start
-            print(f"ReadDocuments nsmc {size:.0f} MB, {mode} x{workers}: {seconds:.1f} s ({size / seconds:.1f} MB/s, "
-                  f"{copies * len(rows) / seconds:,.0f} docs/s)")
+            print(f"ReadDocuments nsmc {size:.0f} MB, {mode} x{workers}, rebalance={rebalance}: {seconds:.1f} s "
+                  f"({size / seconds:.1f} MB/s, {copies * len(rows) / seconds:,.0f} docs/s)")
         pure = median_seconds(lambda: count_documents("nsmc", path), 1)
         print(f"read_file nsmc {size:.0f} MB, one process: {pure:.1f} s ({size / pure:.1f} MB/s)")
 
@@ -93,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/work/shared/data", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--beam-copies", type=int, default=8)
+    parser.add_argument("--beam-copies", type=int, default=4)
     args = parser.parse_args()
     pure_python(args.data, args.repeat)
     wikitext(args.repeat)

@@ -14,7 +14,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.testing.util import assert_that, equal_to
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms.readers import read_file, read_files
-from kcorpus.transforms.readers_beam import LineRecordSource, MatchFiles, ReadDocuments
+from kcorpus.transforms.readers_beam import LineRecordSource, MatchFiles, ReadDocuments, input_bytes
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 DATA = Path(__file__).parent / "testdata" / "readers"
@@ -96,6 +96,13 @@ def test_match_files_reports_a_pattern_that_matches_nothing(tmp_path):
     matched = list(MatchFiles("nsmc").process(str(DATA / "nsmc_*.txt")))
     assert [m.path for m in matched] == [str(DATA / "nsmc_bom_crlf.txt"), str(DATA / "nsmc_ratings_test_slice.txt")]
     assert all(isinstance(m, FileMetadata) for m in matched)
+
+
+def test_input_bytes_decides_the_default_rebalance():
+    files = [DATA / "nsmc_bom_crlf.txt", DATA / "nsmc_ratings_test_slice.txt"]
+    modu = sum(p.stat().st_size for p in (DATA / "modu").iterdir())
+    assert input_bytes([str(DATA / "nsmc_*.txt"), str(DATA / "modu"), str(DATA / "none-*")]) == (
+        sum(p.stat().st_size for p in files) + modu)
 
 
 def without_line(record):

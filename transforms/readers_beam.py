@@ -20,6 +20,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from kcorpus.transforms.readers import (
     FORMATS,
+    LINE_FORMATS,
     STREAM_ERRORS,
     CommentRow,
     LineParser,
@@ -42,6 +43,8 @@ from kcorpus.transforms.wiki import DumpPage, page_record
 
 DEFAULT_BUNDLE_BYTES = 64 << 20
 BATCH_LINES = 1000
+# Below this, line-based input gives too few byte ranges to spread the later stages: reshuffle documents.
+SMALL_INPUT_BYTES = 1 << 30
 BATCH_BYTES = 1 << 20
 COUNTER_NAMESPACE = "kcorpus"
 
@@ -148,6 +151,20 @@ def _dump_page_record(page: DumpPage | DeadLetter, path: str, options: ReadOptio
     return page_record(page, path, source, namespaces=options.namespaces, with_title=options.title)
 
 
+def input_bytes(patterns: Sequence[str]) -> int:
+    """Total size of the files the patterns match; unknown (a listing error) counts as 0."""
+    total = 0
+    for pattern in patterns:
+        if not is_remote(pattern) and os.path.isdir(pattern):
+            total += sum(os.path.getsize(path) for path in _walk(pattern))
+            continue
+        try:
+            total += sum(m.size_in_bytes for m in FileSystems.match([pattern])[0].metadata_list)
+        except (BeamIOError, OSError):
+            continue
+    return total
+
+
 class ClassifyRecords(beam.DoFn):
     """Route records to documents / dead_letter / dropped, counting `read:<source>:<outcome>`."""
 
@@ -184,13 +201,15 @@ class ReadDocuments(beam.PTransform):
         options: `ReadOptions` or a dict of them.
         source: the source name in ids, records and counters (default: the format).
         bundle_bytes: byte-range size that line-based files are split into.
-        rebalance: reshuffle the records of whole-file formats (Modu, WikiExtractor, parquet, ...) so that a few
-            large files still spread over all workers; line-based files are already split by byte range.
+        rebalance: reshuffle the documents so that the stages after reading use every worker, however few
+            files or ranges were read. Default (None): for whole-file formats always, for line-based files
+            when they total less than `SMALL_INPUT_BYTES` (larger ones are read in enough byte ranges already,
+            and a reshuffle of every document costs about 3x the reading on the local runner).
     """
 
     def __init__(self, fmt: str, patterns: Sequence[str], options: ReadOptions | Mapping[str, Any] | None = None,
                  source: str | None = None, *, bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
-                 rebalance: bool = True) -> None:
+                 rebalance: bool | None = None) -> None:
         super().__init__()
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
@@ -221,9 +240,6 @@ class ReadDocuments(beam.PTransform):
         else:
             file_records = files | "ReadFiles" >> beam.FlatMap(
                 lambda m: iter_records(fmt, m.path, options, source))
-            if self._rebalance:
-                # One file fans out to many records: spread them before the costly stages downstream.
-                file_records = file_records | "SpreadRecords" >> beam.Reshuffle()
         records = (line_records, file_records, matched.dead_letter) | "MergeRecords" >> beam.Flatten()
         if threaded(fmt, options):
             rows, others = records | "SplitThreadRows" >> beam.Partition(
@@ -235,4 +251,12 @@ class ReadDocuments(beam.PTransform):
             records = (others, threads) | "MergeThreads" >> beam.Flatten()
         outputs = records | "Classify" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
             "dead_letter", "dropped", main="documents")
-        return {"documents": outputs.documents, "dead_letter": outputs.dead_letter, "dropped": outputs.dropped}
+        documents = outputs.documents
+        rebalance = self._rebalance
+        if rebalance is None:
+            rebalance = fmt not in LINE_FORMATS or input_bytes(self._patterns) < SMALL_INPUT_BYTES
+        if rebalance:
+            # A small file is one range, one file is one element: without this, the costly stages fused
+            # downstream (cleaning, sentence splitting) would run on the one worker that read it.
+            documents = documents | "Rebalance" >> beam.Reshuffle()
+        return {"documents": documents, "dead_letter": outputs.dead_letter, "dropped": outputs.dropped}
