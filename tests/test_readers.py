@@ -316,6 +316,15 @@ def test_wikiextractor_title_line_optional():
     assert records[2].text == "12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."
 
 
+def test_wikiextractor_category_residue_lines_are_not_text(tmp_path):
+    path = tmp_path / "wiki_00"
+    path.write_text('<doc id="7" url="u" title="하이젠베르크">\n하이젠베르크\n\n본문 [[분류:물리]] 안의 링크.\n'
+                    "[[분류:베르너 하이젠베르크| ]]\n[[분류:1901년 출생]] [[Category:Physicists]]\n</doc>\n",
+                    encoding="utf-8")
+    (record,) = read("wikiextractor", path)
+    assert record.text == "하이젠베르크\n본문 [[분류:물리]] 안의 링크."
+
+
 def test_wikiextractor_faults():
     records = read("wikiextractor", FAULTS / "wikiextractor_faults")
     summary = [(type(r).__name__, r.id if isinstance(r, Document) else r.reason, getattr(r, "line", None))

@@ -28,12 +28,16 @@ BOILERPLATE_SECTIONS = frozenset({"같이 보기", "각주", "참고 문헌", "�
                                   "see also", "references", "external links", "notes", "further reading"})
 _SPACES = re.compile(r"[ \t\u00a0]+")
 HEADING_MARK = "\ue000"  # private-use character: never in article text
+CATEGORY_LINE = re.compile(r"^\s*(?:\[\[(?:분류|category):[^\]]*\]\]\s*)+$", re.IGNORECASE)
 REDIRECT_TEXT = re.compile(r"^\s*#(?:redirect|넘겨주기)", re.IGNORECASE)
 
 
 def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> str:
-    """The document text: the title line (by option) then the non-blank paragraphs, one per line."""
-    body = [p.strip() for p in paragraphs if p.strip()]
+    """The document text: the title line (by option) then the non-blank paragraphs, one per line.
+
+    Lines that are only category links (`[[분류:…]]`, which WikiExtractor leaves behind) are not text.
+    """
+    body = [p.strip() for p in paragraphs if p.strip() and not CATEGORY_LINE.match(p)]
     if not body:
         return ""
     return "\n".join([title, *body] if with_title and title else body)
