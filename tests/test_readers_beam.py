@@ -92,7 +92,12 @@ def test_match_files_reports_a_pattern_that_matches_nothing(tmp_path):
     assert outputs[0].value == DeadLetter(str(tmp_path / "nothing-*.txt"), "unreadable_file: no file matches")
     assert [m.path for m in MatchFiles("text").process(str(FAULTS / "modu"))][:2] == [
         str(FAULTS / "modu" / "MDRW1900000002.json"), str(FAULTS / "modu" / "MDRW1900000003.json")]
-    assert [m.path for m in MatchFiles("modu").process(str(DATA / "modu"))] == [str(DATA / "modu")]
+    (modu,) = MatchFiles("modu").process(str(DATA / "modu"))
+    assert (modu.tag, modu.value.path) == ("whole", str(DATA / "modu"))
+    routed = [(getattr(m, "tag", "lines"), getattr(m, "value", m).path)
+              for m in MatchFiles("comments").process(str(DATA / "comments_threads.*"))]
+    assert routed == [("whole", str(DATA / "comments_threads.csv")), ("lines", str(DATA / "comments_threads.jsonl")),
+                      ("lines", str(DATA / "comments_threads.tsv"))]
     matched = list(MatchFiles("nsmc").process(str(DATA / "nsmc_*.txt")))
     assert [m.path for m in matched] == [str(DATA / "nsmc_bom_crlf.txt"), str(DATA / "nsmc_ratings_test_slice.txt")]
     assert all(isinstance(m, FileMetadata) for m in matched)

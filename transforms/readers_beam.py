@@ -96,18 +96,26 @@ def line_record_source(file_name: str) -> LineRecordSource:
 
 
 class MatchFiles(beam.DoFn):
-    """File metadata for each pattern; a pattern matching nothing (or failing) is a DeadLetter."""
+    """File metadata for each pattern: line-splittable files to the main output, others to `whole`.
 
-    def __init__(self, fmt: str) -> None:
-        self._fmt = fmt
+    A pattern matching nothing (or failing to list) is a DeadLetter on `dead_letter`.
+    """
+
+    def __init__(self, fmt: str, options: ReadOptions | None = None) -> None:
+        self._fmt, self._options = fmt, as_options(options)
+
+    def _route(self, metadata: FileMetadata) -> Any:
+        if is_line_splittable(self._fmt, metadata.path, self._options):
+            return metadata
+        return beam.pvalue.TaggedOutput("whole", metadata)
 
     def process(self, pattern: str) -> Iterator[Any]:
         if not is_remote(pattern) and os.path.isdir(pattern):
             if self._fmt in ("modu", "hf-datasets"):
-                yield FileMetadata(pattern, 0)
+                yield self._route(FileMetadata(pattern, 0))
             else:
                 for path in _walk(pattern):
-                    yield FileMetadata(path, os.path.getsize(path))
+                    yield self._route(FileMetadata(path, os.path.getsize(path)))
             return
         try:
             matched = FileSystems.match([pattern])[0].metadata_list
@@ -116,7 +124,8 @@ class MatchFiles(beam.DoFn):
             return
         if not matched:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, "unreadable_file: no file matches"))
-        yield from sorted(matched, key=lambda m: m.path)
+        for metadata in sorted(matched, key=lambda m: m.path):
+            yield self._route(metadata)
 
 
 class ParseLines(beam.DoFn):
@@ -223,40 +232,53 @@ class ReadDocuments(beam.PTransform):
         fmt, options, source = self._fmt, self._options, self._source
         matched = (pbegin
                    | "Patterns" >> beam.Create(self._patterns)
-                   | "MatchFiles" >> beam.ParDo(MatchFiles(fmt)).with_outputs("dead_letter", main="files"))
-        by_line, whole = matched.files | "BySplittability" >> beam.Partition(
-            lambda m, _: 0 if is_line_splittable(fmt, m.path, options) else 1, 2)
-        line_records = (by_line
-                        | "ReadLineRanges" >> ReadAllFiles(True, CompressionTypes.AUTO, self._bundle_bytes, 0,
-                                                           line_record_source, with_filename=True)
-                        | "ParseLines" >> beam.ParDo(ParseLines(fmt, options, source)))
-        files = whole | "SpreadFiles" >> beam.Reshuffle()
-        if fmt == "wiki-dump":
-            file_records = (files
-                            | "ReadPages" >> beam.FlatMap(lambda m: ((m.path, p) for p in iter_dump_pages_of(m.path)))
-                            | "SpreadPages" >> beam.Reshuffle()
-                            | "PagesToText" >> beam.MapTuple(
-                                lambda path, page: _dump_page_record(page, path, options, source)))
-        else:
-            file_records = files | "ReadFiles" >> beam.FlatMap(
-                lambda m: iter_records(fmt, m.path, options, source))
-        records = (line_records, file_records, matched.dead_letter) | "MergeRecords" >> beam.Flatten()
+                   | "MatchFiles" >> beam.ParDo(MatchFiles(fmt, options)).with_outputs(
+                       "dead_letter", "whole", main="lines"))
+        # Only the branches a format can use are built: a Flatten of records from different stages makes
+        # the local runner encode every record, which costs more than reading it.
+        unmatched = matched.dead_letter | "ClassifyUnmatched" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
+            "dead_letter", "dropped", main="documents")
+        branches: dict[str, beam.PCollection] = {}
+        if fmt in LINE_FORMATS:
+            branches["Lines"] = (matched.lines
+                                 | "ReadLineRanges" >> ReadAllFiles(True, CompressionTypes.AUTO, self._bundle_bytes, 0,
+                                                                    line_record_source, with_filename=True)
+                                 | "ParseLines" >> beam.ParDo(ParseLines(fmt, options, source)))
+        if fmt not in LINE_FORMATS or (fmt == "comments" and options.layout in ("auto", "csv")):
+            branches["Files"] = self._read_whole_files(matched.whole)
         if threaded(fmt, options):
+            records = tuple(branches.values()) | "MergeRecords" >> beam.Flatten()
             rows, others = records | "SplitThreadRows" >> beam.Partition(
                 lambda r, _: 0 if isinstance(r, CommentRow) else 1, 2)
             threads = (rows
                        | "KeyByThread" >> beam.Map(lambda r: (r.thread, r))
                        | "GroupThreads" >> beam.GroupByKey()
                        | "JoinThreads" >> beam.MapTuple(lambda thread, rs: thread_document(thread, rs, source)))
-            records = (others, threads) | "MergeThreads" >> beam.Flatten()
-        outputs = records | "Classify" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
-            "dead_letter", "dropped", main="documents")
-        documents = outputs.documents
+            branches = {"Records": others, "Threads": threads}
+        outputs: dict[str, list[beam.PCollection]] = {"documents": [], "dead_letter": [unmatched.dead_letter],
+                                                      "dropped": []}
+        for name, records in branches.items():
+            classified = records | f"Classify{name}" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
+                "dead_letter", "dropped", main="documents")
+            for kind, parts in outputs.items():
+                parts.append(classified[kind])
+        merged = {kind: parts[0] if len(parts) == 1 else tuple(parts) | f"Merge_{kind}" >> beam.Flatten()
+                  for kind, parts in outputs.items()}
         rebalance = self._rebalance
         if rebalance is None:
             rebalance = fmt not in LINE_FORMATS or input_bytes(self._patterns) < SMALL_INPUT_BYTES
         if rebalance:
             # A small file is one range, one file is one element: without this, the costly stages fused
             # downstream (cleaning, sentence splitting) would run on the one worker that read it.
-            documents = documents | "Rebalance" >> beam.Reshuffle()
-        return {"documents": documents, "dead_letter": outputs.dead_letter, "dropped": outputs.dropped}
+            merged["documents"] = merged["documents"] | "Rebalance" >> beam.Reshuffle()
+        return merged
+
+    def _read_whole_files(self, files: beam.PCollection) -> beam.PCollection:
+        fmt, options, source = self._fmt, self._options, self._source
+        files = files | "SpreadFiles" >> beam.Reshuffle()
+        if fmt != "wiki-dump":
+            return files | "ReadFiles" >> beam.FlatMap(lambda m: iter_records(fmt, m.path, options, source))
+        return (files
+                | "ReadPages" >> beam.FlatMap(lambda m: ((m.path, p) for p in iter_dump_pages_of(m.path)))
+                | "SpreadPages" >> beam.Reshuffle()
+                | "PagesToText" >> beam.MapTuple(lambda path, page: _dump_page_record(page, path, options, source)))
