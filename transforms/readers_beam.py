@@ -1,10 +1,10 @@
 """`ReadDocuments`: the Beam shell over `readers`, splitting large line-based files across workers.
 
 Line-based files (NSMC, text, JSONL, petitions, comments other than CSV) are read as byte ranges by
-`LineRecordSource`, which yields `(offset, raw line)`; `parse_line` turns each into a record whose id depends
-only on the offset, so any split gives the same documents as one pass. Other formats are read whole, one file
-per element, after a reshuffle that spreads files over workers; dump pages are reshuffled again before the
-costly wikitext conversion.
+`LineRecordSource`, which yields batches of `(offset, raw line)`; `LineParser` turns each line into a record
+whose id depends only on the offset, so any split gives the same documents as one pass. Other formats are
+read whole, one file per element, after a reshuffle that spreads files over workers; dump pages are
+reshuffled again before the costly wikitext conversion.
 """
 
 from __future__ import annotations
