@@ -13,6 +13,7 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
+    "read": ("kcorpus.pipeline.read_command", "read one source format into a normalized JSONL corpus"),
 }
 
 
