@@ -85,8 +85,8 @@ def test_reservoir_sample_is_uniform_over_positions():
 def test_read_sample_counts_reconcile(testdata):
     sample, stats, files = read_sample([str(testdata / "vocab")], max_sentences=500, seed=1)
     everything, _, _ = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=1)
-    positions = [everything.index(s) for s in sample]
-    assert len(sample) == 500 and positions == sorted(positions)
+    rest = iter(everything)
+    assert len(sample) == 500 and all(s in rest for s in sample)  # a subsequence: input order kept
     assert files == [str(testdata / "vocab" / "nsmc_petitions.txt")]
     assert (stats.sentences, stats.sampled, stats.not_sampled) == (1347, 500, 847)
     assert stats.documents == 1304 and stats.bytes == 211242
