@@ -13,6 +13,7 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
+    "pack": ("kcorpus.pipeline.pack_command", "tokenize and pack a corpus into Arrow shards for pretraining"),
 }
 
 
