@@ -15,8 +15,8 @@ Sample: held-out documents (odd index within each source; the rules were tuned o
 ones) taken in order until `--sample-kb` KB per source. kss default splits are cached under
 `--cache-dir` (keyed by the sample's hash) so reruns skip the slow reference pass.
 
-    python bench/bench_split.py                   # ../shared/data, 100 KB per source
-    python bench/bench_split.py --data-dir /path/to/data --sample-kb 200 --repeats 5
+    python bench/bench_split.py                   # ../shared/data, 40 KB per source scored, 12 KB timed
+    python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
 """
 
 from __future__ import annotations
@@ -83,17 +83,19 @@ def clear_kss_caches() -> None:
             cache_clear()
 
 
-def time_runs(split: Callable[[str], list[str]], paragraphs: list[str], repeats: int, *, kss: bool = False):
-    """Split every paragraph `repeats` times; return (outputs of the last run, list of seconds per run)."""
+def time_runs(
+    split: Callable[[str], list[str]], paragraphs: list[str], repeats: int, *, kss: bool = False
+) -> list[float]:
+    """Seconds taken by each of `repeats` runs splitting every paragraph."""
     seconds = []
-    outputs: list[list[str]] = []
     for _ in range(repeats):
         if kss:
             clear_kss_caches()
         start = time.perf_counter()
-        outputs = [split(p) for p in paragraphs]
+        for paragraph in paragraphs:
+            split(paragraph)
         seconds.append(time.perf_counter() - start)
-    return outputs, seconds
+    return seconds
 
 
 def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: list[str]) -> dict:
@@ -105,14 +107,22 @@ def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: l
         a, b, c = boundary_counts(ref, hyp)
         tp, fp, fn = tp + a, fp + b, fn + c
     precision, recall, f1 = f1_score(tp, fp, fn)
-    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn,
-            "skipped_paragraphs": skipped}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "skipped_paragraphs": skipped,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--sample-kb", type=int, default=100, help="KB of UTF-8 text per source")
+    parser.add_argument("--sample-kb", type=int, default=40, help="KB per source scored against kss")
+    parser.add_argument("--timing-kb", type=int, default=12, help="KB per source (a prefix) timed for all")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
     parser.add_argument("--kss-repeats", type=int, default=3, help="timed runs of each kss backend")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/kcorpus-bench-split"))
@@ -127,46 +137,76 @@ def main(argv: list[str] | None = None) -> int:
     import kss
 
     print(f"kss import: {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    backends = {
-        "kcorpus": (split_sentences, args.repeats, False),
-        "kss": (lambda p: kss.split_sentences(p, backend="auto", num_workers=1), args.kss_repeats, True),
-        "kss-fast": (lambda p: kss.split_sentences(p, backend="fast", num_workers=1), args.kss_repeats, True),
+    splitters = {
+        "kcorpus": split_sentences,
+        "kss": lambda p: kss.split_sentences(p, backend="auto", num_workers=1),
+        "kss-fast": lambda p: kss.split_sentences(p, backend="fast", num_workers=1),
     }
     args.cache_dir.mkdir(parents=True, exist_ok=True)
     report: dict = {}
     for source, paragraphs in sources.items():
-        size_kb = sum(len(p.encode("utf-8")) for p in paragraphs) / 1000
-        digest = hashlib.blake2b("\n".join(paragraphs).encode(), digest_size=8).hexdigest()
-        cache = args.cache_dir / f"{source}-{digest}.kss.json"
-        results = {}
-        outputs = {}
-        for name, (split, repeats, is_kss) in backends.items():
-            if name == "kss" and cache.exists() and repeats == 0:
-                outputs[name] = json.loads(cache.read_text(encoding="utf-8"))
-                continue
-            outputs[name], seconds = time_runs(split, paragraphs, repeats, kss=is_kss)
-            median = statistics.median(seconds)
-            results[name] = {"kb_per_s": size_kb / median, "median_s": median, "runs": len(seconds)}
-            print(f"{source:<10} {name:<8} {size_kb / median:10.1f} KB/s (median of {len(seconds)})",
-                  file=sys.stderr)
-        if "kss" in outputs and not cache.exists():
-            cache.write_text(json.dumps(outputs["kss"], ensure_ascii=False), encoding="utf-8")
-        reference = outputs["kss"]
-        for name in ("kcorpus", "kss-fast"):
-            results.setdefault(name, {}).update(score(reference, outputs[name], paragraphs))
-        if "kss" in results:
-            results["speedup_vs_kss"] = results["kcorpus"]["kb_per_s"] / results["kss"]["kb_per_s"]
-            results["speedup_vs_kss_fast"] = results["kcorpus"]["kb_per_s"] / results["kss-fast"]["kb_per_s"]
-        report[source] = {"paragraphs": len(paragraphs), "kb": round(size_kb, 1), **results}
-        shown = 0
-        for text, ref, hyp in zip(paragraphs, reference, outputs["kcorpus"]):
-            if shown >= args.show_errors:
-                break
-            if boundary_counts(ref, hyp)[1:] != (0, 0):
-                shown += 1
-                print(f"--- {source}\nkss:     {ref}\nkcorpus: {hyp}", file=sys.stderr)
+        reference = kss_reference(paragraphs, splitters["kss"], source, args.cache_dir)
+        outputs = {name: [split(p) for p in paragraphs] for name, split in splitters.items() if name != "kss"}
+        entry: dict = {"paragraphs": len(paragraphs), "kb": round(kilobytes(paragraphs), 1)}
+        for name, hypothesis in outputs.items():
+            entry[f"{name}_vs_kss"] = score(reference, hypothesis, paragraphs)
+        timing = prefix(paragraphs, args.timing_kb * 1000)
+        entry["timing_kb"] = round(kilobytes(timing), 1)
+        for name, split in splitters.items():
+            repeats = args.repeats if name == "kcorpus" else args.kss_repeats
+            median = statistics.median(time_runs(split, timing, repeats, kss=name != "kcorpus"))
+            entry[f"{name}_kb_per_s"] = round(kilobytes(timing) / median, 2)
+            print(f"{source:<10} {name:<8} {kilobytes(timing) / median:10.1f} KB/s", file=sys.stderr)
+        entry["kcorpus_kb_per_s_full_sample"] = round(
+            kilobytes(paragraphs) / statistics.median(time_runs(split_sentences, paragraphs, args.repeats)), 1
+        )
+        entry["speedup_vs_kss"] = round(entry["kcorpus_kb_per_s"] / entry["kss_kb_per_s"], 1)
+        entry["speedup_vs_kss_fast"] = round(entry["kcorpus_kb_per_s"] / entry["kss-fast_kb_per_s"], 1)
+        report[source] = entry
+        show_errors(source, paragraphs, reference, outputs["kcorpus"], args.show_errors)
     print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
+
+
+def kilobytes(paragraphs: list[str]) -> float:
+    return sum(len(p.encode("utf-8")) for p in paragraphs) / 1000
+
+
+def prefix(paragraphs: list[str], budget_bytes: int) -> list[str]:
+    """The first paragraphs of the sample, up to `budget_bytes` (at least one)."""
+    chosen: list[str] = []
+    size = 0
+    for paragraph in paragraphs:
+        if chosen and size + len(paragraph.encode("utf-8")) > budget_bytes:
+            break
+        chosen.append(paragraph)
+        size += len(paragraph.encode("utf-8"))
+    return chosen
+
+
+def kss_reference(
+    paragraphs: list[str], split: Callable[[str], list[str]], source: str, cache_dir: Path
+) -> list[list[str]]:
+    """kss default splits of `paragraphs`, cached in `cache_dir` by the sample's hash."""
+    digest = hashlib.blake2b("\n".join(paragraphs).encode(), digest_size=8).hexdigest()
+    cache = cache_dir / f"{source}-{digest}.kss.json"
+    if cache.exists():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    start = time.perf_counter()
+    reference = [split(p) for p in paragraphs]
+    print(f"{source}: kss reference in {time.perf_counter() - start:.0f} s -> {cache}", file=sys.stderr)
+    cache.write_text(json.dumps(reference, ensure_ascii=False), encoding="utf-8")
+    return reference
+
+
+def show_errors(source: str, paragraphs: list[str], reference, hypothesis, limit: int) -> None:
+    shown = 0
+    for ref, hyp in zip(reference, hypothesis):
+        if shown >= limit:
+            break
+        if boundary_counts(ref, hyp)[1:] != (0, 0):
+            shown += 1
+            print(f"--- {source}\nkss:     {ref}\nkcorpus: {hyp}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ _PUNCT_CANDIDATE = re.compile(
     rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*)([{_CLOSERS}]*{_TRAILERS})(?=\s)"
 )
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
-_GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!]+)([{_JAMO}]*)(?=[{_HANGUL}])")
+_GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
 # Polite and formal final endings that end a sentence even without punctuation.
 _BARE_ENDING = re.compile(
     rf"(?:습니다|입니다|합니다|됩니다|립니다|십시오|주세요|까요)(?=\s+[{_HANGUL}ㆍ※□■○●◆▶-])"
@@ -44,9 +44,11 @@ _ENCLOSED = re.compile(
 )
 # Words that end in `.` without ending a sentence (kss's list plus a few common ones).
 _ABBREVIATIONS = frozenset(
-    """no pp vol vols al ed eds trans rev p page para comp capt dept mr miss mrs ms dr prof st co mm
+    """
+    no pp vol vols al ed eds trans rev p page para comp capt dept mr miss mrs ms dr prof st co mm
     messrs mlle mme def viz etc vs cf fig jr sr inc ltd corp gen col lt sgt gov sen rep mt ft approx
-    est jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+    est jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
 _KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
