@@ -32,7 +32,12 @@ from pathlib import Path
 
 from kcorpus.transforms.sentences import boundary_counts, f1_score, split_sentences
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+_REPO = Path(__file__).resolve().parents[1]
+# ../shared/data next to the checkout (or next to the folder of worktrees).
+DEFAULT_DATA = next(
+    (p for p in (_REPO.parent / "shared" / "data", _REPO.parents[1] / "shared" / "data") if p.is_dir()),
+    _REPO.parent / "shared" / "data",
+)
 
 
 def wiki_documents(data_dir: Path) -> list[list[str]]:
@@ -133,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         "kowiki": held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000),
         "petitions": held_out_sample(petition_documents(args.data_dir), args.sample_kb * 1000),
     }
+    for source, paragraphs in sources.items():
+        if not paragraphs:
+            parser.error(f"no {source} text under {args.data_dir} (see --data-dir)")
     start = time.perf_counter()
     import kss
 

@@ -55,8 +55,9 @@ _KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
 _WORD_BEFORE = re.compile(r"(\S*)$")
 # An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
 _PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로")
-# kss re-attaches a "sentence" that starts with a copula or particle-like word to the previous one.
-_CONTINUATION = re.compile(r"\s*(?:이어|라고|라는|라며|라면|라 |하고 |고 )")
+# A quotation followed by a quotative particle (`"좋아." 라고 답했다`) continues the sentence.
+_QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s)")
+_QUOTES = frozenset("\"'”’」』")
 
 
 def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
@@ -87,7 +88,7 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
     return bool(_KOREAN_REFERENCE.search(word))
 
 
-def _is_boundary(paragraph: str, start: int, end: int, terminator: str) -> bool:
+def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool:
     previous = paragraph[start - 1]
     if previous == "(":
         return False  # `(?)`, `(!)`: a remark inside the sentence
@@ -96,7 +97,7 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str) -> bool:
             return False
     elif terminator[0] in ".…‥" and previous in _PARTICLE_BEFORE_ELLIPSIS:
         return False
-    return not _CONTINUATION.match(paragraph, end)
+    return not (_QUOTES.intersection(closers) and _QUOTATIVE.match(paragraph, end))
 
 
 def _boundaries(paragraph: str) -> list[int]:
@@ -105,7 +106,7 @@ def _boundaries(paragraph: str) -> list[int]:
     for pattern in (_PUNCT_CANDIDATE, _GLUED_CANDIDATE):
         for match in pattern.finditer(paragraph):
             start, end = match.start(1), match.end()
-            if start == 0 or not _is_boundary(paragraph, start, end, match.group(1)):
+            if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
                 continue
             if spans is None:
                 spans = _enclosed_spans(paragraph)
@@ -115,7 +116,7 @@ def _boundaries(paragraph: str) -> list[int]:
         end = match.end()
         if spans is None:
             spans = _enclosed_spans(paragraph)
-        if not _inside(end, spans) and not _CONTINUATION.match(paragraph, end):
+        if not _inside(end, spans):
             cuts.append(end)
     return sorted(set(cuts))
 
