@@ -13,7 +13,7 @@ characters are reported and skipped.
 
 Sample: held-out documents (odd index within each source; the rules were tuned on even-index
 ones) taken in order until `--sample-kb` KB per source. kss default splits are cached under
-`--cache-dir` (keyed by the sample's hash) so reruns skip the slow reference pass. Throughput is
+`--cache-dir` (per paragraph, by hash) so reruns skip the slow reference pass. Throughput is
 timed for every backend on the same prefix of the sample (`--timing-kb`): kss's cost grows faster
 than linearly with paragraph length (a petition is one long paragraph), so a small prefix keeps the
 run short. kss and pecab memoize whole texts; those caches are cleared before every timed run
@@ -209,15 +209,30 @@ def prefix(paragraphs: list[str], budget_bytes: int) -> list[str]:
 def kss_reference(
     paragraphs: list[str], split: Callable[[str], list[str]], source: str, cache_dir: Path
 ) -> list[list[str]]:
-    """kss default splits of `paragraphs`, cached in `cache_dir` by the sample's hash."""
-    digest = hashlib.blake2b("\n".join(paragraphs).encode(), digest_size=8).hexdigest()
-    cache = cache_dir / f"{source}-{digest}.kss.json"
+    """kss default splits of `paragraphs`, cached per paragraph (by hash) in `cache_dir/SOURCE.jsonl`."""
+    cache = cache_dir / f"{source}.kss.jsonl"
+    known: dict[str, list[str]] = {}
     if cache.exists():
-        return json.loads(cache.read_text(encoding="utf-8"))
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            known[row["key"]] = row["sentences"]
     start = time.perf_counter()
-    reference = [split(p) for p in paragraphs]
-    print(f"{source}: kss reference in {time.perf_counter() - start:.0f} s -> {cache}", file=sys.stderr)
-    cache.write_text(json.dumps(reference, ensure_ascii=False), encoding="utf-8")
+    missing = 0
+    reference = []
+    with cache.open("a", encoding="utf-8") as appended:
+        for paragraph in paragraphs:
+            key = hashlib.blake2b(paragraph.encode("utf-8"), digest_size=12).hexdigest()
+            if key not in known:
+                missing += 1
+                known[key] = split(paragraph)
+                appended.write(json.dumps({"key": key, "sentences": known[key]}, ensure_ascii=False) + "\n")
+                appended.flush()
+            reference.append(known[key])
+    if missing:
+        print(
+            f"{source}: kss reference for {missing} paragraphs in {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+        )
     return reference
 
 
