@@ -141,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sample-kb", type=int, default=40, help="KB per source scored against kss")
+    parser.add_argument(
+        "--petitions-kb",
+        type=int,
+        default=None,
+        help="petitions sample size if not --sample-kb (kss is slow there)",
+    )
     parser.add_argument("--timing-kb", type=int, default=6, help="KB per source (a prefix) timed for all")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
     parser.add_argument("--kss-repeats", type=int, default=3, help="timed runs of each kss backend")
@@ -150,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sources = {
         "kowiki": held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000),
-        "petitions": held_out_sample(petition_documents(args.data_dir), args.sample_kb * 1000),
+        "petitions": held_out_sample(
+            petition_documents(args.data_dir), (args.petitions_kb or args.sample_kb) * 1000
+        ),
     }
     for source, paragraphs in sources.items():
         if not paragraphs:
