@@ -19,7 +19,7 @@ than linearly with paragraph length (a petition is one long paragraph), so a sma
 run short. kss and pecab memoize whole texts; those caches are cleared before every timed run
 (otherwise repeated runs measure cache hits, tens of KB/s instead of well under 1 KB/s).
 
-    python bench/bench_split.py                   # ../shared/data, 40 KB per source scored, 6 KB timed
+    python bench/bench_split.py                   # ../shared/data: 40 KB wiki + 6 KB petitions scored, 6 KB timed
     python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
 """
 
@@ -144,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--petitions-kb",
         type=int,
-        default=None,
-        help="petitions sample size if not --sample-kb (kss is slow there)",
+        default=6,
+        help="KB of petitions scored (kss needs minutes per long petition); 0: use --sample-kb",
     )
     parser.add_argument("--timing-kb", type=int, default=6, help="KB per source (a prefix) timed for all")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
