@@ -481,6 +481,15 @@ def _existing_outputs(out_dir: str) -> list[str]:
     return sorted(found)
 
 
+def _remove_tree(path: str) -> None:
+    """Delete a temporary directory's files (and the directory itself where the filesystem has one)."""
+    files = [m.path for r in FileSystems.match([f"{path}/**"]) for m in r.metadata_list]
+    if files:
+        FileSystems.delete(files)
+    if FileSystems.exists(path):
+        FileSystems.delete([path])
+
+
 def run_build(
     config: CorpusConfig,
     out_dir: str,
@@ -510,8 +519,7 @@ def run_build(
         result = pipeline.run()
         result.wait_until_finish()
     finally:
-        if FileSystems.exists(tmp_dir):
-            FileSystems.delete([tmp_dir + "/"])
+        _remove_tree(tmp_dir)
     with FileSystems.open(f"{out_dir}/stats.json") as f:
         stats = json.loads(f.read().decode("utf-8"))
     _check_metrics(result, stats)

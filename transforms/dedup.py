@@ -163,8 +163,8 @@ def band_hashes(signatures: np.ndarray, config: NearDedupConfig) -> np.ndarray:
 
 
 def lsh_keys(texts: Sequence[str], config: NearDedupConfig) -> list[list[int]]:
-    """The LSH bucket of each text in each band, as Python ints (band order)."""
-    return band_hashes(minhash_signatures(texts, config), config).tolist()
+    """The LSH bucket of each text in each band, as signed 64-bit Python ints (what Beam's coders take)."""
+    return band_hashes(minhash_signatures(texts, config), config).view(np.int64).tolist()
 
 
 def jaccard(a: str, b: str, ngram: int) -> float:
