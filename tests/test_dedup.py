@@ -59,6 +59,7 @@ def test_duplicate_losers_keep_smallest_id():
 
 def test_shingles_of_short_text_and_of_a_batch_match_single():
     hashes, owner = shingle_hashes(["가나", "가나다라마바"], 5)
+    assert len(set(hashes.tolist())) == 3
     assert owner.tolist() == [0, 1, 1]  # a 2-char text is one shingle; 6 chars -> 2 five-grams
     batch = minhash_signatures([A, "짧다", B, ""], NEAR)
     singles = np.vstack([minhash_signatures([t], NEAR) for t in [A, "짧다", B, ""]])
