@@ -525,7 +525,8 @@ def run_build(
     with FileSystems.open(f"{out_dir}/stats.json") as f:
         stats = json.loads(f.read().decode("utf-8"))
     _check_metrics(result, stats)
-    log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, stats["total"])
+    summary = {k: v for k, v in stats["total"].items() if k != "counters"}
+    log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, summary)
     return stats
 
 
