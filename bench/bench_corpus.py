@@ -78,11 +78,11 @@ def scale_sample(out: Path, megabytes: float, seed: int = 0) -> dict[str, list[s
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, list[str]] = {"nsmc": [], "petitions": [], "kowiki": []}
     files = {}
-    for name in paths:
+    for name, names in paths.items():
         for part in range(PARTS):
             path = out / f"{name}-{part}"
             files[(name, part)] = path.open("w", encoding="utf-8")
-            paths[name].append(str(path))
+            names.append(str(path))
             if name == "nsmc":
                 files[(name, part)].write(header + "\n")
     for k in range(copies):
