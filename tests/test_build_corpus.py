@@ -45,6 +45,7 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
         ("c", Document("c:1", "이 영화 정말 재미있었어요 최고", "c")),
         ("c", Document("c:2", "짧다", "c")),
         ("c", Document("c:3", None, "c")),  # type: ignore[arg-type]  -- makes preparation raise
+        ("c", Document("c:5", "메타데이터가 JSON으로 안 되는 문서", "c", {"when": object()})),
         ("c", DeadLetter("x.jsonl", "invalid_json", line=3)),
         ("c", Dropped("c:4", "c", "read", "empty")),
     ]
@@ -65,9 +66,9 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
                     (("c", "filter:sentences_dropped:too_short"), 1),
                     (("c", "filter:sentences_in"), 2),
                     (("c", "filter:sentences_kept"), 1),
-                    (("c", "prepare:dead_letter"), 1),
+                    (("c", "prepare:dead_letter"), 2),
                     (("c", "read:dead_letter"), 1),
-                    (("c", "read:documents"), 3),
+                    (("c", "read:documents"), 4),
                     (("c", "read:dropped:empty"), 1),
                 ]
             ),
@@ -80,7 +81,8 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
         )
         assert_that(
             out.dead_letter | beam.MapTuple(lambda s, d: (s, d.stage, d.reason.split(":")[0])),
-            equal_to([("c", "read", "invalid_json"), ("c", "prepare", "document c")]),
+            equal_to([("c", "read", "invalid_json"), ("c", "prepare", "document c"),
+                                      ("c", "prepare", "document c")]),
             label="Dead",
         )
         assert_that(
