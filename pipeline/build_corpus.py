@@ -553,3 +553,5 @@ def _check_metrics(result: Any, stats: Mapping[str, Any]) -> None:
         log.warning(
             "Beam metrics disagree with stats.json (counted from the outputs, authoritative): %s", differ
         )
+    else:
+        log.info("Beam metrics agree with stats.json (%d counters)", len(metric))
