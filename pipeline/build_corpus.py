@@ -414,30 +414,43 @@ class BuildCorpus(beam.PTransform):
         self.reshuffle = reshuffle
 
     def _read(self, pbegin: Any) -> beam.PCollection:
+        """Batches of `(source, record)` from every source."""
+        from kcorpus.transforms.read_batches import ReadBatches, uses_fast_path
         from kcorpus.transforms.readers_beam import ReadDocuments
 
-        tagged = []
+        batches = []
         for s in self.config.sources:
+            options = dict(s.options) or None
+            if uses_fast_path(s.format, options):
+                batches.append(
+                    pbegin
+                    | f"Read[{s.name}]"
+                    >> ReadBatches(s.format, list(s.paths), options, s.name, batch_size=self.batch_size)
+                )
+                continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
-                s.format, list(s.paths), options=dict(s.options) or None, source=s.name
+                s.format, list(s.paths), options=options, source=s.name, rebalance=False
             )
-            for kind in ("documents", "dead_letter", "dropped"):
-                tagged.append(outputs[kind] | f"Tag[{s.name}:{kind}]" >> _tag(s.name))
-        return tagged | "ReadAll" >> beam.Flatten()
+            tagged = [
+                outputs[k] | f"Tag[{s.name}:{k}]" >> _tag(s.name)
+                for k in ("documents", "dead_letter", "dropped")
+            ]
+            batches.append(
+                tagged
+                | f"Merge[{s.name}]" >> beam.Flatten()
+                | f"Batch[{s.name}]"
+                >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+            )
+        return batches | "ReadAll" >> beam.Flatten()
 
     def expand(self, pbegin: Any) -> beam.PCollection:
         cfg, out = self.config, self.out_dir
         n = cfg.output.num_shards
-        records = self._read(pbegin)
+        batches = self._read(pbegin)
         if self.reshuffle:
-            records = records | "Reshuffle" >> beam.Reshuffle()
-        prepared = (
-            records
-            | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
-            | "PrepareDocuments"
-            >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
-                "meta", "run", "dead_letter", main="counts"
-            )
+            batches = batches | "Reshuffle" >> beam.Reshuffle()
+        prepared = batches | "PrepareDocuments" >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
+            "meta", "run", "dead_letter", main="counts"
         )
         losers = []
         if cfg.dedup.exact.enabled:
