@@ -47,7 +47,7 @@ EXACT, NEAR = "exact_duplicate", "near_duplicate"
 _PRIORITY = {EXACT: 0, NEAR: 1}
 KIND_DOCS, KIND_DROPPED = "docs", "dropped"
 # Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
-SPILL_BYTES = 64 << 20
+SPILL_BYTES = 16 << 20
 PROGRESS_SECONDS = 10.0
 METRICS_NAMESPACE = "kcorpus.build_corpus"
 
