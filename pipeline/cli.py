@@ -13,7 +13,10 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
-    "build-corpus": ("kcorpus.pipeline.build_corpus_command", "raw sources -> clean, deduplicated corpus shards"),
+    "build-corpus": (
+        "kcorpus.pipeline.build_corpus_command",
+        "raw sources -> clean, deduplicated corpus shards",
+    ),
     "read": ("kcorpus.pipeline.read_command", "read one source format into a normalized JSONL corpus"),
 }
 

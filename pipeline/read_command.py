@@ -17,16 +17,25 @@ from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files (or folders: every file under them; a Modu or `datasets` folder is one input)")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files (or folders: every file under them; a Modu or `datasets` folder is one input)",
+    )
     parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
     parser.add_argument("--out", required=True, help="documents as JSON Lines (`-` for stdout)")
     parser.add_argument("--dead-letter", help="unreadable records (default: <out>.rejected.jsonl)")
     parser.add_argument("--dropped", help="records skipped with a reason (default: <out>.dropped.jsonl)")
     parser.add_argument("--source", help="source name used in ids and records (default: the format)")
     parser.add_argument("--encoding", help="text encoding, e.g. cp949 (default utf-8, BOM handled)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="reader option, repeatable: " + ", ".join(f.name for f in _option_fields()))
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="reader option, repeatable: " + ", ".join(f.name for f in _option_fields()),
+    )
 
 
 def _option_fields() -> list:
@@ -42,13 +51,16 @@ def _open_out(path: str) -> IO[str]:
 def summarize(fmt: str, source: str, counts: collections.Counter, reasons: collections.Counter) -> str:
     """The one summary line: records seen and what became of them (they always add up)."""
     detail = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items()))
-    return (f"read {fmt} as {source}: {counts['records']} records -> {counts['documents']} documents, "
-            f"{counts['dead_letter']} dead-lettered, {counts['dropped']} dropped"
-            + (f" ({detail})" if detail else ""))
+    return (
+        f"read {fmt} as {source}: {counts['records']} records -> {counts['documents']} documents, "
+        f"{counts['dead_letter']} dead-lettered, {counts['dropped']} dropped"
+        + (f" ({detail})" if detail else "")
+    )
 
 
-def write_records(records: Iterable[Document | DeadLetter | Dropped], out: IO[str], dead: IO[str],
-                  dropped: IO[str]) -> tuple[collections.Counter, collections.Counter]:
+def write_records(
+    records: Iterable[Document | DeadLetter | Dropped], out: IO[str], dead: IO[str], dropped: IO[str]
+) -> tuple[collections.Counter, collections.Counter]:
     """Write each record to its file; counts of outcomes and of dead-letter/drop reasons."""
     counts: collections.Counter = collections.Counter()
     reasons: collections.Counter = collections.Counter()
@@ -84,7 +96,10 @@ def main(args: argparse.Namespace) -> int:
     records = read_files(args.fmt, expand_paths(args.fmt, args.paths), options, source)
     out = _open_out(args.out)
     try:
-        with open(dead_path, "w", encoding="utf-8") as dead, open(dropped_path, "w", encoding="utf-8") as dropped:
+        with (
+            open(dead_path, "w", encoding="utf-8") as dead,
+            open(dropped_path, "w", encoding="utf-8") as dropped,
+        ):
             counts, reasons = write_records(records, out, dead, dropped)
     except ValueError as err:  # a configuration the files contradict, e.g. thread_field on plain lines
         print(f"kcorpus read: {err}", file=sys.stderr)

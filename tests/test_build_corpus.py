@@ -75,7 +75,7 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
             label="Counts",
         )
         assert_that(
-            out.meta | beam.Map(lambda m: (m[0], m[1], len(m[2]), m[3])),
+            out.meta | beam.FlatMap(lambda batch: [(m[0], m[1], len(m[2]), m[3]) for m in batch]),
             equal_to([("c:1\x00c", "c", 16, [])]),
             label="Meta",
         )
