@@ -18,7 +18,9 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
-	$(BIN)/kcorpus clean --summary tests/testdata/nsmc_sample.tsv > /dev/null
+	mkdir -p out
+	$(BIN)/kcorpus clean --summary --column document tests/testdata/nsmc_sample.tsv > out/nsmc_sample.clean.tsv
+	head -n 4 out/nsmc_sample.clean.tsv
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
