@@ -16,9 +16,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 LOCAL_MODES = ("multi_processing", "in_memory", "multi_threading")
 
 
-def pipeline_options(
-    beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing"
-) -> PipelineOptions:
+def pipeline_options(beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing") -> PipelineOptions:
     """Parse pass-through Beam flags, filling in the local defaults when no runner is named."""
     options = PipelineOptions(list(beam_args))
     direct = options.view_as(DirectOptions)
