@@ -575,6 +575,9 @@ def run_build(
     with FileSystems.open(f"{out_dir}/stats.json") as f:
         stats = json.loads(f.read().decode("utf-8"))
     _check_metrics(result, stats)
+    for name, block in stats["sources"].items():
+        if block["input"] == 0:
+            log.warning("source %r read no records at all: check its paths and format", name)
     summary = {k: v for k, v in stats["total"].items() if k != "counters"}
     log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, summary)
     return stats

@@ -116,10 +116,12 @@ class ReadBatches(beam.PTransform):
         matched = (
             pbegin
             | "Patterns" >> beam.Create(self.patterns)
-            | "MatchFiles" >> beam.ParDo(MatchFiles(fmt)).with_outputs("dead_letter", main="files")
+            | "MatchFiles"
+            >> beam.ParDo(MatchFiles(fmt, options)).with_outputs("dead_letter", "whole", main="files")
         )
         batches = (
-            matched.files
+            (matched.files, matched.whole)
+            | "AllFiles" >> beam.Flatten()
             | "ByteRanges"
             >> beam.FlatMap(
                 lambda m: byte_ranges(
