@@ -13,6 +13,10 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
+    "run": (
+        "kcorpus.pipeline.run_command",
+        "run every stage of a profile, resumably, and write the run report",
+    ),
 }
 
 
@@ -29,7 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"kcorpus {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)
-    return int(module.main(parser.parse_args(rest)) or 0)
+    # argparse cannot take `-- --runner X` after a positional argument; split the Beam flags off first.
+    beam_args: list[str] = []
+    if "--" in rest:
+        cut = rest.index("--")
+        rest, beam_args = rest[:cut], rest[cut + 1 :]
+    args = parser.parse_args(rest)
+    if beam_args or not hasattr(args, "beam_args"):
+        args.beam_args = beam_args
+    return int(module.main(args) or 0)
 
 
 if __name__ == "__main__":
