@@ -13,10 +13,10 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
-    "run": (
-        "kcorpus.pipeline.run_command",
-        "run every stage of a profile, resumably, and write the run report",
-    ),
+    "train-vocab": ("kcorpus.pipeline.train_vocab_command", "train a WordPiece or SentencePiece vocabulary"),
+    "vocab-merge": ("kcorpus.pipeline.vocab_merge_command", "append another vocab's missing tokens to a vocab"),
+    "vocab-report": ("kcorpus.pipeline.vocab_report_command", "compare two vocabularies (json, md, html)"),
+    "run": ("kcorpus.pipeline.run_command", "run a profile's stages resumably and write the run report"),
 }
 
 

@@ -1,0 +1,180 @@
+"""Training text for vocabularies: read build-corpus output or plain text, normalize, sample deterministically.
+
+Inputs are `text/*.txt` shards (one sentence per line, blank line between documents), `docs/*.jsonl`
+(`text` holds the document's sentences joined with "\\n") or any UTF-8 text file (`.gz` too). When the input
+holds more sentences than `max_sentences`, a seeded reservoir sample (Algorithm R) keeps exactly
+`max_sentences` of them in input order, so memory stays bounded and the same input and seed give the same
+sample. Nothing is dropped silently: undecodable bytes and bad JSON lines are counted with their location.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import gzip
+import json
+import os
+import random
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import IO
+
+_WHITESPACE = re.compile(r"\s+")
+MAX_PROBLEMS_KEPT = 20
+
+
+def prenormalize(text: str) -> str:
+    """NFC, every whitespace run to one space, stripped: what both vocab kinds are trained and checked on."""
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def expand_inputs(patterns: Iterable[str]) -> list[str]:
+    """Files named by paths, globs or directories (walked recursively), sorted, without duplicates."""
+    files: set[str] = set()
+    for pattern in patterns:
+        if os.path.isdir(pattern):
+            for root, _, names in os.walk(pattern):
+                files.update(os.path.join(root, n) for n in names if not n.startswith("."))
+            continue
+        matches = glob.glob(pattern) if glob.has_magic(pattern) else [pattern]
+        if not matches or not all(os.path.isfile(m) for m in matches):
+            missing = [m for m in matches if not os.path.isfile(m)] or [pattern]
+            raise FileNotFoundError(f"no input file at {missing[0]!r}")
+        files.update(matches)
+    if not files:
+        raise FileNotFoundError(f"no input files in {list(patterns)!r}")
+    return sorted(files)
+
+
+@dataclasses.dataclass
+class InputStats:
+    """What was read: counts that reconcile (`sentences` = `sampled` + `not_sampled`)."""
+
+    files: int = 0
+    bytes: int = 0
+    lines: int = 0
+    documents: int = 0
+    sentences: int = 0
+    sampled: int = 0
+    not_sampled: int = 0
+    bad_records: int = 0
+    decode_errors: int = 0
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+    def problem(self, where: str, reason: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS_KEPT:
+            self.problems.append(f"{where}: {reason}")
+
+
+def _open_text(path: str) -> IO[str]:
+    # surrogateescape keeps reading past bad bytes; they are counted per line below.
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline="\n")
+    return open(path, encoding="utf-8", errors="surrogateescape", newline="\n")
+
+
+def _has_surrogates(line: str) -> bool:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def iter_sentences(paths: Iterable[str], stats: InputStats, progress: bool = False) -> Iterator[str]:
+    """Pre-normalized, non-empty sentences of every file, in file order; documents are counted in `stats`."""
+    paths = list(paths)
+    bar = _progress_bar(sum(os.path.getsize(p) for p in paths), progress)
+    for path in paths:
+        stats.files += 1
+        is_jsonl = path.endswith((".jsonl", ".jsonl.gz"))
+        in_document = False
+        with _open_text(path) as handle:
+            for number, line in enumerate(handle, 1):
+                size = len(line.encode("utf-8", errors="surrogateescape"))
+                stats.bytes += size
+                stats.lines += 1
+                if bar is not None:
+                    bar.update(size)
+                if _has_surrogates(line):
+                    stats.decode_errors += 1
+                    stats.problem(f"{path}:{number}", "not valid UTF-8")
+                    line = line.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+                if is_jsonl:
+                    text = _jsonl_text(line, f"{path}:{number}", stats)
+                    if text is None:
+                        continue
+                    stats.documents += 1
+                    for sentence in text.split("\n"):
+                        sentence = prenormalize(sentence)
+                        if sentence:
+                            stats.sentences += 1
+                            yield sentence
+                    continue
+                sentence = prenormalize(line)
+                if not sentence:
+                    in_document = False
+                    continue
+                if not in_document:
+                    stats.documents += 1
+                    in_document = True
+                stats.sentences += 1
+                yield sentence
+    if bar is not None:
+        bar.close()
+
+
+def _jsonl_text(line: str, where: str, stats: InputStats) -> str | None:
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as error:
+        stats.bad_records += 1
+        stats.problem(where, f"bad JSON: {error.msg}")
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+        stats.bad_records += 1
+        stats.problem(where, "JSON line without a string 'text' field")
+        return None
+    return obj["text"]
+
+
+def reservoir_sample(items: Iterable[str], k: int, seed: int) -> tuple[list[str], int]:
+    """Exactly min(k, n) items chosen uniformly with Algorithm R, returned in input order, and n."""
+    if k <= 0:
+        raise ValueError(f"sample size must be positive, got {k}")
+    rng = random.Random(seed)
+    reservoir: list[tuple[int, str]] = []
+    n = 0
+    for n, item in enumerate(items, 1):
+        if n <= k:
+            reservoir.append((n, item))
+        else:
+            slot = rng.randrange(n)
+            if slot < k:
+                reservoir[slot] = (n, item)
+    reservoir.sort()
+    return [item for _, item in reservoir], n
+
+
+def read_sample(
+    patterns: Iterable[str], *, max_sentences: int, seed: int, progress: bool = False
+) -> tuple[list[str], InputStats, list[str]]:
+    """The training sentences (all of them, or a seeded sample of `max_sentences`), stats, and input files."""
+    files = expand_inputs(patterns)
+    stats = InputStats()
+    sample, total = reservoir_sample(iter_sentences(files, stats, progress), max_sentences, seed)
+    stats.sampled = len(sample)
+    stats.not_sampled = total - len(sample)
+    return sample, stats, files
+
+
+def _progress_bar(total_bytes: int, enabled: bool):  # noqa: ANN202 - tqdm is an optional display
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total_bytes, unit="B", unit_scale=True, desc="read", file=sys.stderr, mininterval=1.0)
