@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train-vocab": ("kcorpus.pipeline.train_vocab_command", "train a WordPiece or SentencePiece vocabulary"),
     "vocab-merge": ("kcorpus.pipeline.vocab_merge_command", "append another vocab's missing tokens to a vocab"),
     "vocab-report": ("kcorpus.pipeline.vocab_report_command", "compare two vocabularies (json, md, html)"),
+    "pack": ("kcorpus.pipeline.pack_command", "tokenize and pack a corpus into Arrow shards for pretraining"),
     "run": ("kcorpus.pipeline.run_command", "run a profile's stages resumably and write the run report"),
 }
 

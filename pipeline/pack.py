@@ -1,0 +1,408 @@
+"""`kcorpus pack` as a Beam pipeline: corpus documents -> tokenized -> packed sequences -> Arrow shards.
+
+ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker) -> KeyByShard (split and shard
+from a digest of the document id) -> GroupByKey -> WriteShards (sort by id, pack, write one Arrow IPC stream
+per key) -> WriteMetadata (dataset_info.json/state.json per split, manifest.json, rejected records).
+Every file appears under its final name only when complete (written to a temporary name, then renamed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+
+from kcorpus.pipeline.options import make_pipeline
+from kcorpus.transforms import arrow_shards
+from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS
+from kcorpus.transforms.packing import PackConfig, PackStats, SpecialIds, TokenizedDoc, ids_dtype, pack_documents
+from kcorpus.transforms.record import DeadLetter, Document, Dropped
+from kcorpus.transforms.tokenize import (
+    full_vocab_size,
+    read_tokenizer_bytes,
+    sha256_hex,
+    source_path,
+    special_ids,
+    tokenize_documents,
+    tokenizer_file,
+    tokenizer_from_bytes,
+)
+
+SPLITS = ("train", "validation")
+MANIFEST_FORMAT = "kcorpus-pack/1"
+
+
+@dataclasses.dataclass(frozen=True)
+class PackJob:
+    """Everything one `kcorpus pack` run needs besides the Beam options."""
+
+    corpus: str
+    tokenizer: str
+    out: str
+    pack: PackConfig = PackConfig()
+    input_format: str = "auto"
+    validation_fraction: float = 0.01
+    num_shards: int | None = None
+    num_validation_shards: int | None = None
+    shard_size_mb: float = 256.0
+    cls_token: str = "[CLS]"
+    sep_token: str = "[SEP]"
+    pad_token: str = "[PAD]"
+    mask_token: str = "[MASK]"
+    batch_documents: int = 256
+    rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
+    overwrite: bool = False
+
+    def __post_init__(self) -> None:
+        if self.input_format not in ("auto", *LAYOUTS):
+            raise ValueError(f"unknown input format {self.input_format!r}; valid: auto, {', '.join(LAYOUTS)}")
+        if not 0.0 <= self.validation_fraction < 1.0:
+            raise ValueError(f"validation_fraction must be in [0, 1), got {self.validation_fraction}")
+        for name in ("num_shards", "num_validation_shards"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.shard_size_mb <= 0:
+            raise ValueError(f"shard_size_mb must be positive, got {self.shard_size_mb}")
+
+
+@dataclasses.dataclass(frozen=True)
+class CorpusInput:
+    """The resolved input: layout, sorted file list and total size."""
+
+    layout: str
+    files: tuple[str, ...]
+    total_bytes: int
+
+
+def resolve_corpus(corpus: str, input_format: str = "auto") -> CorpusInput:
+    """Find `docs/*.jsonl` (preferred) or `text/*.txt` under the corpus directory."""
+    layouts = list(LAYOUTS) if input_format == "auto" else [input_format]
+    for layout in layouts:
+        pattern = FileSystems.join(corpus, LAYOUTS[layout])
+        matched = FileSystems.match([pattern])[0].metadata_list
+        if matched:
+            files = sorted(m.path for m in matched)
+            return CorpusInput(layout, tuple(files), sum(m.size_in_bytes for m in matched))
+    wanted = " or ".join(FileSystems.join(corpus, LAYOUTS[layout]) for layout in layouts)
+    raise FileNotFoundError(f"no corpus files: nothing matches {wanted}")
+
+
+def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
+    """Shards per split: as given, or the input size over the shard size (output is about input-sized)."""
+    target = job.shard_size_mb * 1e6
+
+    def estimate(fraction: float) -> int:
+        return max(1, math.ceil(total_bytes * fraction / target))
+
+    counts = {"train": job.num_shards or estimate(1.0 - job.validation_fraction)}
+    if job.validation_fraction > 0:
+        counts["validation"] = job.num_validation_shards or estimate(job.validation_fraction)
+    return counts
+
+
+def assign_shard(doc_id: str, validation_fraction: float, counts: dict[str, int]) -> tuple[str, int]:
+    """(split, shard index) from a digest of the id: a document id always lands in one place."""
+    digest = hashlib.blake2b(doc_id.encode("utf-8"), digest_size=16).digest()
+    u = int.from_bytes(digest[:8], "big") / 2.0**64
+    split = "validation" if u < validation_fraction else "train"
+    return split, int.from_bytes(digest[8:], "big") % counts[split]
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write to a temporary name next to `path`, then rename: readers never see a partial file."""
+    directory, name = path.rsplit("/", 1) if "/" in path else (".", path)
+    tmp = FileSystems.join(directory, f".{name}.tmp-{uuid.uuid4().hex}")
+    with FileSystems.create(tmp) as f:
+        f.write(data)
+    FileSystems.rename([tmp], [path])
+
+
+def read_corpus_file(path: str, layout: str) -> Iterator[Document | DeadLetter]:
+    with FileSystems.open(path) as raw:
+        lines = (line.decode("utf-8", errors="replace") for line in raw)
+        yield from PARSERS[layout](path, lines)
+
+
+class ReadCorpus(beam.PTransform):
+    """Corpus files -> documents, with unusable lines on the `dead_letter` output."""
+
+    def __init__(self, corpus: CorpusInput):
+        super().__init__()
+        self._corpus = corpus
+
+    def expand(self, pbegin):
+        return (
+            pbegin
+            | "ListFiles" >> beam.Create(list(self._corpus.files))
+            | "ReshuffleFiles" >> beam.Reshuffle()
+            | "ParseFiles" >> beam.ParDo(_ParseFile(self._corpus.layout)).with_outputs("dead_letter", main="documents")
+        )
+
+
+class _ParseFile(beam.DoFn):
+    def __init__(self, layout: str):
+        self._layout = layout
+        self._read = Metrics.counter("pack", "pack:documents:read")
+        self._dead = Metrics.counter("pack", "pack:documents:dead_letter")
+
+    def process(self, path: str):
+        for record in read_corpus_file(path, self._layout):
+            if isinstance(record, DeadLetter):
+                self._dead.inc()
+                yield beam.pvalue.TaggedOutput("dead_letter", record)
+            else:
+                self._read.inc()
+                yield record
+
+
+class _TokenizeBatch(beam.DoFn):
+    """A batch of documents -> ((split, shard), TokenizedDoc); empty documents to `dropped`."""
+
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int]):
+        self._tokenizer_path = tokenizer
+        self._validation_fraction = validation_fraction
+        self._counts = counts
+        self._tokens = Metrics.counter("pack", "pack:tokens:corpus")
+        self._empty = Metrics.counter("pack", "pack:documents:dropped:empty_document")
+        self._tok = None
+
+    def setup(self):
+        self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
+
+    def process(self, docs: Sequence[Document]):
+        encoded = tokenize_documents(self._tok, [(d.id, d.text) for d in docs])
+        for doc, tok_doc in zip(docs, encoded):
+            if tok_doc.num_tokens == 0:
+                self._empty.inc()
+                yield beam.pvalue.TaggedOutput(
+                    "dropped", Dropped(doc.id, doc.source, "pack", "empty_document", doc.text[:200])
+                )
+                continue
+            self._tokens.inc(tok_doc.num_tokens)
+            yield assign_shard(doc.id, self._validation_fraction, self._counts), tok_doc
+
+
+class TokenizeDocuments(beam.PTransform):
+    """Documents -> keyed tokenized documents, encoded in batches of up to `batch_documents`."""
+
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], batch_documents: int):
+        super().__init__()
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts)
+        self._batch = batch_documents
+
+    def expand(self, docs):
+        return (
+            docs
+            | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self._batch)
+            | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
+        )
+
+
+def _doc_order(doc: TokenizedDoc) -> tuple[str, bytes]:
+    # ids are unique in a build-corpus output; the content digest orders duplicates reproducibly anyway
+    return doc.id, hashlib.blake2b(doc.ids.tobytes(), digest_size=8).digest()
+
+
+def pack_shard(
+    docs: Iterable[TokenizedDoc | None], config: PackConfig, special: SpecialIds
+) -> tuple[list, PackStats]:
+    """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
+    ordered = sorted((d for d in docs if d is not None), key=_doc_order)
+    stats = PackStats(documents=len(ordered), corpus_tokens=sum(d.num_tokens for d in ordered))
+    seqs = list(pack_documents(ordered, config, special))
+    for seq in seqs:
+        stats.add_sequence(seq, config.max_length)
+    return seqs, stats
+
+
+class _WriteShard(beam.DoFn):
+    def __init__(self, out: str, config: PackConfig, special: SpecialIds, dtype: str, counts: dict[str, int],
+                 rows_per_batch: int):
+        self._out = out
+        self._config = config
+        self._special = special
+        self._dtype = np.dtype(dtype)
+        self._counts = counts
+        self._rows = rows_per_batch
+        self._sequences = Metrics.counter("pack", "pack:sequences:written")
+        self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
+
+    def process(self, element):
+        (split, index), docs = element
+        seqs, stats = pack_shard(docs, self._config, self._special)
+        data = arrow_shards.stream_bytes(seqs, arrow_shards.packed_schema(self._dtype), self._rows)
+        name = arrow_shards.shard_name(index, self._counts[split])
+        write_atomic(FileSystems.join(self._out, split, name), data)
+        self._sequences.inc(stats.sequences)
+        self._dropped.inc(stats.dropped_tokens)
+        yield {
+            "split": split,
+            "index": index,
+            "file": f"{split}/{name}",
+            "sha256": sha256_hex(data),
+            "bytes": len(data),
+            "stats": stats,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerInfo:
+    path: str
+    sha256: str
+    vocab_size: int
+    special: SpecialIds
+    mask_id: int | None
+    tokens: dict[str, str]
+
+
+def inspect_tokenizer(job: PackJob) -> TokenizerInfo:
+    data = read_tokenizer_bytes(job.tokenizer)
+    tok = tokenizer_from_bytes(data)
+    special = special_ids(tok, job.cls_token, job.sep_token, job.pad_token)
+    tokens = {"cls": job.cls_token, "sep": job.sep_token, "pad": job.pad_token, "mask": job.mask_token}
+    return TokenizerInfo(
+        path=source_path(tokenizer_file(job.tokenizer)),
+        sha256=sha256_hex(data),
+        vocab_size=full_vocab_size(tok),
+        special=special,
+        mask_id=tok.token_to_id(job.mask_token),
+        tokens=tokens,
+    )
+
+
+def build_manifest(job: PackJob, corpus: CorpusInput, info: TokenizerInfo, dtype: np.dtype,
+                   counts: dict[str, int], shards: list[dict], rejected: dict[str, int]) -> dict[str, Any]:
+    shards = sorted(shards, key=lambda s: (SPLITS.index(s["split"]), s["index"]))
+    per_split = {split: PackStats() for split in counts}
+    for shard in shards:
+        per_split[shard["split"]] = per_split[shard["split"]].merge(shard["stats"])
+    total = PackStats()
+    for stats in per_split.values():
+        total = total.merge(stats)
+    config = dataclasses.asdict(job.pack)
+    config.update(
+        validation_fraction=job.validation_fraction,
+        num_shards=counts,
+        input_format=corpus.layout,
+        rows_per_batch=job.rows_per_batch,
+    )
+    return {
+        "format": MANIFEST_FORMAT,
+        "corpus": {"path": source_path(job.corpus), "layout": corpus.layout, "files": len(corpus.files),
+                   "bytes": corpus.total_bytes},
+        "tokenizer": {
+            "path": info.path,
+            "sha256": info.sha256,
+            "vocab_size": info.vocab_size,
+            "special_tokens": info.tokens,
+            "special_ids": {**dataclasses.asdict(info.special), "mask": info.mask_id},
+        },
+        "input_ids_dtype": dtype.name,
+        "seed": job.pack.seed,
+        "config": config,
+        "counts": {
+            "documents": total.documents,
+            "sequences": total.sequences,
+            "tokens": total.content_tokens,
+            "corpus_tokens": total.corpus_tokens,
+            "special_tokens": total.special_tokens,
+            "padding_tokens": total.padding_tokens,
+            "padding_fraction": round(total.padding_fraction, 6),
+            "dropped_tokens": total.dropped_tokens,
+            "rejected_documents": rejected,
+            "splits": {split: stats.to_dict() for split, stats in per_split.items()},
+        },
+        "shards": [
+            {"file": s["file"], "sha256": s["sha256"], "bytes": s["bytes"], "rows": s["stats"].sequences}
+            for s in shards
+        ],
+    }
+
+
+def _rejected_lines(records: Iterable[DeadLetter | Dropped]) -> tuple[bytes, bytes, dict[str, int]]:
+    dead = sorted(r.to_json() for r in records if isinstance(r, DeadLetter))
+    dropped = sorted(r.to_json() for r in records if isinstance(r, Dropped))
+    counts = {"dead_lettered": len(dead), "dropped_empty_document": len(dropped)}
+    return ("".join(f"{x}\n" for x in dead).encode(), "".join(f"{x}\n" for x in dropped).encode(), counts)
+
+
+def write_metadata(shards: list[dict], rejected: list, job: PackJob, corpus: CorpusInput, info: TokenizerInfo,
+                   dtype_name: str, counts: dict[str, int]) -> dict[str, Any]:
+    """Per split `dataset_info.json` + `state.json`, the rejected records, then `manifest.json` last."""
+    dtype = np.dtype(dtype_name)
+    for split in counts:
+        split_shards = sorted((s for s in shards if s["split"] == split), key=lambda s: s["index"])
+        files = [s["file"].split("/", 1)[1] for s in split_shards]
+        rows = sum(s["stats"].sequences for s in split_shards)
+        size = sum(s["bytes"] for s in split_shards)
+        base = FileSystems.join(job.out, split)
+        write_atomic(FileSystems.join(base, "dataset_info.json"),
+                     arrow_shards.dataset_info_json(dtype, rows, size, split).encode())
+        write_atomic(FileSystems.join(base, "state.json"),
+                     arrow_shards.state_json(files, [s["sha256"] for s in split_shards], split).encode())
+    dead, dropped, rejected_counts = _rejected_lines(rejected)
+    write_atomic(FileSystems.join(job.out, "rejected", "dead_letter.jsonl"), dead)
+    write_atomic(FileSystems.join(job.out, "rejected", "dropped.jsonl"), dropped)
+    manifest = build_manifest(job, corpus, info, dtype, counts, shards, rejected_counts)
+    write_atomic(FileSystems.join(job.out, "manifest.json"),
+                 (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+    return manifest
+
+
+def prepare_out(out: str, overwrite: bool) -> None:
+    """Refuse to mix runs: the output must be new or empty unless `overwrite` clears what pack wrote."""
+    existing = FileSystems.match([FileSystems.join(out, "**")])[0].metadata_list if FileSystems.exists(out) else []
+    if not existing:
+        return
+    if not overwrite:
+        raise FileExistsError(f"output {out} is not empty; pass --overwrite to replace a previous pack")
+    FileSystems.delete([m.path for m in existing])
+
+
+def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict[str, Any]]:
+    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan."""
+    corpus = resolve_corpus(job.corpus, job.input_format)
+    info = inspect_tokenizer(job)
+    dtype = ids_dtype(info.vocab_size)
+    counts = shard_counts(job, corpus.total_bytes)
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus)
+    tokenized = read.documents | "TokenizeDocuments" >> TokenizeDocuments(
+        job.tokenizer, job.validation_fraction, counts, job.batch_documents
+    )
+    every_shard = [((split, i), None) for split, n in counts.items() for i in range(n)]
+    shards = (
+        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard))
+        | "MergeShardKeys" >> beam.Flatten()
+        | "GroupByShard" >> beam.GroupByKey()
+        | "WriteShards" >> beam.ParDo(_WriteShard(job.out, job.pack, info.special, dtype.name, counts,
+                                                   job.rows_per_batch))
+        | "CollectShards" >> beam.combiners.ToList()
+    )
+    rejected = (
+        (read.dead_letter, tokenized.dropped)
+        | "MergeRejected" >> beam.Flatten()
+        | "CollectRejected" >> beam.combiners.ToList()
+    )
+    manifest = shards | "WriteMetadata" >> beam.Map(
+        write_metadata, beam.pvalue.AsSingleton(rejected), job, corpus, info, dtype.name, counts
+    )
+    return manifest, {"corpus": corpus, "tokenizer": info, "dtype": dtype, "counts": counts}
+
+
+def run(job: PackJob, beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing") -> dict[str, Any]:
+    """Run the pack pipeline and return the manifest it wrote."""
+    prepare_out(job.out, job.overwrite)
+    with make_pipeline(beam_args, local_mode=local_mode) as pipeline:
+        build(pipeline, job)
+    with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:
+        return json.loads(f.read())

@@ -1,0 +1,60 @@
+"""Reading `kcorpus build-corpus` output back as documents (pure Python, any line iterator).
+
+`DIR/docs/*.jsonl`: one JSON object per line with `id` and `text` (sentences joined by "\n").
+`DIR/text/*.txt`: one sentence per line, a blank line between documents; a document's id is
+`<file name>:<line of its first sentence>`.
+A line that cannot be used becomes a `DeadLetter` with its file, line number and reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from kcorpus.transforms.record import DeadLetter, Document, raw_prefix
+
+STAGE = "pack"
+LAYOUTS = {"docs": "docs/*.jsonl", "text": "text/*.txt"}
+
+
+def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | DeadLetter]:
+    """Documents of a `docs/*.jsonl` shard."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            yield DeadLetter(path, f"bad_json: {err.msg}", line=number, raw=raw_prefix(line), stage=STAGE)
+            continue
+        if not isinstance(obj, dict):
+            yield DeadLetter(path, "not_an_object", line=number, raw=raw_prefix(line), stage=STAGE)
+            continue
+        doc_id, text = obj.get("id"), obj.get("text")
+        if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or not isinstance(text, str):
+            yield DeadLetter(path, "missing_id_or_text", line=number, raw=raw_prefix(line), stage=STAGE)
+            continue
+        yield Document(
+            id=str(doc_id), text=text, source=str(obj.get("source") or ""), metadata=obj.get("metadata") or {}
+        )
+
+
+def parse_text(path: str, lines: Iterable[str]) -> Iterator[Document]:
+    """Documents of a `text/*.txt` shard: blank-line separated blocks of sentence lines."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    block: list[str] = []
+    first = 0
+    for number, line in enumerate(lines, start=1):
+        line = line.rstrip("\r\n")
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+        elif block:
+            yield Document(id=f"{name}:{first}", text="\n".join(block), source="text")
+            block = []
+    if block:
+        yield Document(id=f"{name}:{first}", text="\n".join(block), source="text")
+
+
+PARSERS = {"docs": parse_docs_jsonl, "text": parse_text}
