@@ -132,6 +132,13 @@ def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {}
 
 
+def sentence_drops(total: Mapping[str, Any]) -> dict[str, int]:
+    """Sentences removed inside kept documents, per rule, from the `filter:sentences_dropped:*` counters."""
+    prefix = "filter:sentences_dropped:"
+    counters = total.get("counters") or {}
+    return {k.removeprefix(prefix): int(v) for k, v in sorted(counters.items()) if k.startswith(prefix)}
+
+
 def dedup_rows(total: Mapping[str, Any]) -> list[tuple[str, int, float]]:
     """(reason, documents, share of input) for every dedup reason among the drops."""
     by_reason = total.get("dropped_by_reason") or {}
@@ -287,8 +294,9 @@ def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def pack_splits(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per-split counts when the manifest has them (`splits: {train: {...}, validation: {...}}`)."""
-    splits = manifest.get("splits")
+    """Per-split counts when the manifest has them (`splits: {train: {...}, ...}`, top level or in counts)."""
+    counts = manifest.get("counts")
+    splits = manifest.get("splits") or (counts.get("splits") if isinstance(counts, Mapping) else None)
     if isinstance(splits, Mapping):
         return {str(k): pack_counts(v) for k, v in splits.items() if isinstance(v, Mapping)}
     return {}
@@ -438,7 +446,8 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     rows = []
     for src in sources:
         counts = per_in.get(src, {})
-        chars_in = counts.get("characters", counts.get("chars_in", counts.get("input_chars")))
+        counters = counts.get("counters") or {}
+        chars_in = counts.get("characters", counters.get("read:characters"))
         rows.append([
             src, _fmt(counts["input"]) if "input" in counts else "",
             _fmt(chars_in) if chars_in is not None else "",
@@ -467,6 +476,17 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
                  [[r, _fmt(c), _pct(c / n_in) if n_in else ""] for r, c in reasons])],
         charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
     )  # fmt: skip
+    sentences = sentence_drops(total)
+    if sentences:
+        counters = total.get("counters") or {}
+        n_sent = counters.get("filter:sentences_in", 0)
+        drops.tables.append((
+            ["sentence rule (inside documents)", "sentences", "share of sentences in"],
+            [[r, _fmt(c), _pct(c / n_sent) if n_sent else ""] for r, c in sentences.items()],
+        ))  # fmt: skip
+        drops.charts.append(
+            svg_hbars("Dropped sentences per rule", list(sentences), list(sentences.values()))
+        )
     dedup = corpus["dedup"]
     drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
                          [[r, _fmt(c), _pct(share)] for r, c, share in dedup]))  # fmt: skip
