@@ -1,5 +1,6 @@
-from kcorpus import DeadLetter, Document
 from kcorpus.transforms.record import raw_prefix
+
+from kcorpus import DeadLetter, Document
 
 
 def test_document_json_round_trip():

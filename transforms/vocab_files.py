@@ -46,9 +46,9 @@ def unused_tokens(count: int) -> list[str]:
 # --------------------------------------------------------------------------------------------- WordPiece
 
 
-def wordpiece_tokenizer(tokens: Sequence[str]):  # noqa: ANN201 - tokenizers.Tokenizer, imported lazily
+def wordpiece_tokenizer(tokens: Sequence[str]):
     """A cased BERT WordPiece tokenizer over `tokens` (ids = positions); `[UNK]` must be present."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     vocab = _ids(tokens)
     for token in (UNK, CLS, SEP):
@@ -177,7 +177,7 @@ def spm_special_tokens(model: SpmModel) -> list[str]:
     return [p for (p, _), t in zip(model.pieces, model.piece_types) if t in kinds and p not in ("<s>", "</s>")]
 
 
-def sentencepiece_tokenizer(model_proto: bytes):  # noqa: ANN201 - tokenizers.Tokenizer, imported lazily
+def sentencepiece_tokenizer(model_proto: bytes):
     """The `tokenizers` equivalent of a SentencePiece model trained with identity normalization."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
@@ -349,7 +349,7 @@ def _ids(tokens: Sequence[str]) -> dict[str, int]:
     return vocab
 
 
-def _template(vocab: dict[str, int]):  # noqa: ANN202
+def _template(vocab: dict[str, int]):
     from tokenizers import processors
 
     return processors.TemplateProcessing(

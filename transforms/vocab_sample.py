@@ -172,7 +172,7 @@ def read_sample(
     return sample, stats, files
 
 
-def _progress_bar(total_bytes: int, enabled: bool):  # noqa: ANN202 - tqdm is an optional display
+def _progress_bar(total_bytes: int, enabled: bool):
     if not enabled:
         return None
     from tqdm import tqdm
