@@ -196,22 +196,31 @@ def corpus_text_files(corpus_dir: str | Path) -> list[str]:
     return files
 
 
-def stage_argv(stage: Stage, profile: RunProfile, dirs: Mapping[str, str], out: str) -> list[str]:
-    """The command line of a stage: its flags from the profile, upstream folders as inputs, `out`."""
+def stage_argv(
+    stage: Stage,
+    profile: RunProfile,
+    dirs: Mapping[str, str],
+    out: str,
+    text_files: Sequence[str] | None = None,
+) -> list[str]:
+    """The command line of a stage: its flags from the profile, upstream folders as inputs, `out`.
+
+    `text_files` stands in for the corpus's text shards when they do not exist yet (option checking).
+    """
     if stage.name == "corpus":
         return ["--config", profile.path, "--out", out]
     if stage.name == "vocab":
         v = profile.vocab
         return [
             "--kind", v.kind, "--vocab-size", str(v.vocab_size),
-            "--input", *corpus_text_files(dirs["corpus"]),
+            "--input", *(text_files or corpus_text_files(dirs["corpus"])),
             "--out", out, *options_to_argv(v.options),
         ]  # fmt: skip
     if stage.name == "vocab-report":
         r = profile.vocab_report
         assert r is not None
         return [
-            dirs["vocab"], r.reference, "--corpus", *corpus_text_files(dirs["corpus"]),
+            dirs["vocab"], r.reference, "--corpus", *(text_files or corpus_text_files(dirs["corpus"])),
             "--out", out, *options_to_argv(r.options),
         ]  # fmt: skip
     if stage.name == "pack":
@@ -221,6 +230,39 @@ def stage_argv(stage: Stage, profile: RunProfile, dirs: Mapping[str, str], out: 
             "--max-length", str(p.max_length), *options_to_argv(p.options),
         ]  # fmt: skip
     raise RunError(f"unknown stage {stage.name!r}")
+
+
+def check_stage_options(stages: Sequence[Stage], profile: RunProfile) -> None:
+    """Parse every stage's command line with the stage's own parser before anything runs.
+
+    A typo in `pack:` then fails in a second, not after an hour of build-corpus.
+    """
+    import argparse
+    import contextlib
+    import importlib
+    import io
+
+    from kcorpus.pipeline import cli
+
+    dirs = {name: f"<{name}>" for name in STAGE_NAMES}
+    for stage in stages:
+        module = importlib.import_module(cli.COMMANDS[stage.command][0])
+        parser = argparse.ArgumentParser(prog=f"kcorpus {stage.command}", exit_on_error=False)
+        module.add_arguments(parser)
+        argv = stage_argv(stage, profile, dirs, f"<{stage.name}>", text_files=["<corpus>/text/part.txt"])
+        errors = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(errors):
+                parser.parse_args(argv)
+        except (SystemExit, argparse.ArgumentError) as err:
+            message = str(err) if isinstance(err, argparse.ArgumentError) else errors.getvalue().strip()
+            section = {"corpus": "the build-corpus keys", "vocab-report": "vocab_report"}.get(
+                stage.name, stage.name
+            )
+            raise RunError(
+                f"profile section {section} gives kcorpus {stage.command} options it rejects: "
+                f"{message.splitlines()[-1] if message else err}"
+            ) from None
 
 
 def canonical_hash(obj: Any) -> str:
@@ -392,8 +434,12 @@ def run(
     force: bool = False,
     only: Sequence[str] = (),
     invoke: Invoke = default_invoke,
+    check_options: bool = True,
 ) -> list[StageResult]:
-    """Run the profile's stages into `out`, skipping those already complete and up to date."""
+    """Run the profile's stages into `out`, skipping those already complete and up to date.
+
+    `check_options` parses every selected stage's command line with its own parser first.
+    """
     out = Path(out).resolve()
     stages = plan_stages(profile)
     names = [s.name for s in stages]
@@ -403,6 +449,8 @@ def run(
             f"unknown stage(s) for --only: {', '.join(unknown)}; this profile has {', '.join(names)}"
         )
     selected = set(only or names)
+    if check_options:
+        check_stage_options([s for s in stages if s.name in selected], profile)
     out.mkdir(parents=True, exist_ok=True)
     manifests: dict[str, dict[str, Any]] = {}
     results: list[StageResult] = []

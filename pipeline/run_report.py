@@ -524,20 +524,30 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
         section.notes.append("No reference vocabulary in the profile: no overlap report.")
         return section
     keys = ("size_a", "size_b", "overlap", "only_a", "only_b", "union", "jaccard")
-    section.tables.append((["overlap with the reference", "value"],
-                           [[k, report[k]] for k in keys if k in report]))  # fmt: skip
+    rows = [[k, report[k]] for k in keys if k in report]
+    normalized = report.get("normalized")
+    if isinstance(normalized, Mapping):
+        # Across the ## / ▁ conventions, so a WordPiece and a SentencePiece vocab compare fairly.
+        rows += [[f"normalized {k}", normalized[k]] for k in ("overlap", "jaccard") if k in normalized]
+    section.tables.append((["this vocab (A) vs the reference (B)", "value"], rows))
     present = [k for k in ("only_a", "overlap", "only_b") if isinstance(report.get(k), (int, float))]
     if present:
         section.charts.append(
             svg_hbars("This vocab (A) vs the reference (B)", present, [report[k] for k in present])
         )
+    for key in ("examples_only_a", "examples_only_b"):
+        if report.get(key):
+            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(map(str, report[key][:20])))
+    corpus = report.get("corpus") if isinstance(report.get("corpus"), Mapping) else report
+    metrics = ("fertility", "continued_words", "unk_rate")
     per_vocab = [
-        [name, *(report.get(name, {}).get(m, "") if isinstance(report.get(name), Mapping) else ""
-                 for m in ("fertility", "continued_words", "unk_rate"))]
+        [name, *(corpus[name].get(m, "") if isinstance(corpus.get(name), Mapping) else "" for m in metrics)]
         for name in ("a", "b")
-    ]  # fmt: skip
+    ]
     if any(any(cell != "" for cell in row[1:]) for row in per_vocab):
-        section.tables.append((["vocab", "fertility", "continued_words", "unk_rate"], per_vocab))
+        lines = corpus.get("lines")
+        title = f"on {lines:,} corpus lines" if isinstance(lines, int) else "on the corpus"
+        section.tables.append(([f"vocab ({title})", *metrics], per_vocab))
     return section
 
 

@@ -22,8 +22,12 @@ from kcorpus.pipeline.run import (
     load_profile,
     options_to_argv,
     parse_profile,
-    run,
 )
+
+
+def run(profile, out, **kwargs):
+    """`kcorpus run` with the fake stages below, whose flags the real stage parsers would not know."""
+    return run_mod.run(profile, out, check_options=False, **kwargs)
 
 
 def _parse(argv: Sequence[str], *spec: tuple[str, dict]) -> argparse.Namespace:
@@ -384,3 +388,21 @@ def test_manifest_is_written_before_the_rename(project: Path, monkeypatch) -> No
     monkeypatch.setattr(run_mod.os, "replace", spy)
     run(load_profile(project / "profile.yaml"), project / "out", invoke=FakeStages())
     assert seen == [True, True, True, True]
+
+
+def test_stage_options_are_checked_by_the_stages_own_parsers_before_anything_runs(project: Path) -> None:
+    write_profile(project, {"pack": {"single_segment_probability": 0.1}})
+    fake = FakeStages()
+    with pytest.raises(
+        RunError,
+        match=r"profile section pack gives kcorpus pack options it rejects: .*"
+        r"unrecognized arguments: --single-segment-probability 0.1",
+    ):
+        run_mod.run(load_profile(project / "profile.yaml"), project / "out", invoke=fake, only=["pack"])
+    assert fake.calls == []
+    write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": "often"}})
+    with pytest.raises(RunError, match="invalid float value: 'often'"):
+        run_mod.run(load_profile(project / "profile.yaml"), project / "out", invoke=fake, only=["pack"])
+    write_profile(project, {"pack": {"single_segment_prob": 0.1}, "vocab": {"min_frequency": None}})
+    profile = load_profile(project / "profile.yaml")
+    run_mod.check_stage_options(run_mod.plan_stages(profile)[1:], profile)
