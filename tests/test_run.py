@@ -403,6 +403,6 @@ def test_stage_options_are_checked_by_the_stages_own_parsers_before_anything_run
     write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": "often"}})
     with pytest.raises(RunError, match="invalid float value: 'often'"):
         run_mod.run(load_profile(project / "profile.yaml"), project / "out", invoke=fake, only=["pack"])
-    write_profile(project, {"pack": {"single_segment_prob": 0.1}, "vocab": {"min_frequency": None}})
+    write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": 0.1}})
     profile = load_profile(project / "profile.yaml")
     run_mod.check_stage_options(run_mod.plan_stages(profile)[1:], profile)
