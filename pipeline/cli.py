@@ -13,6 +13,8 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
+    "read": ("kcorpus.pipeline.read_command", "read one source format into a normalized JSONL corpus"),
+    "build-corpus": ("kcorpus.pipeline.build_corpus_command", "raw sources -> clean, deduplicated corpus shards"),
     "train-vocab": ("kcorpus.pipeline.train_vocab_command", "train a WordPiece or SentencePiece vocabulary"),
     "vocab-merge": ("kcorpus.pipeline.vocab_merge_command", "append another vocab's missing tokens to a vocab"),
     "vocab-report": ("kcorpus.pipeline.vocab_report_command", "compare two vocabularies (json, md, html)"),

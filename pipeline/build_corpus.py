@@ -1,0 +1,541 @@
+"""`kcorpus build-corpus`: raw sources -> clean, deduplicated, sentence-split corpus shards.
+
+Stages (Beam labels): `Read[<source>]` -> `PrepareDocuments` (NFC, per-source normalization, sentence
+split, `clean()`, filters; batches of documents per element; kept and dropped records are spilled to
+sorted run files so texts never go through a shuffle) -> `ExactDedup` and `NearDedup` (on compact digests
+and LSH keys only) -> `WriteShards` (per-shard k-way merge of the runs, dedup losers routed to
+`rejected/`) -> `WriteStats`. Every count in stats.json is computed from the tagged outputs, so it is exact
+on every runner; Beam metrics counters with the same `<stage>:<outcome>` names are incremented too.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
+from kcorpus.pipeline.config import CorpusConfig, SourceConfig
+from kcorpus.transforms.dedup import (
+    bucket_edges,
+    connected_components,
+    dedup_text,
+    digest,
+    duplicate_losers,
+    lsh_keys,
+    scope_key,
+    shard_of,
+)
+from kcorpus.transforms.prepare import DocumentPreparer, identity
+from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from kcorpus.transforms.shards import AtomicTextFile, merge_runs, shard_name, write_run
+
+log = logging.getLogger(__name__)
+
+EXACT, NEAR = "exact_duplicate", "near_duplicate"
+# Exact wins over near when a document is both (its survivor is then an identical text).
+_PRIORITY = {EXACT: 0, NEAR: 1}
+KIND_DOCS, KIND_DROPPED = "docs", "dropped"
+# Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
+SPILL_BYTES = 64 << 20
+PROGRESS_SECONDS = 10.0
+
+
+def node_key(doc_id: str, source: str) -> str:
+    """A document's identity across sources; string order equals (id, source) order."""
+    return f"{doc_id}\x00{source}"
+
+
+def sampled(node: str, rate: float) -> bool:
+    """A deterministic sample of dropped records: the same records on every run and worker."""
+    return int.from_bytes(digest(node, 8), "big") < rate * 2**64
+
+
+def _windowed(value: Any) -> Any:
+    return GlobalWindows.windowed_value(value)
+
+
+class PrepareBatchFn(beam.DoFn):
+    """Prepares batches of `(source, record)`; spills kept and dropped records to sorted runs.
+
+    Main output: `((source, counter), n)` counts. Tagged outputs: `meta` (`(node, source, digest,
+    lsh_keys)` per kept document), `run` (`(kind, shard, path)`), `dead_letter` (`(source, DeadLetter)`).
+    """
+
+    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+        self.config = config
+        self.tmp_dir = tmp_dir
+
+    def setup(self) -> None:
+        splitter = None
+        if any(s.split_sentences for s in self.config.sources) and self.config.split.backend != "none":
+            from kcorpus.transforms.sentences import make_splitter
+
+            splitter = make_splitter(self.config.split.backend)
+        self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
+        self.sources = {s.name: s for s in self.config.sources}
+
+    def _preparer(self, source: SourceConfig, splitter: Any) -> DocumentPreparer:
+        cleaner = identity
+        if source.preset != "none":
+            from kcorpus.transforms.clean import make_cleaner
+
+            cleaner = make_cleaner(source.preset, **dict(source.clean_options))
+        return DocumentPreparer(
+            cleaner=cleaner,
+            splitter=splitter if source.split_sentences else None,
+            filters=self.config.filters,
+            remove_patterns=source.remove_patterns,
+        )
+
+    def start_bundle(self) -> None:
+        self.buffers: dict[tuple[str, int], list[tuple[tuple[str, ...], str]]] = collections.defaultdict(list)
+        self.buffered = 0
+        self.docs_seen = 0
+        self.bytes_seen = 0
+        self.started = self.last_log = time.monotonic()
+
+    def _spill(self, kind: str, shard: int, key: tuple[str, ...], payload: str) -> Iterator[Any]:
+        self.buffers[(kind, shard)].append((key, payload))
+        self.buffered += len(payload)
+        if self.buffered >= SPILL_BYTES:
+            yield from (beam.pvalue.TaggedOutput("run", r) for r in self._flush())
+
+    def _flush(self) -> list[tuple[str, int, str]]:
+        runs = []
+        for (kind, shard), lines in sorted(self.buffers.items()):
+            path = f"{self.tmp_dir}/{kind}/{shard:05d}/{uuid.uuid4().hex}.run"
+            write_run(path, lines)
+            runs.append((kind, shard, path))
+        self.buffers.clear()
+        self.buffered = 0
+        return runs
+
+    def finish_bundle(self) -> Iterator[Any]:
+        for run in self._flush():
+            yield beam.pvalue.TaggedOutput("run", _windowed(run))
+
+    def process(self, batch: list[tuple[str, Any]]) -> Iterator[Any]:
+        counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        kept: list[Document] = []
+        num_shards = self.config.output.num_shards
+        output = self.config.output
+        for source, item in batch:
+            if isinstance(item, DeadLetter):
+                counts[(source, "read:dead_letter")] += 1
+                yield beam.pvalue.TaggedOutput("dead_letter", (source, item))
+                continue
+            if isinstance(item, Dropped):
+                counts[(source, f"read:dropped:{item.reason}")] += 1
+                yield from self._spill_dropped(item, counts, output)
+                continue
+            counts[(source, "read:documents")] += 1
+            self.docs_seen += 1
+            self.bytes_seen += len(item.text)
+            try:
+                prepared = self.preparers[source].prepare(item)
+            except Exception as exc:  # noqa: BLE001 -- any failure of one document dead-letters it, not the run
+                counts[(source, "prepare:dead_letter")] += 1
+                yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
+                continue
+            counts[(source, "filter:sentences_in")] += prepared.sentences_in
+            counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
+            for reason in prepared.sentence_reasons:
+                counts[(source, f"filter:sentences_dropped:{reason}")] += 1
+            if prepared.document is None:
+                counts[(source, f"filter:dropped:{prepared.reason}")] += 1
+                dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
+                yield from self._spill_dropped(dropped, counts, output)
+                continue
+            counts[(source, "filter:kept")] += 1
+            kept.append(prepared.document)
+        yield from self._emit_kept(kept, num_shards)
+        for (source, name), n in sorted(counts.items()):
+            Metrics.counter("kcorpus", name).inc(n)
+            yield (source, name), n
+        self._progress()
+
+    def _spill_dropped(self, item: Dropped, counts: Any, output: Any) -> Iterator[Any]:
+        node = node_key(item.id, item.source)
+        if output.dropped == "all" or (
+            output.dropped == "sample" and sampled(node, output.dropped_sample_rate)
+        ):
+            shard = shard_of(node, output.num_shards)
+            key = (item.id, item.source, item.stage, item.reason)
+            yield from self._spill(KIND_DROPPED, shard, key, item.to_json())
+
+    def _emit_kept(self, kept: list[Document], num_shards: int) -> Iterator[Any]:
+        if not kept:
+            return
+        texts = [dedup_text(d.text) for d in kept]
+        near = self.config.dedup.near
+        keys = lsh_keys(texts, near) if near.enabled else [[] for _ in kept]
+        for doc, text, bands in zip(kept, texts, keys, strict=True):
+            node = node_key(doc.id, doc.source)
+            yield beam.pvalue.TaggedOutput("meta", (node, doc.source, digest(text), bands))
+            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), doc.to_json())
+
+    @staticmethod
+    def _dead_letter(doc: Document, exc: Exception) -> DeadLetter:
+        meta = doc.metadata or {}
+        line = meta.get("line")
+        return DeadLetter(
+            path=str(meta.get("path", doc.source)),
+            reason=f"document {doc.id}: {type(exc).__name__}: {exc}",
+            line=line if isinstance(line, int) else None,
+            raw=raw_prefix(doc.text),
+            stage="prepare",
+        )
+
+    def _progress(self) -> None:
+        now = time.monotonic()
+        if now - self.last_log >= PROGRESS_SECONDS:
+            self.last_log = now
+            rate = self.bytes_seen / max(now - self.started, 1e-9) / 1e6
+            log.warning(
+                "build-corpus worker %d: %d documents prepared (%.1f M chars, %.2f M chars/s)",
+                os.getpid(),
+                self.docs_seen,
+                self.bytes_seen / 1e6,
+                rate,
+            )
+
+
+class ExactDedup(beam.PTransform):
+    """`(node, source, digest, keys)` -> `(node, (priority, reason, survivor_node))` for every duplicate."""
+
+    def __init__(self, scope: str) -> None:
+        super().__init__()
+        self.scope = scope
+
+    def expand(self, meta: beam.PCollection) -> beam.PCollection:
+        scope = self.scope
+        return (
+            meta
+            | "KeyByDigest" >> beam.Map(lambda m: ((scope_key(m[1], scope), m[2]), m[0]))
+            | "GroupByDigest" >> beam.GroupByKey()
+            | "Losers"
+            >> beam.FlatMap(
+                lambda kv: [(lo, (_PRIORITY[EXACT], EXACT, su)) for lo, su in duplicate_losers(kv[1])]
+            )
+        )
+
+
+class NearDedup(beam.PTransform):
+    """MinHash LSH buckets -> star edges -> connected components -> `(node, (priority, reason, survivor))`.
+
+    Candidate edges are few (only documents sharing a bucket), so the components are computed in one
+    place with a union-find whose result depends only on the set of edges: deterministic.
+    """
+
+    def __init__(self, scope: str) -> None:
+        super().__init__()
+        self.scope = scope
+
+    def expand(self, meta: beam.PCollection) -> beam.PCollection:
+        scope = self.scope
+        return (
+            meta
+            | "KeyByBucket"
+            >> beam.FlatMap(
+                lambda m: [((scope_key(m[1], scope), band, key), m[0]) for band, key in enumerate(m[3])]
+            )
+            | "GroupByBucket" >> beam.GroupByKey()
+            | "StarEdges" >> beam.FlatMap(lambda kv: bucket_edges(kv[1]))
+            | "DistinctEdges" >> beam.Distinct()
+            | "AllEdges" >> beam.combiners.ToList()
+            | "Components" >> beam.FlatMap(lambda edges: sorted(connected_components(edges).items()))
+            | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
+        )
+
+
+class WriteShardFn(beam.DoFn):
+    """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`."""
+
+    def __init__(self, out_dir: str, output: Any) -> None:
+        self.out_dir = out_dir
+        self.output = output
+
+    def process(
+        self, element: tuple[tuple[str, int], Iterable[str]], losers: Mapping[str, Any]
+    ) -> Iterator[Any]:
+        (kind, shard), paths = element
+        runs = sorted(p for p in paths if p)
+        n = self.output.num_shards
+        if kind == KIND_DROPPED:
+            with AtomicTextFile(f"{self.out_dir}/rejected/{shard_name('dropped', shard, n, '.jsonl')}") as f:
+                for _, payload in merge_runs(runs):
+                    f.write(payload + "\n")
+            return
+        counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        docs = AtomicTextFile(f"{self.out_dir}/docs/{shard_name('part', shard, n, '.jsonl')}")
+        text = AtomicTextFile(f"{self.out_dir}/text/{shard_name('part', shard, n, '.txt')}")
+        dups = AtomicTextFile(f"{self.out_dir}/rejected/{shard_name('duplicates', shard, n, '.jsonl')}")
+        first = True
+        for (doc_id, source), payload in merge_runs(runs):
+            node = node_key(doc_id, source)
+            loser = losers.get(node)
+            if loser is not None:
+                _, reason, survivor = loser
+                counts[(source, f"dedup:dropped:{reason}")] += 1
+                if self._keep_dropped(node):
+                    obj = json.loads(payload)
+                    sid, _, ssource = survivor.partition("\x00")
+                    record = {
+                        "id": doc_id,
+                        "source": source,
+                        "stage": "dedup",
+                        "reason": reason,
+                        "duplicate_of": {"id": sid, "source": ssource},
+                        "text": obj["text"],
+                    }
+                    dups.write(json.dumps(record, ensure_ascii=False) + "\n")
+                continue
+            doc_text = json.loads(payload)["text"]
+            counts[(source, "write:kept")] += 1
+            counts[(source, "write:sentences")] += doc_text.count("\n") + 1
+            docs.write(payload + "\n")
+            text.write(("" if first else "\n") + doc_text + "\n")
+            first = False
+        for f in (docs, text, dups):
+            f.close()
+        for (source, name), value in sorted(counts.items()):
+            Metrics.counter("kcorpus", name).inc(value)
+            yield (source, name), value
+
+    def _keep_dropped(self, node: str) -> bool:
+        mode = self.output.dropped
+        return mode == "all" or (mode == "sample" and sampled(node, self.output.dropped_sample_rate))
+
+
+def write_dead_letters(items: list[tuple[str, DeadLetter]], out_dir: str) -> int:
+    """All dead letters, sorted, in one file (they are few; a run that makes many has a broken input)."""
+    rows = []
+    for source, dl in items:
+        obj = dataclasses.asdict(dl)
+        obj["source"] = source
+        rows.append(((dl.path, dl.line or -1, dl.offset or -1, dl.stage, dl.reason, dl.raw, source), obj))
+    with AtomicTextFile(f"{out_dir}/rejected/dead_letter.jsonl") as f:
+        for _, obj in sorted(rows, key=lambda r: r[0]):
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    return len(rows)
+
+
+def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]) -> dict[str, Any]:
+    """stats.json from the `(source, counter) -> n` totals; `reconciled` checks every source's balance."""
+
+    def block(counters: Mapping[str, int]) -> dict[str, Any]:
+        dropped_by_reason: collections.Counter[str] = collections.Counter()
+        for name, n in counters.items():
+            stage, _, rest = name.partition(":")
+            if rest.startswith("dropped:") and stage in ("read", "filter", "dedup"):
+                dropped_by_reason[rest.removeprefix("dropped:")] += n
+        dead = counters.get("read:dead_letter", 0) + counters.get("prepare:dead_letter", 0)
+        inputs = (
+            counters.get("read:documents", 0)
+            + counters.get("read:dead_letter", 0)
+            + sum(n for name, n in counters.items() if name.startswith("read:dropped:"))
+        )
+        kept = counters.get("write:kept", 0)
+        dropped = sum(dropped_by_reason.values())
+        return {
+            "input": inputs,
+            "kept": kept,
+            "dropped": dropped,
+            "dead_lettered": dead,
+            "dropped_by_reason": dict(sorted(dropped_by_reason.items())),
+            "sentences": counters.get("write:sentences", 0),
+            "reconciled": inputs == kept + dropped + dead,
+            "counters": dict(sorted(counters.items())),
+        }
+
+    per_source: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in source_names}
+    total: collections.Counter[str] = collections.Counter()
+    for (source, name), n in counts.items():
+        per_source.setdefault(source, collections.Counter())[name] += n
+        total[name] += n
+    sources = {name: block(c) for name, c in sorted(per_source.items())}
+    summary = block(total)
+    summary["reconciled"] = summary["reconciled"] and all(s["reconciled"] for s in sources.values())
+    return {"total": summary, "sources": sources}
+
+
+def write_stats(
+    counts: list[tuple[tuple[str, str], int]],
+    out_dir: str,
+    source_names: list[str],
+    extra: Mapping[str, Any],
+    dead_letters_written: int,
+) -> dict[str, Any]:
+    """Writes stats.json; a dead-letter file that disagrees with the counters un-reconciles the run."""
+    stats = summarize(dict(counts), source_names)
+    if dead_letters_written != stats["total"]["dead_lettered"]:
+        stats["total"]["reconciled"] = False
+    stats.update(extra)
+    with AtomicTextFile(f"{out_dir}/stats.json") as f:
+        f.write(json.dumps(stats, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+    return stats
+
+
+def _tag(source: str) -> Any:
+    return beam.Map(lambda item, s=source: (s, item))
+
+
+class BuildCorpus(beam.PTransform):
+    """The whole build-corpus pipeline, applied to a `Pipeline` (PBegin)."""
+
+    def __init__(
+        self,
+        config: CorpusConfig,
+        out_dir: str,
+        tmp_dir: str,
+        *,
+        batch_size: int = 1000,
+        reshuffle: bool = False,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.out_dir = out_dir
+        self.tmp_dir = tmp_dir
+        self.batch_size = batch_size
+        self.reshuffle = reshuffle
+
+    def _read(self, pbegin: Any) -> beam.PCollection:
+        from kcorpus.transforms.readers_beam import ReadDocuments
+
+        tagged = []
+        for s in self.config.sources:
+            outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
+                s.format, list(s.paths), options=dict(s.options) or None, source=s.name
+            )
+            for kind in ("documents", "dead_letter", "dropped"):
+                tagged.append(outputs[kind] | f"Tag[{s.name}:{kind}]" >> _tag(s.name))
+        return tagged | "ReadAll" >> beam.Flatten()
+
+    def expand(self, pbegin: Any) -> beam.PCollection:
+        cfg, out = self.config, self.out_dir
+        n = cfg.output.num_shards
+        records = self._read(pbegin)
+        if self.reshuffle:
+            records = records | "Reshuffle" >> beam.Reshuffle()
+        prepared = (
+            records
+            | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+            | "PrepareDocuments"
+            >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
+                "meta", "run", "dead_letter", main="counts"
+            )
+        )
+        losers = []
+        if cfg.dedup.exact.enabled:
+            losers.append(prepared.meta | "ExactDedup" >> ExactDedup(cfg.dedup.exact.scope))
+        if cfg.dedup.near.enabled:
+            losers.append(prepared.meta | "NearDedup" >> NearDedup(cfg.dedup.near.scope))
+        losers_by_node = (
+            (losers or [pbegin | "NoDedup" >> beam.Create([])])
+            | "AllLosers" >> beam.Flatten()
+            | "OneReasonPerDocument" >> beam.CombinePerKey(min)
+        )
+        shards = pbegin | "AllShards" >> beam.Create(
+            [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
+        )
+        runs = prepared.run | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
+        written = (
+            (shards, runs)
+            | "RunsAndShards" >> beam.Flatten()
+            | "GroupRunsByShard" >> beam.GroupByKey()
+            | "WriteShards" >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node))
+        )
+        dead = (
+            prepared.dead_letter
+            | "AllDeadLetters" >> beam.combiners.ToList()
+            | "WriteDeadLetters" >> beam.Map(write_dead_letters, out)
+        )
+        names = [s.name for s in cfg.sources]
+        extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
+        return (
+            (prepared.counts, written)
+            | "AllCounts" >> beam.Flatten()
+            | "SumCounts" >> beam.CombinePerKey(sum)
+            | "CountsList" >> beam.combiners.ToList()
+            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead))
+        )
+
+
+OUTPUT_PATTERNS = ("stats.json", "text/*", "docs/*", "rejected/*")
+
+
+def _existing_outputs(out_dir: str) -> list[str]:
+    found = []
+    for result in FileSystems.match([f"{out_dir}/{p}" for p in OUTPUT_PATTERNS]):
+        found.extend(m.path for m in result.metadata_list)
+    return sorted(found)
+
+
+def _remove_tree(path: str) -> None:
+    """Delete a temporary directory's files (and the directory itself where the filesystem has one)."""
+    files = [m.path for r in FileSystems.match([f"{path}/**"]) for m in r.metadata_list]
+    if files:
+        FileSystems.delete(files)
+    if FileSystems.exists(path):
+        FileSystems.delete([path])
+
+
+def run_build(
+    config: CorpusConfig,
+    out_dir: str,
+    beam_args: list[str] | tuple[str, ...] = (),
+    *,
+    local_mode: str = "multi_processing",
+    batch_size: int = 1000,
+    reshuffle: bool = False,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Runs the pipeline to completion and returns the parsed stats.json."""
+    from kcorpus.pipeline.options import make_pipeline
+
+    out_dir = out_dir.rstrip("/")
+    existing = _existing_outputs(out_dir)
+    if existing and not overwrite:
+        raise FileExistsError(f"{out_dir} already holds a corpus ({existing[0]}, ...); pass --overwrite")
+    if existing:
+        FileSystems.delete(existing)
+    tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
+    started = time.monotonic()
+    pipeline = make_pipeline(list(beam_args), local_mode=local_mode)
+    _ = pipeline | "BuildCorpus" >> BuildCorpus(
+        config, out_dir, tmp_dir, batch_size=batch_size, reshuffle=reshuffle
+    )
+    try:
+        result = pipeline.run()
+        result.wait_until_finish()
+    finally:
+        _remove_tree(tmp_dir)
+    with FileSystems.open(f"{out_dir}/stats.json") as f:
+        stats = json.loads(f.read().decode("utf-8"))
+    _check_metrics(result, stats)
+    log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, stats["total"])
+    return stats
+
+
+def _check_metrics(result: Any, stats: Mapping[str, Any]) -> None:
+    """Beam metrics are a second opinion only: stats.json is computed from the tagged outputs."""
+    try:
+        counters = result.metrics().query()["counters"]
+    except (AttributeError, NotImplementedError, KeyError):
+        return
+    metric = collections.Counter()
+    for c in counters:
+        if c.key.metric.namespace == "kcorpus":
+            metric[c.key.metric.name] += c.committed or 0
+    if metric and dict(metric) != stats["total"]["counters"]:
+        log.warning("Beam metrics disagree with stats.json (counted from outputs, which is authoritative)")

@@ -1,0 +1,85 @@
+import pytest
+from kcorpus.transforms.filters import (
+    FilterConfig,
+    check_document,
+    check_sentence,
+    hangul_ratio,
+    is_ooo_only,
+    repetitive,
+    too_long,
+    too_short,
+)
+
+CFG = FilterConfig()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("이 영화 정말 재미있었어요", None),
+        ("", "empty"),
+        ("   ", "empty"),
+        ("OOO OOO!!", "ooo_only"),
+        ("OOO 같은 놈들이 문제다 진짜로", None),
+        ("재밌어요", "too_short"),
+        ("123456789 ㅋ", "low_hangul"),
+        ("This movie was great, 강추", "low_hangul"),
+        ("최고 최고 최고 최고 좋아", "repetitive"),
+        ("ㅋㅋㅋㅋㅋㅋㅋㅋㅋㅋㅋㅋ", "repetitive"),
+        ("좋아요좋아요좋아요좋아요", "repetitive"),
+        ("가" * 2001, "too_long"),
+        ("서울은 대한민국의 수도이며 최대 도시이다.", None),
+    ],
+)
+def test_check_sentence_reasons(text, reason):
+    assert check_sentence(text, CFG) == reason
+
+
+def test_min_length_is_ten_characters_spaces_included():
+    assert too_short("가나다라마 바사아자", 10) is None  # 10 characters
+    assert too_short("가나다라마바사아자", 10) == "too_short"  # 9
+
+
+def test_max_length_zero_disables():
+    assert too_long("가" * 10_000, 0) is None
+    assert too_long("가" * 11, 10) == "too_long"
+
+
+def test_hangul_ratio_ignores_spaces():
+    assert hangul_ratio("가나 ab") == 0.5
+    assert hangul_ratio("   ") == 0.0
+
+
+def test_ooo_only_needs_a_mask():
+    assert is_ooo_only("!!!") is None
+    assert is_ooo_only("○○○ ...") == "ooo_only"
+
+
+def test_repetition_below_min_tokens_is_kept():
+    assert repetitive("최고 최고 좋아", 0.5, 4) is None
+    assert repetitive("최고 최고 최고 최고", 0.0, 4) is None  # disabled
+
+
+def test_check_sentence_thresholds_come_from_config():
+    loose = FilterConfig(min_chars=2, min_hangul_ratio=0.0)
+    assert check_sentence("재밌어요", loose) is None
+    assert check_sentence("123456789 ㅋ", loose) is None
+
+
+def test_document_rule_takes_most_frequent_sentence_reason():
+    assert check_document([], ["too_short"], CFG) == "too_short"
+    assert check_document([], ["low_hangul", "too_short", "too_short"], CFG) == "too_short"
+    assert check_document([], ["low_hangul", "too_short"], CFG) == "low_hangul"  # tie: first seen
+    assert check_document([], [], CFG) == "empty"
+    assert check_document(["한 문장"], [], FilterConfig(min_sentences=2)) == "too_few_sentences"
+    assert check_document(["한 문장", "두 문장"], ["too_short"], FilterConfig(min_sentences=2)) is None
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"min_chars": -1}, {"max_chars": 5, "min_chars": 10}, {"min_hangul_ratio": 1.5},
+     {"max_repeated_token_ratio": -0.1}],
+)
+def test_bad_thresholds_raise(kwargs):
+    with pytest.raises(ValueError):
+        FilterConfig(**kwargs)

@@ -1,0 +1,208 @@
+"""Deduplication building blocks: digests, MinHash LSH on character n-grams, deterministic clusters.
+
+Everything here is pure and deterministic across processes and machines: digests are blake2b (never
+Python's salted `hash()`), MinHash permutations come from a seeded numpy generator, and a cluster's survivor
+is the smallest document id, whatever order the members arrive in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+SCOPES = ("global", "per_source")
+_SPACE = re.compile(r"\s+")
+# Columns of the (permutations x shingles) matrix computed at once: 128 x 16384 x 4 bytes = 8 MB.
+_CHUNK_COLUMNS = 16384
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactDedupConfig:
+    """`dedup.exact`: drop documents whose normalized text equals that of a smaller id."""
+
+    enabled: bool = True
+    scope: str = "global"
+
+    def __post_init__(self) -> None:
+        if self.scope not in SCOPES:
+            raise ValueError(f"dedup.exact.scope must be one of {SCOPES}, got {self.scope!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class NearDedupConfig:
+    """`dedup.near`: MinHash LSH on character n-grams.
+
+    Two documents become candidates when all `rows` minhashes of at least one of `bands` bands agree; the
+    probability for Jaccard similarity s is 1 - (1 - s**rows)**bands, a step near (1/bands)**(1/rows)
+    (0.71 for 16 x 8). Candidates are linked into connected components; each keeps its smallest id.
+    """
+
+    enabled: bool = True
+    scope: str = "global"
+    ngram: int = 5
+    bands: int = 16
+    rows: int = 8
+    seed: int = 42
+
+    def __post_init__(self) -> None:
+        if self.scope not in SCOPES:
+            raise ValueError(f"dedup.near.scope must be one of {SCOPES}, got {self.scope!r}")
+        if self.ngram < 1 or self.bands < 1 or self.rows < 1:
+            raise ValueError("dedup.near: ngram, bands and rows must be >= 1")
+
+    @property
+    def num_perm(self) -> int:
+        return self.bands * self.rows
+
+    @property
+    def threshold(self) -> float:
+        """The Jaccard similarity at which the candidate probability curve is steepest (approximately)."""
+        return (1.0 / self.bands) ** (1.0 / self.rows)
+
+
+def dedup_text(text: str) -> str:
+    """The normalization exact dedup compares: whitespace runs collapsed, ends stripped (case is kept)."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def digest(text: str, size: int = 16) -> bytes:
+    """A compact blake2b digest of `text` (16 bytes: collisions are negligible at any corpus size)."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=size).digest()
+
+
+def shard_of(doc_id: str, num_shards: int) -> int:
+    """The output shard of a document: a digest of its id, so it is the same on every worker and run."""
+    return int.from_bytes(digest(doc_id, 8), "big") % num_shards
+
+
+def scope_key(source: str, scope: str) -> str:
+    """The part of a dedup key that limits comparison to one source (`per_source`) or none (`global`)."""
+    return source if scope == "per_source" else ""
+
+
+def duplicate_losers(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """For ids sharing one digest: `(loser, survivor)` for every id but the smallest, which survives."""
+    ordered = sorted(set(ids))
+    return [(loser, ordered[0]) for loser in ordered[1:]]
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: spreads the bits of a polynomial hash (uint64 arithmetic wraps)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.ndarray]:
+    """64-bit hashes of every character n-gram of every text, and the index of the text of each.
+
+    A text shorter than `ngram` yields one shingle (itself), so short comments still get a signature.
+    Vectorized over the whole batch: texts are laid out as UTF-32 code points separated by `ngram - 1`
+    zeros, and each n-gram's polynomial hash is built from `ngram` shifted views.
+    """
+    pad = ngram - 1
+    joined = ("\0" * pad).join(texts) + "\0" * ngram
+    points = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64) + np.uint64(1)
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    starts = np.concatenate(([0], np.cumsum(lengths + pad)[:-1])).astype(np.int64)
+    counts = np.maximum(lengths - pad, 1)
+    owner = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
+    first = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    positions = first + np.arange(int(counts.sum()), dtype=np.int64)
+    span = len(points) - pad
+    rolling = points[:span].copy()
+    for k in range(1, ngram):
+        rolling = rolling * np.uint64(0x100000001B3) + points[k : k + span]
+    return _mix64(rolling[positions]), owner
+
+
+def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2**31, size=num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = rng.integers(0, 2**32, size=num_perm, dtype=np.uint32)
+    return a, b
+
+
+def minhash_signatures(texts: Sequence[str], config: NearDedupConfig) -> np.ndarray:
+    """The MinHash signature of each text over its character n-grams: shape (len(texts), num_perm).
+
+    Permutation i is (a_i * x + b_i) mod 2**32 with odd a_i, on the well-mixed top 32 bits of each shingle
+    hash. 32-bit arithmetic is 2.7x faster than 64-bit here and measured unbiased against exact Jaccard
+    (mean error +0.001, spread as expected for 128 permutations).
+    """
+    if not texts:
+        return np.zeros((0, config.num_perm), dtype=np.uint32)
+    hashes, owner = shingle_hashes(texts, config.ngram)
+    hashes = (hashes >> np.uint64(32)).astype(np.uint32)
+    a, b = _permutations(config.num_perm, config.seed)
+    result = np.full((config.num_perm, len(texts)), np.iinfo(np.uint32).max, dtype=np.uint32)
+    for c0 in range(0, len(hashes), _CHUNK_COLUMNS):
+        h = hashes[c0 : c0 + _CHUNK_COLUMNS]
+        docs = owner[c0 : c0 + _CHUNK_COLUMNS]
+        matrix = a[:, None] * h[None, :] + b[:, None]
+        cuts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+        mins = np.minimum.reduceat(matrix, cuts, axis=1)
+        present = docs[cuts]
+        result[:, present] = np.minimum(result[:, present], mins)
+    return result.T.copy()
+
+
+def band_hashes(signatures: np.ndarray, config: NearDedupConfig) -> np.ndarray:
+    """One 64-bit hash per band of each signature: shape (len(signatures), bands)."""
+    bands = signatures.reshape(len(signatures), config.bands, config.rows)
+    h = np.zeros(bands.shape[:2], dtype=np.uint64)
+    for r in range(config.rows):
+        h = _mix64(h * np.uint64(0x100000001B3) + bands[:, :, r].astype(np.uint64))
+    return h
+
+
+def lsh_keys(texts: Sequence[str], config: NearDedupConfig) -> list[list[int]]:
+    """The LSH bucket of each text in each band, as signed 64-bit Python ints (what Beam's coders take)."""
+    return band_hashes(minhash_signatures(texts, config), config).view(np.int64).tolist()
+
+
+def jaccard(a: str, b: str, ngram: int) -> float:
+    """Exact Jaccard similarity of two texts' character n-gram sets (for tests and reports)."""
+
+    def grams(t: str) -> set[str]:
+        return {t[i : i + ngram] for i in range(max(len(t) - ngram + 1, 1))}
+
+    ga, gb = grams(a), grams(b)
+    return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
+
+
+def bucket_edges(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Edges that connect every member of one LSH bucket: a star from the smallest id."""
+    ordered = sorted(set(ids))
+    return [(ordered[0], other) for other in ordered[1:]]
+
+
+def connected_components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Union-find over candidate edges: `{member: survivor}` for every member that is not the survivor.
+
+    The survivor of a component is its smallest id, so the result depends only on the set of edges, never on
+    their order: the deterministic equivalent of connected components computed in a Beam loop.
+    """
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if rb < ra:
+                ra, rb = rb, ra
+            parent[rb] = ra
+    return {node: find(node) for node in list(parent) if find(node) != node}

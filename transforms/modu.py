@@ -1,0 +1,112 @@
+"""Modu corpus (모두의 말뭉치, NIKL) JSON: one file object -> one record per `document[]` entry.
+
+Two families share the file shape `{"id", "metadata", "document": [...]}`: `paragraph` documents (newspaper
+NIRW, written WARW, web EPRW) and `utterance` documents (spoken SARW, messenger MDRW).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+
+# The corpus-kind letter is the first letter of the file id: NIRW1900000001 -> newspaper.
+KINDS = {"N": "newspaper", "W": "written", "S": "spoken", "M": "messenger", "E": "web"}
+
+_P_TAG = re.compile(r"</?p\s*>", re.IGNORECASE)
+# Messenger markup such as {emoji}, {laughing}, {system: 사진을 보냈습니다}, {share:photo}.
+_BRACE_TAG = re.compile(r"\{[^{}\n]*\}")
+# De-identification placeholders such as &name&, &name2&, &tel-num&, &social-security-num&.
+_DEID_TAG = re.compile(r"&[A-Za-z][A-Za-z0-9-]*&")
+_SPACES = re.compile(r"[ \t]+")
+
+
+def clean_form(form: str, *, remove_tags: bool, remove_deid: bool) -> str:
+    """Strip stray `<p>` tags and, by option, messenger and de-identification tags from one `form`."""
+    text = _P_TAG.sub("", form)
+    if remove_tags:
+        text = _BRACE_TAG.sub(" ", text)
+    if remove_deid:
+        text = _DEID_TAG.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _scalar_metadata(meta: Any) -> dict[str, Any]:
+    if not isinstance(meta, Mapping):
+        return {}
+    return {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool))}
+
+
+def _units(doc: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    for family in ("paragraph", "utterance"):
+        if isinstance(doc.get(family), list):
+            return family, doc[family]
+    return None
+
+
+def _join_turns(turns: list[tuple[Any, str]]) -> list[str]:
+    lines: list[str] = []
+    last_speaker: Any = object()
+    for speaker, form in turns:
+        if lines and speaker == last_speaker:
+            lines[-1] = f"{lines[-1]} {form}"
+        else:
+            lines.append(form)
+        last_speaker = speaker
+    return lines
+
+
+def modu_records(
+    obj: Any,
+    path: str,
+    source: str,
+    *,
+    remove_tags: bool = True,
+    remove_deid: bool = True,
+    join_turns: bool = False,
+    headline: bool = True,
+) -> Iterator[Document | DeadLetter | Dropped]:
+    """Records of one parsed Modu file: a Document per `document[]` entry, or a DeadLetter saying why not."""
+    if not isinstance(obj, Mapping):
+        yield DeadLetter(path, f"not_an_object: top level is {type(obj).__name__}", raw=raw_prefix(str(obj)))
+        return
+    documents = obj.get("document")
+    if not isinstance(documents, list):
+        yield DeadLetter(path, "missing_field: document", raw=raw_prefix(json.dumps(obj, ensure_ascii=False)))
+        return
+    file_id = str(obj.get("id", ""))
+    kind = KINDS.get(file_id[:1], "unknown")
+    for index, doc in enumerate(documents):
+        where = f"document[{index}]"
+        raw = raw_prefix(json.dumps(doc, ensure_ascii=False))
+        if not isinstance(doc, Mapping):
+            yield DeadLetter(path, f"not_an_object: {where} is {type(doc).__name__}", raw=raw)
+            continue
+        if "id" not in doc:
+            yield DeadLetter(path, f"missing_field: {where}.id", raw=raw)
+            continue
+        units = _units(doc)
+        if units is None:
+            yield DeadLetter(path, f"missing_field: {where}.paragraph or {where}.utterance", raw=raw)
+            continue
+        family, items = units
+        bad = next((i for i, u in enumerate(items) if not isinstance(u, Mapping) or
+                    not isinstance(u.get("form"), str)), None)
+        if bad is not None:
+            yield DeadLetter(path, f"missing_field: {where}.{family}[{bad}].form", raw=raw)
+            continue
+        if family == "paragraph" and kind == "newspaper" and not headline:
+            items = items[1:]
+        turns = [(u.get("speaker_id"), clean_form(u["form"], remove_tags=remove_tags, remove_deid=remove_deid))
+                 for u in items]
+        turns = [(speaker, form) for speaker, form in turns if form]
+        lines = _join_turns(turns) if family == "utterance" and join_turns else [form for _, form in turns]
+        doc_id = f"{source}:{doc['id']}"
+        if not lines:
+            yield Dropped(doc_id, source, "read", "empty")
+            continue
+        metadata = {"file_id": file_id, "kind": kind, "family": family, **_scalar_metadata(doc.get("metadata"))}
+        yield Document(doc_id, "\n".join(lines), source, metadata)

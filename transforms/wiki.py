@@ -1,0 +1,224 @@
+"""Korean Wikipedia: WikiExtractor `<doc>` output (plain or `--json`) and the raw pages-articles XML dump.
+
+The dump is streamed page by page with `iterparse` (never loaded whole); wikitext becomes plain text with
+mwparserfromhell, after removing what is not prose (templates, tables, references, file/category links).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from typing import IO
+
+from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+
+DOC_OPEN = re.compile(r'^<doc id="([^"]*)"(?: url="([^"]*)")?(?: title="(.*)")?\s*>$')
+DOC_CLOSE = "</doc>"
+
+# Link namespaces whose links are not running text (English and Korean names).
+NON_TEXT_LINK_PREFIXES = ("file:", "image:", "파일:", "그림:", "category:", "분류:", "media:", "미디어:")
+_INTERLANGUAGE = re.compile(r"^:?[a-z]{2,3}(?:-[a-z]+)?:")
+NON_TEXT_TAGS = frozenset({"ref", "references", "gallery", "math", "table", "timeline", "score", "syntaxhighlight",
+                           "source", "pre", "graph", "imagemap", "templatedata", "chem", "hiero"})
+# Sections of lists and links, not prose (compared lower-cased).
+BOILERPLATE_SECTIONS = frozenset({"같이 보기", "각주", "참고 문헌", "참고문헌", "외부 링크", "출처", "주석", "관련 항목",
+                                  "see also", "references", "external links", "notes", "further reading"})
+HEADING_MARK = "\ue000"  # private-use character: never in article text
+REDIRECT_TEXT = re.compile(r"^\s*#(?:redirect|넘겨주기)", re.IGNORECASE)
+
+
+def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> str:
+    """The document text: the title line (by option) then the non-blank paragraphs, one per line."""
+    body = [p.strip() for p in paragraphs if p.strip()]
+    if not body:
+        return ""
+    return "\n".join([title, *body] if with_title and title else body)
+
+
+def wikitext_to_text(wikitext: str) -> str:
+    """Plain text of an article's wikitext: prose and the headings of sections that have prose, one per line."""
+    import mwparserfromhell
+    from mwparserfromhell.nodes import Heading, Tag, Wikilink
+
+    code = mwparserfromhell.parse(wikitext)
+    for section in code.get_sections(levels=[2]):
+        headings = section.filter_headings(recursive=False)
+        if headings and headings[0].title.strip_code().strip().lower() in BOILERPLATE_SECTIONS:
+            code.remove(section)
+    for node in code.filter(recursive=True, forcetype=(Wikilink, Tag, Heading)):
+        if isinstance(node, Heading):
+            # Marked so that a heading with no text under it can be dropped after stripping.
+            replacement: str | None = f"\n{HEADING_MARK}{node.title.strip_code().strip()}\n"
+        elif isinstance(node, Wikilink):
+            target = str(node.title).strip().lower()
+            drop = target.startswith(NON_TEXT_LINK_PREFIXES) or bool(_INTERLANGUAGE.match(target))
+            replacement = "" if drop else None
+        else:
+            replacement = "" if str(node.tag).strip().lower() in NON_TEXT_TAGS else None
+        if replacement is not None:
+            try:
+                code.replace(node, replacement)
+            except ValueError:  # already gone with a replaced parent
+                pass
+    text = code.strip_code(normalize=True, collapse=True)
+    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and line != HEADING_MARK]
+    kept = []
+    for i, line in enumerate(lines):
+        if line.startswith(HEADING_MARK):
+            following = lines[i + 1] if i + 1 < len(lines) else HEADING_MARK
+            if following.startswith(HEADING_MARK):
+                continue
+            line = line[len(HEADING_MARK):]
+        kept.append(line)
+    return "\n".join(kept)
+
+
+@dataclasses.dataclass(frozen=True)
+class DumpPage:
+    """One `<page>` of a MediaWiki XML dump, before its wikitext is converted."""
+
+    page_id: str
+    title: str
+    ns: int
+    redirect: bool
+    wikitext: str | None
+    revid: str = ""
+    timestamp: str = ""
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def iter_dump_pages(stream: IO[bytes], path: str) -> Iterator[DumpPage | DeadLetter]:
+    """Stream the pages of a dump; malformed XML ends the file with a DeadLetter at the failing line."""
+    root = None
+    try:
+        for event, elem in ET.iterparse(stream, events=("start", "end")):
+            if root is None:
+                root = elem
+            if event != "end" or _local(elem.tag) != "page":
+                continue
+            fields: dict[str, str] = {}
+            redirect = False
+            for child in elem.iter():
+                name = _local(child.tag)
+                if name == "redirect":
+                    redirect = True
+                elif name in ("title", "ns", "text", "timestamp") or (name == "id" and name not in fields):
+                    fields.setdefault(name, child.text or "")
+                if name == "revision":
+                    rev_id = child.find("{*}id")
+                    fields["revid"] = rev_id.text or "" if rev_id is not None else ""
+            text_elem = elem.find("{*}revision/{*}text")
+            wikitext = None if text_elem is None else (text_elem.text or "")
+            ns = int(fields["ns"]) if fields.get("ns", "").strip().lstrip("-").isdigit() else 0
+            yield DumpPage(fields.get("id", ""), fields.get("title", ""), ns, redirect, wikitext,
+                           fields.get("revid", ""), fields.get("timestamp", ""))
+            root.clear()
+    except ET.ParseError as err:
+        yield DeadLetter(path, f"invalid_xml: {err}", line=err.position[0])
+
+
+def page_record(page: DumpPage, path: str, source: str, *, namespaces: tuple[int, ...] = (0,),
+                with_title: bool = True) -> Document | DeadLetter | Dropped:
+    """A Document for an article page; redirects and other namespaces are Dropped with that reason."""
+    doc_id = f"{source}:{page.page_id}"
+    if not page.page_id:
+        return DeadLetter(path, f"missing_field: page id (title {page.title!r})", raw=raw_prefix(page.title))
+    if page.redirect or (page.wikitext is not None and REDIRECT_TEXT.match(page.wikitext)):
+        return Dropped(doc_id, source, "read", "redirect", page.title)
+    if page.ns not in namespaces:
+        return Dropped(doc_id, source, "read", "namespace", page.title)
+    if page.wikitext is None:
+        return DeadLetter(path, f"missing_field: revision/text of page {page.page_id}", raw=raw_prefix(page.title))
+    text = article_text(page.title, wikitext_to_text(page.wikitext).splitlines(), with_title=with_title)
+    if not text:
+        return Dropped(doc_id, source, "read", "empty", page.title)
+    metadata = {"title": page.title, "revid": page.revid, "timestamp": page.timestamp}
+    return Document(doc_id, text, source, metadata)
+
+
+def extractor_json_record(obj: dict, path: str, line: int | None, offset: int, raw: bytes, source: str,
+                          *, with_title: bool) -> Document | DeadLetter | Dropped:
+    """One `wikiextractor --json` object -> Document (or why not)."""
+    missing = [key for key in ("id", "title", "text") if key not in obj]
+    if missing:
+        return DeadLetter(path, f"missing_field: {', '.join(missing)}", line, offset, raw_prefix(raw))
+    if not isinstance(obj["text"], str) or not isinstance(obj["title"], str):
+        return DeadLetter(path, "invalid_value: title and text must be strings", line, offset, raw_prefix(raw))
+    title = obj["title"]
+    paragraphs = obj["text"].splitlines()
+    if paragraphs and paragraphs[0].strip() == title:
+        paragraphs = paragraphs[1:]
+    doc_id = f"{source}:{obj['id']}"
+    text = article_text(title, paragraphs, with_title=with_title)
+    if not text:
+        return Dropped(doc_id, source, "read", "empty", title)
+    metadata = {"title": title, "url": obj.get("url", ""), "revid": str(obj.get("revid", ""))}
+    return Document(doc_id, text, source, metadata)
+
+
+@dataclasses.dataclass
+class _OpenDoc:
+    doc_id: str
+    url: str
+    title: str
+    line: int
+    offset: int
+    raw: bytearray
+    lines: list[str]
+    error: str = ""
+
+
+def extractor_doc_records(lines: Iterable[tuple[int, int, bytes]], path: str, source: str, encoding: str,
+                          *, with_title: bool) -> Iterator[Document | DeadLetter | Dropped]:
+    """Parse WikiExtractor `<doc>` text given (line number, byte offset, raw line) triples."""
+    current: _OpenDoc | None = None
+
+    def close(doc: _OpenDoc) -> Document | DeadLetter | Dropped:
+        if doc.error:
+            return DeadLetter(path, doc.error, doc.line, doc.offset, raw_prefix(bytes(doc.raw)))
+        body = doc.lines
+        if body and body[0].strip() == doc.title:
+            body = body[1:]
+        text = article_text(doc.title, body, with_title=with_title)
+        doc_id = f"{source}:{doc.doc_id}"
+        if not text:
+            return Dropped(doc_id, source, "read", "empty", doc.title)
+        return Document(doc_id, text, source, {"title": doc.title, "url": doc.url})
+
+    for line_no, offset, raw in lines:
+        stripped = raw.rstrip(b"\r\n")
+        if offset == 0 and stripped.startswith(b"\xef\xbb\xbf"):
+            stripped = stripped[3:]
+        error = f"nul_byte: line {line_no}" if b"\x00" in stripped else ""
+        try:
+            text = stripped.decode(encoding)
+        except UnicodeDecodeError as err:
+            text, error = "", error or f"invalid_encoding: line {line_no}: {err}"
+        opening = DOC_OPEN.match(text) if text.startswith("<doc ") else None
+        if current is not None and not opening and len(current.raw) < 200:
+            current.raw += raw
+        if opening:
+            if current is not None:
+                yield DeadLetter(path, "truncated_doc: <doc> without </doc>", current.line, current.offset,
+                                 raw_prefix(bytes(current.raw)))
+            doc_id, url, title = opening.groups()
+            current = _OpenDoc(doc_id, url or "", html.unescape(title or ""), line_no, offset, bytearray(raw), [])
+        elif text.strip() == DOC_CLOSE and current is not None:
+            yield close(current)
+            current = None
+        elif current is not None:
+            if error and not current.error:
+                current.error = error
+            current.lines.append(text)
+        elif error or text.strip():
+            yield DeadLetter(path, error or "outside_doc: text outside <doc>", line_no, offset, raw_prefix(stripped))
+    if current is not None:
+        yield DeadLetter(path, "truncated_doc: <doc> without </doc>", current.line, current.offset,
+                         raw_prefix(bytes(current.raw)))
