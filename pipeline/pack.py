@@ -20,11 +20,17 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
-
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms import arrow_shards
 from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS
-from kcorpus.transforms.packing import PackConfig, PackStats, SpecialIds, TokenizedDoc, ids_dtype, pack_documents
+from kcorpus.transforms.packing import (
+    PackConfig,
+    PackStats,
+    SpecialIds,
+    TokenizedDoc,
+    ids_dtype,
+    pack_documents,
+)
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 from kcorpus.transforms.tokenize import (
     full_vocab_size,
@@ -48,7 +54,7 @@ class PackJob:
     corpus: str
     tokenizer: str
     out: str
-    pack: PackConfig = PackConfig()
+    pack: PackConfig = dataclasses.field(default_factory=PackConfig)
     input_format: str = "auto"
     validation_fraction: float = 0.01
     num_shards: int | None = None

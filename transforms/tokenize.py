@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from kcorpus.transforms.packing import SpecialIds, TokenizedDoc
 
 if TYPE_CHECKING:
