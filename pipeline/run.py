@@ -39,6 +39,10 @@ class RunError(Exception):
     """A run that cannot proceed: a bad profile, a failed stage, a missing upstream stage."""
 
 
+class StageFailed(RunError):
+    """A stage raised or exited non-zero; its output stays in `<stage>.partial/` and never looks complete."""
+
+
 @dataclasses.dataclass(frozen=True)
 class VocabConfig:
     """The `vocab:` section: `kcorpus train-vocab --kind K --vocab-size N` plus any of its flags."""
@@ -381,10 +385,17 @@ def execute_stage(
 ) -> dict[str, Any]:
     """Run one stage into `partial`, write its manifest last, and rename it into place."""
     started, t0 = _now(), time.perf_counter()
-    rc = invoke(stage.command, argv)
+    try:
+        rc = invoke(stage.command, argv)
+    except Exception as err:
+        # The stage's own traceback is kept as the cause; the run says which stage and where its output is.
+        raise StageFailed(
+            f"stage {stage.name} (kcorpus {stage.command}) failed: {type(err).__name__}: {err}; its partial "
+            f"output is in {partial}, and the next run starts this stage over"
+        ) from err
     seconds = time.perf_counter() - t0
     if rc != 0:
-        raise RunError(
+        raise StageFailed(
             f"stage {stage.name} (kcorpus {stage.command}) exited with status {rc}; "
             f"its partial output is in {partial}"
         )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
 
-from kcorpus.pipeline.run import STAGE_NAMES, RunError, load_profile, run
+from kcorpus.pipeline.run import STAGE_NAMES, RunError, StageFailed, load_profile, run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,11 @@ def main(args: argparse.Namespace) -> int:
         if not out:
             raise RunError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
         results = run(profile, out, beam_args=args.beam_args, force=args.force, only=args.only)
+    except StageFailed as err:
+        if err.__cause__ is not None:
+            traceback.print_exception(err.__cause__, file=sys.stderr)
+        print(f"kcorpus run: {err}", file=sys.stderr)
+        return 1
     except (RunError, FileNotFoundError) as err:
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from kcorpus.pipeline import run as run_mod
 from kcorpus.pipeline.run import (
     PARTIAL_SUFFIX,
@@ -201,7 +202,9 @@ def test_stage_killed_half_way_never_looks_complete_and_rerun_finishes_it(projec
     out = project / "out"
     fake = FakeStages()
     fake.crash_in = "pack"
-    with pytest.raises(RuntimeError, match="half-way"):
+    with pytest.raises(
+        run_mod.StageFailed, match=r"stage pack \(kcorpus pack\) failed: RuntimeError: worker lost"
+    ):
         run(load_profile(project / "profile.yaml"), out, invoke=fake)
     assert not (out / "pack").exists()
     partial = out / ("pack" + PARTIAL_SUFFIX)

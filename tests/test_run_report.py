@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from kcorpus.pipeline.run_report import (
     Histogram,
     load_vocab_tokens,
