@@ -1,0 +1,225 @@
+"""Korean sentence splitting: a fast rule-based splitter (default) and kss as an optional backend.
+
+`split_sentences` is pure Python + `re`. It splits where a sentence ends in punctuation
+(`.?!…` plus closing quotes/brackets) and where a polite final ending (`습니다`, `세요`, ...) runs
+into the next sentence without punctuation. It never splits decimals, initials (`U.S.`), URLs,
+e-mails, dates (`2017. 8. 25.`), list numbers (`1.`) or text inside quotes and brackets.
+Newlines are always boundaries. The rules were tuned against kss's default backend on real
+Korean Wikipedia and petitions text; `bench/bench_split.py` measures agreement and speed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+BACKENDS = ("kcorpus", "kss", "kss-fast", "none")
+
+_HANGUL = "가-힣"
+_JAMO = "ㄱ-ㅎㅏ-ㅣ"
+_CLOSERS = "\"'”’)\\]}」』》〉»"
+# After a terminator, jamo (`ㅋㅋ`, a bullet `ㅇ`) and decorative symbols stay with the sentence
+# they follow, as kss does.
+_TRAILERS = rf"(?:\s*[{_JAMO}★☆♡♥♪^]+)*"
+# A candidate boundary: a terminator run, closing quotes/brackets, trailers, then whitespace.
+# Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
+# syllable that ends a sentence.
+_FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
+_PUNCT_CANDIDATE = re.compile(
+    rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*)([{_CLOSERS}]*{_TRAILERS})(?=\s)"
+)
+# `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
+_GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
+# Polite and formal final endings that end a sentence even without punctuation.
+_BARE_ENDING = re.compile(
+    rf"(?:습니다|입니다|합니다|됩니다|립니다|십시오|주세요|까요)(?=\s+[{_HANGUL}ㆍ※□■○●◆▶-])"
+    rf"|(?<=[{_HANGUL}])(?:있음|없음|[음함됨임])(?=\s+[ㆍ※□■○●◆▶{_JAMO}])"
+)
+# Regions that are never split inside: balanced quotes and brackets within one paragraph.
+_ENCLOSED = re.compile(
+    r"\"[^\"\n]{1,400}\"|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’|'[^'\n]{1,200}'"
+    r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
+    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
+)
+# Words that end in `.` without ending a sentence (kss's list plus a few common ones).
+_ABBREVIATIONS = frozenset(
+    """
+    no pp vol vols al ed eds trans rev p page para comp capt dept mr miss mrs ms dr prof st co mm
+    messrs mlle mme def viz etc vs cf fig jr sr inc ltd corp gen col lt sgt gov sen rep mt ft approx
+    est jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+# Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
+_KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
+_WORD_BEFORE = re.compile(r"(\S*)$")
+# An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
+_PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로")
+# kss re-attaches a "sentence" that starts with a copula or particle-like word to the previous one.
+_CONTINUATION = re.compile(r"\s*(?:이어|라고|라는|라며|라면|라 |하고 |고 )")
+
+
+def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _ENCLOSED.finditer(paragraph)]
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start < pos < end for start, end in spans)
+
+
+def _is_non_final_period(paragraph: str, start: int) -> bool:
+    """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
+    before = paragraph[max(0, start - 40) : start]
+    word = _WORD_BEFORE.search(before).group(1)
+    if not word:
+        return True
+    last = word[-1]
+    if last.isdigit():
+        # Dates `2017. 8. 25.`, list items `1.`, section numbers.
+        return True
+    if len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
+        return True
+    if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
+        # `U.S.`, `e.g.`, `Ph.D.`
+        return True
+    if word.lower().lstrip("(") in _ABBREVIATIONS:
+        return True
+    return bool(_KOREAN_REFERENCE.search(word))
+
+
+def _is_boundary(paragraph: str, start: int, end: int, terminator: str) -> bool:
+    previous = paragraph[start - 1]
+    if previous == "(":
+        return False  # `(?)`, `(!)`: a remark inside the sentence
+    if terminator == ".":
+        if _is_non_final_period(paragraph, start):
+            return False
+    elif terminator[0] in ".…‥" and previous in _PARTICLE_BEFORE_ELLIPSIS:
+        return False
+    return not _CONTINUATION.match(paragraph, end)
+
+
+def _boundaries(paragraph: str) -> list[int]:
+    spans: list[tuple[int, int]] | None = None
+    cuts: list[int] = []
+    for pattern in (_PUNCT_CANDIDATE, _GLUED_CANDIDATE):
+        for match in pattern.finditer(paragraph):
+            start, end = match.start(1), match.end()
+            if start == 0 or not _is_boundary(paragraph, start, end, match.group(1)):
+                continue
+            if spans is None:
+                spans = _enclosed_spans(paragraph)
+            if not _inside(end, spans):
+                cuts.append(end)
+    for match in _BARE_ENDING.finditer(paragraph):
+        end = match.end()
+        if spans is None:
+            spans = _enclosed_spans(paragraph)
+        if not _inside(end, spans) and not _CONTINUATION.match(paragraph, end):
+            cuts.append(end)
+    return sorted(set(cuts))
+
+
+def _split_paragraph(paragraph: str) -> list[str]:
+    cuts = _boundaries(paragraph)
+    if not cuts:
+        return [paragraph]
+    pieces = []
+    previous = 0
+    for cut in cuts:
+        pieces.append(paragraph[previous:cut].strip())
+        previous = cut
+    pieces.append(paragraph[previous:].strip())
+    return [piece for piece in pieces if piece]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split Korean text into sentences with kcorpus's rules.
+
+    Newlines always end a sentence. Sentences are stripped; empty ones are dropped.
+    """
+    sentences: list[str] = []
+    for line in text.splitlines():
+        paragraph = line.strip()
+        if paragraph:
+            sentences.extend(_split_paragraph(paragraph))
+    return sentences
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class SentenceSplitter:
+    """A sentence splitter for one backend, cheap to pickle; kss is imported on first use.
+
+    Backends: `kcorpus` (this module's rules), `kss` (kss's default backend), `kss-fast`
+    (kss's `fast` backend), `none` (one sentence per non-empty line).
+    """
+
+    def __init__(self, backend: str = "kcorpus") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown sentence splitter backend {backend!r}; valid: {', '.join(BACKENDS)}")
+        self.backend = backend
+        self._kss_split: Callable[..., Any] | None = None
+
+    def load(self) -> SentenceSplitter:
+        """Import kss now (5-7 s) for the kss backends; a no-op otherwise."""
+        if self.backend.startswith("kss") and self._kss_split is None:
+            import kss  # heavy: imported once per worker, in DoFn.setup()
+
+            self._kss_split = kss.split_sentences
+        return self
+
+    def __call__(self, text: str) -> list[str]:
+        if self.backend == "kcorpus":
+            return split_sentences(text)
+        if self.backend == "none":
+            return _paragraphs(text)
+        return self._split_with_kss(text)
+
+    def _split_with_kss(self, text: str) -> list[str]:
+        paragraphs = _paragraphs(text)
+        if not paragraphs:
+            return []
+        self.load()
+        kss_backend = "fast" if self.backend == "kss-fast" else "auto"
+        # num_workers=1: kss's default starts a process pool per call.
+        per_paragraph = self._kss_split(paragraphs, backend=kss_backend, num_workers=1)
+        return [s.strip() for sentences in per_paragraph for s in sentences if s.strip()]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"backend": self.backend, "_kss_split": None}
+
+
+def make_splitter(backend: str = "kcorpus") -> SentenceSplitter:
+    """Create a ready splitter (kss imported now for kss backends); call it in `DoFn.setup()`."""
+    return SentenceSplitter(backend).load()
+
+
+def boundary_offsets(sentences: list[str]) -> set[int]:
+    """Sentence boundaries as offsets into the concatenated text with all whitespace removed.
+
+    Two splits of the same text are comparable whatever whitespace each keeps; the end of the
+    text is not a boundary.
+    """
+    offsets = set()
+    position = 0
+    for sentence in sentences[:-1]:
+        position += len("".join(sentence.split()))
+        offsets.add(position)
+    return offsets
+
+
+def boundary_counts(reference: list[str], hypothesis: list[str]) -> tuple[int, int, int]:
+    """True positives, false positives, false negatives of `hypothesis`'s boundaries against `reference`."""
+    ref, hyp = boundary_offsets(reference), boundary_offsets(hypothesis)
+    return len(ref & hyp), len(hyp - ref), len(ref - hyp)
+
+
+def f1_score(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 from boundary counts (1.0 where nothing was expected or found)."""
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
