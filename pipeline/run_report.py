@@ -35,10 +35,11 @@ class Histogram:
 
     bins: tuple[int, ...]
     counts: list[int]
+    top: int | None = None  # the largest possible value, when there is one: closes the last bin's label
 
     @classmethod
-    def empty(cls, bins: Sequence[int]) -> Histogram:
-        return cls(tuple(bins), [0] * len(bins))
+    def empty(cls, bins: Sequence[int], top: int | None = None) -> Histogram:
+        return cls(tuple(bins), [0] * len(bins), top)
 
     def add(self, value: int) -> None:
         index = 0
@@ -51,7 +52,10 @@ class Histogram:
         out = []
         for i, lower in enumerate(self.bins):
             if i + 1 == len(self.bins):
-                out.append(f"{lower}+")
+                closed = self.top is not None and self.top > lower
+                out.append(
+                    f"{lower}-{self.top}" if closed else str(lower) if self.top == lower else f"{lower}+"
+                )
             elif self.bins[i + 1] - lower == 1:
                 out.append(str(lower))
             else:
@@ -195,7 +199,8 @@ def sequence_lengths(pack_dir: str | Path, max_length: int, max_bytes: int = DEF
     import pyarrow as pa
 
     step = max(1, max_length // 8)
-    hist = Histogram.empty(tuple(range(0, max_length + 1, step)))
+    # The last bin holds only full-length sequences.
+    hist = Histogram.empty((*range(0, max_length, step), max_length), top=max_length)
     budget = max_bytes
     for shard in sorted(glob.glob(os.path.join(str(pack_dir), "train", "*.arrow"))):
         if hist.total and budget <= 0:
