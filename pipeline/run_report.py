@@ -556,6 +556,12 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
     return section
 
 
+def _count(key: str, value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return str(value)
+    return _pct(value) if key.endswith("fraction") else _fmt(value)
+
+
 def _pack_section(pack: Mapping[str, Any]) -> Section:
     manifest, lengths = pack["manifest"], pack["lengths"]
     counts = pack_counts(manifest)
@@ -564,7 +570,7 @@ def _pack_section(pack: Mapping[str, Any]) -> Section:
         tables=[
             (
                 ["count", "value"],
-                [[k, _pct(v) if k == "padding_fraction" else _fmt(v)] for k, v in counts.items()],
+                [[k, _count(k, v)] for k, v in counts.items()],
             )
         ],
     )
@@ -572,7 +578,7 @@ def _pack_section(pack: Mapping[str, Any]) -> Section:
     if splits:
         keys = sorted({k for c in splits.values() for k in c})
         section.tables.append(
-            (["split", *keys], [[s, *(c.get(k, "") for k in keys)] for s, c in splits.items()])
+            (["split", *keys], [[s, *(_count(k, c.get(k, "")) for k in keys)] for s, c in splits.items()])
         )
     section.charts.append(
         svg_histogram(f"Tokens per train sequence (max {pack['max_length']})", lengths, "real tokens")
