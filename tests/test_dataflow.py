@@ -19,6 +19,7 @@ from apache_beam.portability.api import beam_runner_api_pb2
 from apache_beam.runners.dataflow.dataflow_runner import DataflowRunner
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 
+SAMPLE_PROFILE = Path(__file__).parents[1] / "configs" / "sample.yaml"
 DATAFLOW_ARGS = [
     "--runner=DataflowRunner",
     "--project=kcorpus-demo",
@@ -94,3 +95,19 @@ def test_pack_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) 
     assert len(submitted) == 1
     check_dataflow_graph(*submitted[0], {"ReadCorpus", "TokenizeDocuments", "GroupByShard", "WriteShards"})
     assert not (out / "manifest.json").exists()
+
+
+def test_kcorpus_run_passes_dataflow_options_to_the_beam_stages(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline.run import StageFailed, load_profile, run
+
+    with pytest.raises(StageFailed) as failed:
+        run(load_profile(SAMPLE_PROFILE), tmp_path / "run", beam_args=DATAFLOW_ARGS)
+    assert isinstance(failed.value.__cause__, Submitted)
+    assert len(submitted) == 1
+    labels = check_dataflow_graph(
+        *submitted[0],
+        {"Read[nsmc]", "Read[kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "WriteShards"},
+    )
+    assert "WriteStats" in labels
+    # Nothing ran: the stage never looks complete.
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["corpus.partial"]

@@ -60,7 +60,7 @@ def write_profile(root: Path, vocab_size: int) -> Path:
             },
         ],
         "filters": {"min_chars": 10},
-        "split": {"backend": "none"},
+        "split": {"backend": "kcorpus"},
         "output": {"num_shards": 2},
         "vocab": {"kind": "wordpiece", "vocab_size": vocab_size, "min_frequency": 2, "quiet": True},
         "vocab_report": {
