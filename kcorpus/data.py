@@ -72,6 +72,8 @@ class PackedDataset:
         if self.pad_id is None or self.max_length is None:
             raise ValueError(f"no manifest.json next to {self.path}: pass pad_id= and max_length=")
         self._shards: list[_Shard] | None = None
+        self._chunks: list[tuple[np.ndarray, ...]] = []
+        self._chunk_starts = np.zeros(1, dtype=np.int64)
         self._row_starts = self._count_rows()
 
     def _count_rows(self) -> np.ndarray:
@@ -83,35 +85,44 @@ class PackedDataset:
     def _open(self) -> list[_Shard]:
         if self._shards is None:
             self._shards = [_open_shard(f) for f in self.files]
+            # one flat list of record batches over all shards, for vectorised row lookup
+            self._chunk_starts = np.asarray(
+                [0] + [int(n) for n in np.cumsum([int(st) for sh in self._shards for st in np.diff(sh.starts)])],
+                dtype=np.int64,
+            )
+            self._chunks = [
+                (sh.offsets[b], sh.ids[b], sh.types[b], sh.specials[b])
+                for sh in self._shards
+                for b in range(len(sh.offsets))
+            ]
         return self._shards
 
     def __getstate__(self) -> dict[str, Any]:
         # a spawned DataLoader worker re-opens the memory maps instead of receiving a pickled copy
-        return {**self.__dict__, "_shards": None}
+        return {**self.__dict__, "_shards": None, "_chunks": None, "_chunk_starts": None}
 
     def __len__(self) -> int:
         return int(self._row_starts[-1])
 
     @property
     def lengths(self) -> np.ndarray:
-        return np.concatenate(
-            [np.diff(o) for shard in self._open() for o in shard.offsets] or [np.zeros(0, np.int64)]
-        )
+        self._open()
+        return np.concatenate([np.diff(c[0]) for c in self._chunks] or [np.zeros(0, np.int64)])
 
-    def _locate(self, index: int) -> tuple[_Shard, int, int, int]:
-        if not 0 <= index < len(self):
-            raise IndexError(f"index {index} out of range for {len(self)} sequences")
-        s = int(np.searchsorted(self._row_starts, index, side="right")) - 1
-        shard = self._open()[s]
-        row = index - int(self._row_starts[s])
-        b = int(np.searchsorted(shard.starts, row, side="right")) - 1
-        r = row - int(shard.starts[b])
-        return shard, b, int(shard.offsets[b][r]), int(shard.offsets[b][r + 1])
+    def _locate(self, indices: np.ndarray) -> tuple[list[int], list[int]]:
+        """(record batch, row in it) of each global index."""
+        self._open()
+        if indices.size and (indices.min() < 0 or indices.max() >= len(self)):
+            raise IndexError(f"index out of range for {len(self)} sequences")
+        chunk = np.searchsorted(self._chunk_starts, indices, side="right") - 1
+        return chunk.tolist(), (indices - self._chunk_starts[chunk]).tolist()
 
     def views(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Zero-copy (input_ids, token_type_ids, special_tokens_mask) of one sequence."""
-        shard, b, lo, hi = self._locate(index)
-        return shard.ids[b][lo:hi], shard.types[b][lo:hi], shard.specials[b][lo:hi]
+        (c,), (r,) = self._locate(np.asarray([index], dtype=np.int64))
+        offsets, ids, types, specials = self._chunks[c]
+        lo, hi = offsets[r], offsets[r + 1]
+        return ids[lo:hi], types[lo:hi], specials[lo:hi]
 
     def __getitem__(self, index: int) -> dict[str, np.ndarray]:
         ids, types, specials = self.views(int(index))
@@ -124,19 +135,24 @@ class PackedDataset:
     def batch(self, indices: Sequence[int], pad_to: str = "max_length") -> Batch:
         """Padded numpy batch: int64 input_ids/token_type_ids/attention_mask/special_tokens_mask
         (padding is marked special, as HF tokenizers do)."""
-        rows = [self.views(int(i)) for i in indices]
-        width = self.max_length if pad_to == "max_length" else max((r[0].shape[0] for r in rows), default=0)
-        n = len(rows)
+        chunks, rows = self._locate(np.asarray(indices, dtype=np.int64))
+        spans = []
+        for c, r in zip(chunks, rows):
+            offsets = self._chunks[c][0]
+            spans.append((c, int(offsets[r]), int(offsets[r + 1])))
+        lengths = np.fromiter((hi - lo for _, lo, hi in spans), dtype=np.int64, count=len(spans))
+        n = len(spans)
+        width = self.max_length if pad_to == "max_length" else int(lengths.max(initial=0))
         input_ids = np.full((n, width), self.pad_id, dtype=np.int64)
         token_type_ids = np.zeros((n, width), dtype=np.int64)
-        attention_mask = np.zeros((n, width), dtype=np.int64)
         special = np.ones((n, width), dtype=np.int64)
-        for k, (ids, types, specials) in enumerate(rows):
-            length = ids.shape[0]
-            input_ids[k, :length] = ids
-            token_type_ids[k, :length] = types
-            attention_mask[k, :length] = 1
-            special[k, :length] = specials
+        for k, (c, lo, hi) in enumerate(spans):
+            _, ids, types, specials = self._chunks[c]
+            length = hi - lo
+            input_ids[k, :length] = ids[lo:hi]
+            token_type_ids[k, :length] = types[lo:hi]
+            special[k, :length] = specials[lo:hi]
+        attention_mask = (np.arange(width) < lengths[:, None]).astype(np.int64)
         return {
             "input_ids": input_ids,
             "token_type_ids": token_type_ids,
@@ -173,14 +189,15 @@ class MLMCollator:
     def __call__(self, batch: Batch, request: BatchRequest) -> Batch:
         rng = np.random.default_rng([self.seed, request.epoch, request.rank, request.step])
         input_ids = batch["input_ids"].copy()
-        eligible = (batch["special_tokens_mask"] == 0) & (batch["attention_mask"] == 1)
-        chosen = eligible & (rng.random(input_ids.shape) < self.mlm_probability)
-        labels = np.where(chosen, input_ids, -100)
-        draw = rng.random(input_ids.shape)
-        to_mask = chosen & (draw < self.mask_fraction)
-        to_random = chosen & (draw >= self.mask_fraction) & (draw < self.mask_fraction + self.random_fraction)
-        input_ids[to_mask] = self.mask_id
-        input_ids[to_random] = rng.integers(0, self.vocab_size, size=int(to_random.sum()))
+        flat = input_ids.reshape(-1)
+        eligible = np.flatnonzero((batch["special_tokens_mask"] == 0) & (batch["attention_mask"] == 1))
+        chosen = eligible[rng.random(eligible.shape[0]) < self.mlm_probability]
+        labels = np.full_like(input_ids, -100)
+        labels.reshape(-1)[chosen] = flat[chosen]
+        draw = rng.random(chosen.shape[0])
+        flat[chosen[draw < self.mask_fraction]] = self.mask_id
+        to_random = chosen[(draw >= self.mask_fraction) & (draw < self.mask_fraction + self.random_fraction)]
+        flat[to_random] = rng.integers(0, self.vocab_size, size=to_random.shape[0])
         return {**batch, "input_ids": input_ids, "labels": labels}
 
     @classmethod

@@ -64,7 +64,8 @@ class PackJob:
     sep_token: str = "[SEP]"
     pad_token: str = "[PAD]"
     mask_token: str = "[MASK]"
-    batch_documents: int = 256
+    batch_documents: int = 1024
+    batch_bytes: int = 1 << 18
     rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
     overwrite: bool = False
 
@@ -139,43 +140,75 @@ def read_corpus_file(path: str, layout: str) -> Iterator[Document | DeadLetter]:
         yield from PARSERS[layout](path, lines)
 
 
-class ReadCorpus(beam.PTransform):
-    """Corpus files -> documents, with unusable lines on the `dead_letter` output."""
+# (id, text, source): documents travel between stages as plain tuples so Beam's fast coder handles them
+DocTuple = tuple[str, str, str]
 
-    def __init__(self, corpus: CorpusInput):
+
+def batch_documents(
+    records: Iterable[Document | DeadLetter], max_docs: int, max_bytes: int
+) -> Iterator[list[DocTuple] | DeadLetter]:
+    """Group documents into batches for one tokenizer call (by count and text size); pass dead letters on."""
+    batch: list[DocTuple] = []
+    size = 0
+    for record in records:
+        if isinstance(record, DeadLetter):
+            yield record
+            continue
+        batch.append((record.id, record.text, record.source))
+        size += len(record.text)
+        if len(batch) >= max_docs or size >= max_bytes:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+class ReadCorpus(beam.PTransform):
+    """Corpus files -> batches of documents, with unusable lines on the `dead_letter` output."""
+
+    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int):
         super().__init__()
         self._corpus = corpus
+        self._fn = _ParseFile(corpus.layout, max_docs, max_bytes)
 
     def expand(self, pbegin):
-        return (
+        parsed = (
             pbegin
             | "ListFiles" >> beam.Create(list(self._corpus.files))
             | "ReshuffleFiles" >> beam.Reshuffle()
-            | "ParseFiles" >> beam.ParDo(_ParseFile(self._corpus.layout)).with_outputs("dead_letter", main="documents")
+            | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
         )
+        # spreads the batches of a few large files over all workers
+        batches = parsed.batches | "ReshuffleBatches" >> beam.Reshuffle()
+        return {"batches": batches, "dead_letter": parsed.dead_letter}
 
 
 class _ParseFile(beam.DoFn):
-    def __init__(self, layout: str):
+    def __init__(self, layout: str, max_docs: int, max_bytes: int):
         self._layout = layout
+        self._max_docs = max_docs
+        self._max_bytes = max_bytes
         self._read = Metrics.counter("pack", "pack:documents:read")
         self._dead = Metrics.counter("pack", "pack:documents:dead_letter")
 
     def process(self, path: str):
-        for record in read_corpus_file(path, self._layout):
-            if isinstance(record, DeadLetter):
+        records = read_corpus_file(path, self._layout)
+        for item in batch_documents(records, self._max_docs, self._max_bytes):
+            if isinstance(item, DeadLetter):
                 self._dead.inc()
-                yield beam.pvalue.TaggedOutput("dead_letter", record)
+                yield beam.pvalue.TaggedOutput("dead_letter", item)
             else:
-                self._read.inc()
-                yield record
+                self._read.inc(len(item))
+                yield item
 
 
 class _TokenizeBatch(beam.DoFn):
-    """A batch of documents -> ((split, shard), TokenizedDoc); empty documents to `dropped`."""
+    """A batch of documents -> ((split, shard), [TokenizedDoc wire tuples]) per shard the batch touches;
+    empty documents to `dropped`."""
 
-    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int]):
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
         self._tokenizer_path = tokenizer
+        self._dtype = dtype
         self._validation_fraction = validation_fraction
         self._counts = counts
         self._tokens = Metrics.counter("pack", "pack:tokens:corpus")
@@ -185,33 +218,31 @@ class _TokenizeBatch(beam.DoFn):
     def setup(self):
         self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
 
-    def process(self, docs: Sequence[Document]):
-        encoded = tokenize_documents(self._tok, [(d.id, d.text) for d in docs])
-        for doc, tok_doc in zip(docs, encoded):
+    def process(self, docs: Sequence[DocTuple]):
+        encoded = tokenize_documents(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
+        by_shard: dict[tuple[str, int], list] = {}
+        for (doc_id, text, source), tok_doc in zip(docs, encoded):
             if tok_doc.num_tokens == 0:
                 self._empty.inc()
                 yield beam.pvalue.TaggedOutput(
-                    "dropped", Dropped(doc.id, doc.source, "pack", "empty_document", doc.text[:200])
+                    "dropped", Dropped(doc_id, source, "pack", "empty_document", text[:200])
                 )
                 continue
             self._tokens.inc(tok_doc.num_tokens)
-            yield assign_shard(doc.id, self._validation_fraction, self._counts), tok_doc
+            key = assign_shard(doc_id, self._validation_fraction, self._counts)
+            by_shard.setdefault(key, []).append(tok_doc.to_wire())
+        yield from by_shard.items()
 
 
 class TokenizeDocuments(beam.PTransform):
-    """Documents -> keyed tokenized documents, encoded in batches of up to `batch_documents`."""
+    """Batches of documents -> per-shard lists of tokenized documents."""
 
-    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], batch_documents: int):
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
         super().__init__()
-        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts)
-        self._batch = batch_documents
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype)
 
-    def expand(self, docs):
-        return (
-            docs
-            | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self._batch)
-            | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
-        )
+    def expand(self, batches):
+        return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
 
 
 def _doc_order(doc: TokenizedDoc) -> tuple[str, bytes]:
@@ -219,11 +250,9 @@ def _doc_order(doc: TokenizedDoc) -> tuple[str, bytes]:
     return doc.id, hashlib.blake2b(doc.ids.tobytes(), digest_size=8).digest()
 
 
-def pack_shard(
-    docs: Iterable[TokenizedDoc | None], config: PackConfig, special: SpecialIds
-) -> tuple[list, PackStats]:
+def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
     """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
-    ordered = sorted((d for d in docs if d is not None), key=_doc_order)
+    ordered = sorted(docs, key=_doc_order)
     stats = PackStats(documents=len(ordered), corpus_tokens=sum(d.num_tokens for d in ordered))
     seqs = list(pack_documents(ordered, config, special))
     for seq in seqs:
@@ -245,7 +274,9 @@ class _WriteShard(beam.DoFn):
 
     def process(self, element):
         (split, index), docs = element
-        seqs, stats = pack_shard(docs, self._config, self._special)
+        seqs, stats = pack_shard(
+            (TokenizedDoc.from_wire(d) for group in docs for d in group), self._config, self._special
+        )
         data = arrow_shards.stream_bytes(seqs, arrow_shards.packed_schema(self._dtype), self._rows)
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
@@ -381,11 +412,12 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     info = inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
-    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus)
-    tokenized = read.documents | "TokenizeDocuments" >> TokenizeDocuments(
-        job.tokenizer, job.validation_fraction, counts, job.batch_documents
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes)
+    tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
+        job.tokenizer, job.validation_fraction, counts, dtype.name
     )
-    every_shard = [((split, i), None) for split, n in counts.items() for i in range(n)]
+    # an empty list per shard key, so a shard that gets no document is still written (with no rows)
+    every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
     shards = (
         (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard))
         | "MergeShardKeys" >> beam.Flatten()
@@ -395,7 +427,7 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
         | "CollectShards" >> beam.combiners.ToList()
     )
     rejected = (
-        (read.dead_letter, tokenized.dropped)
+        (read["dead_letter"], tokenized.dropped)
         | "MergeRejected" >> beam.Flatten()
         | "CollectRejected" >> beam.combiners.ToList()
     )

@@ -73,9 +73,14 @@ class TokenizedDoc:
     def num_tokens(self) -> int:
         return int(self.ids.shape[0])
 
-    def sentences(self) -> list[np.ndarray]:
-        bounds = np.cumsum(self.lengths)
-        return [s for s in np.split(self.ids, bounds[:-1]) if s.shape[0]] if self.lengths.shape[0] else []
+    def to_wire(self) -> tuple[str, bytes, bytes, str]:
+        """Plain (str, bytes, bytes, str) for Beam's fast tuple coder instead of pickled arrays."""
+        return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str
+
+    @classmethod
+    def from_wire(cls, wire: tuple[str, bytes, bytes, str]) -> TokenizedDoc:
+        doc_id, ids, lengths, dtype = wire
+        return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,134 +110,138 @@ def doc_rng(seed: int, doc_id: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def _split_long(sentences: Iterable[np.ndarray], room: int) -> Iterator[np.ndarray]:
-    """Pieces of at most `room` tokens; an over-long sentence is cut, never dropped."""
-    for sentence in sentences:
-        if sentence.shape[0] <= room:
-            yield sentence
+class _LazyRng:
+    """`doc_rng` created on first use: most short documents never draw."""
+
+    def __init__(self, seed: int, doc_id: str):
+        self._seed, self._doc_id, self._rng = seed, doc_id, None
+
+    def get(self) -> random.Random:
+        if self._rng is None:
+            self._rng = doc_rng(self._seed, self._doc_id)
+        return self._rng
+
+
+def _units(lengths: Iterable[int], room: int) -> list[tuple[int, int]]:
+    """(start, end) offsets of sentences in a document's flat ids; an over-long sentence is cut into pieces
+    of at most `room` tokens, never dropped."""
+    units: list[tuple[int, int]] = []
+    pos = 0
+    for n in lengths:
+        if n <= room:
+            if n:
+                units.append((pos, pos + n))
         else:
-            for start in range(0, sentence.shape[0], room):
-                yield sentence[start : start + room]
+            units.extend((s, min(s + room, pos + n)) for s in range(pos, pos + n, room))
+        pos += n
+    return units
 
 
-def _target_content(config: PackConfig, rng: random.Random, specials: int) -> int:
+def _target_content(config: PackConfig, rng: _LazyRng, specials: int) -> int:
     target = config.max_length
-    if config.short_seq_prob and rng.random() < config.short_seq_prob:
-        target = rng.randint(config.min_target_length, config.max_length)
+    if config.short_seq_prob and rng.get().random() < config.short_seq_prob:
+        target = rng.get().randint(config.min_target_length, config.max_length)
     return target - specials
 
 
-def _choose_split(units: Sequence[np.ndarray], rng: random.Random) -> int:
+def _choose_split(sizes: Sequence[int], rng: _LazyRng) -> int:
     """How many leading units form segment A (ELECTRA's rule: about half, a coin flip at the straddle)."""
-    total = sum(u.shape[0] for u in units)
-    half = total // 2
-    first = 0
-    for k, unit in enumerate(units[:-1]):
-        size = unit.shape[0]
-        if k == 0 or first + size < half or (first < half and rng.random() < 0.5):
+    half = sum(sizes) // 2
+    first = sizes[0]
+    for k in range(1, len(sizes) - 1):
+        size = sizes[k]
+        if first + size < half or (first < half and rng.get().random() < 0.5):
             first += size
             continue
         return k
-    return len(units) - 1
+    return len(sizes) - 1
 
 
-def _assemble(a: Sequence[np.ndarray], b: Sequence[np.ndarray], special: SpecialIds, doc_id: str) -> PackedSequence:
-    cls = np.array([special.cls], dtype=np.int64)
-    sep = np.array([special.sep], dtype=np.int64)
-    parts_a = [cls, *a, sep]
-    len_a = sum(p.shape[0] for p in parts_a)
-    parts = parts_a + ([*b, sep] if b else [])
-    input_ids = np.concatenate(parts).astype(np.int64, copy=False)
-    types = np.zeros(input_ids.shape[0], dtype=np.uint8)
-    types[len_a:] = 1
-    mask = np.zeros(input_ids.shape[0], dtype=np.uint8)
-    mask[0] = 1
-    mask[len_a - 1] = 1
-    mask[-1] = 1
-    return PackedSequence(input_ids, types, mask, doc_id)
+def _assemble(ids: np.ndarray, a: tuple[int, int], b: tuple[int, int] | None, special: SpecialIds,
+              doc_id: str) -> PackedSequence:
+    """`[CLS] ids[a] [SEP]` or `[CLS] ids[a] [SEP] ids[b] [SEP]` (segments are contiguous in the document)."""
+    la = a[1] - a[0]
+    lb = b[1] - b[0] if b else 0
+    length = la + 2 + (lb + 1 if b else 0)
+    out = np.empty(length, dtype=ids.dtype)
+    out[0] = special.cls
+    out[1 : la + 1] = ids[a[0] : a[1]]
+    out[la + 1] = special.sep
+    types = np.zeros(length, dtype=np.uint8)
+    mask = np.zeros(length, dtype=np.uint8)
+    mask[0] = mask[la + 1] = mask[-1] = 1
+    if b:
+        out[la + 2 : length - 1] = ids[b[0] : b[1]]
+        out[-1] = special.sep
+        types[la + 2 :] = 1
+    return PackedSequence(out, types, mask, doc_id)
 
 
 def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) -> list[PackedSequence]:
     """Pack one document's sentences into sequences (`pair` or `single` layout)."""
     if config.layout == "cross_document":
         raise ValueError("cross_document packing spans documents: use pack_documents()")
-    rng = doc_rng(config.seed, doc.id)
+    rng = _LazyRng(config.seed, doc.id)
     # pair content room is max_length - 3; a single-segment sequence would have one more slot, but using the
     # same room keeps the draw order (and so the output) independent of the single/pair coin.
     specials = 3 if config.layout == "pair" else 2
-    room = config.max_length - specials
+    units = _units(doc.lengths.tolist(), config.max_length - specials)
+    groups: list[tuple[int, int]] = []  # [first unit, last unit) of each sequence
+    targets = [_target_content(config, rng, specials)]
+    first, used = 0, 0
+    for k, (lo, hi) in enumerate(units):
+        size = hi - lo
+        if k > first and used + size > targets[-1]:
+            groups.append((first, k))
+            targets.append(_target_content(config, rng, specials))
+            first, used = k, 0
+        used += size
+        if used > targets[-1]:
+            # the drawn short target is smaller than this piece alone: the piece still fits in max_length
+            groups.append((first, k + 1))
+            targets.append(_target_content(config, rng, specials))
+            first, used = k + 1, 0
+    if first < len(units):
+        groups.append((first, len(units)))
     out: list[PackedSequence] = []
-    current: list[np.ndarray] = []
-    used = 0
-    target = _target_content(config, rng, specials)
-
-    def flush() -> None:
-        nonlocal current, used, target
+    for g_first, g_end in groups:
+        group = units[g_first:g_end]
         single = (
             config.layout == "single"
-            or len(current) == 1
-            or (config.single_segment_prob and rng.random() < config.single_segment_prob)
+            or len(group) == 1
+            or (config.single_segment_prob and rng.get().random() < config.single_segment_prob)
         )
         if single:
-            out.append(_assemble(current, [], special, doc.id))
+            out.append(_assemble(doc.ids, (group[0][0], group[-1][1]), None, special, doc.id))
         else:
-            k = _choose_split(current, rng)
-            out.append(_assemble(current[:k], current[k:], special, doc.id))
-        current, used = [], 0
-        target = _target_content(config, rng, specials)
-
-    for unit in _split_long(doc.sentences(), room):
-        size = unit.shape[0]
-        if current and used + size > target:
-            flush()
-        if size > target:
-            # the drawn short target is smaller than this piece: the piece still fits in max_length
-            current, used = [unit], size
-            flush()
-            continue
-        current.append(unit)
-        used += size
-    if current:
-        flush()
+            k = _choose_split([hi - lo for lo, hi in group], rng)
+            a, b = (group[0][0], group[k - 1][1]), (group[k][0], group[-1][1])
+            out.append(_assemble(doc.ids, a, b, special, doc.id))
     return out
 
 
 def pack_stream(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> Iterator[PackedSequence]:
     """`cross_document` layout: `[CLS] d1 [SEP] d2 [SEP] ...` cut every `max_length` tokens."""
+    docs = [d for d in docs if d.num_tokens]
+    if not docs:
+        return
     room = config.max_length - 1  # after [CLS]
-    buf: list[np.ndarray] = []
-    is_sep: list[np.ndarray] = []
-    used = 0
-    first_doc: str | None = None
-    sep = np.array([special.sep], dtype=np.int64)
-
-    def emit() -> PackedSequence:
-        ids = np.concatenate([np.array([special.cls], dtype=np.int64), *buf])
-        mask = np.concatenate([np.ones(1, dtype=np.uint8), *is_sep])
-        return PackedSequence(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, first_doc or "")
-
-    for doc in docs:
-        if doc.num_tokens == 0:
-            continue
-        # a document is its tokens then a [SEP]; cut anywhere
-        pieces = [(doc.ids.astype(np.int64, copy=False), 0), (sep, 1)]
-        for piece, special_flag in pieces:
-            start = 0
-            while start < piece.shape[0]:
-                if first_doc is None:
-                    first_doc = doc.id
-                take = min(room - used, piece.shape[0] - start)
-                buf.append(piece[start : start + take])
-                is_sep.append(np.full(take, special_flag, dtype=np.uint8))
-                used += take
-                start += take
-                if used == room:
-                    yield emit()
-                    buf, is_sep, used, first_doc = [], [], 0, None
-                    if start < piece.shape[0]:
-                        first_doc = doc.id
-    if used:
-        yield emit()
+    dtype = np.result_type(*(d.ids.dtype for d in docs))
+    sep = np.array([special.sep], dtype=dtype)
+    stream = np.concatenate([part for d in docs for part in (d.ids, sep)]).astype(dtype, copy=False)
+    ends = np.cumsum([d.num_tokens + 1 for d in docs])
+    is_sep = np.zeros(stream.shape[0], dtype=np.uint8)
+    is_sep[ends - 1] = 1
+    for start in range(0, stream.shape[0], room):
+        body = stream[start : start + room]
+        ids = np.empty(body.shape[0] + 1, dtype=dtype)
+        ids[0] = special.cls
+        ids[1:] = body
+        mask = np.empty(ids.shape[0], dtype=np.uint8)
+        mask[0] = 1
+        mask[1:] = is_sep[start : start + room]
+        doc_id = docs[int(np.searchsorted(ends, start, side="right"))].id
+        yield PackedSequence(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, doc_id)
 
 
 def pack_documents(

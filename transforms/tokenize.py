@@ -75,8 +75,10 @@ def split_sentences(text: str) -> list[str]:
     return [line for line in (s.strip() for s in text.split("\n")) if line]
 
 
-def tokenize_documents(tok: Tokenizer, docs: Sequence[tuple[str, str]]) -> list[TokenizedDoc]:
-    """Encode the sentences of many documents in one batched call."""
+def tokenize_documents(
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+) -> list[TokenizedDoc]:
+    """Encode the sentences of many documents in one batched call; ids as `dtype` (see `ids_dtype`)."""
     sentences: list[str] = []
     counts: list[int] = []
     for _, text in docs:
@@ -94,7 +96,7 @@ def tokenize_documents(tok: Tokenizer, docs: Sequence[tuple[str, str]]) -> list[
     for (doc_id, _), n in zip(docs, counts):
         doc_lengths = lengths[sent_pos : sent_pos + n]
         n_tokens = int(doc_lengths.sum())
-        ids = flat[tok_pos : tok_pos + n_tokens].astype(np.uint32)
+        ids = flat[tok_pos : tok_pos + n_tokens].astype(dtype)
         out.append(TokenizedDoc(doc_id, ids, doc_lengths.astype(np.uint32)))
         sent_pos += n
         tok_pos += n_tokens
