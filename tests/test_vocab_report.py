@@ -4,6 +4,7 @@ import json
 import re
 import unicodedata
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from kcorpus.pipeline.cli import main as cli
@@ -129,6 +130,8 @@ def test_markdown_and_html_are_self_contained(report_dir, report):
     assert page.count("<svg") == 6 and "<script" not in page
     assert not re.search(r"(src|href)=", page) and "@import" not in page
     assert "Jaccard 0.359325" in page
+    for svg in re.findall(r"<svg.*?</svg>", page, re.DOTALL):
+        ElementTree.fromstring(svg)  # well-formed XML, so browsers render it inline
 
 
 def test_any_kinds_compare_and_wordpiece_vs_spm_normalizes(tmp_path):

@@ -90,3 +90,17 @@ def test_read_sample_counts_reconcile(testdata):
     assert files == [str(testdata / "vocab" / "nsmc_petitions.txt")]
     assert (stats.sentences, stats.sampled, stats.not_sampled) == (1347, 500, 847)
     assert stats.documents == 1304 and stats.bytes == 211242
+
+
+def test_build_corpus_dir_means_its_text_shards_only(tmp_path):
+    for sub in ("text", "docs", "rejected"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "stats.json").write_text("{}", encoding="utf-8")
+    for i in (1, 0):
+        (tmp_path / "text" / f"part-0000{i}-of-00002.txt").write_text("문장\n", encoding="utf-8")
+    (tmp_path / "docs" / "part-00000-of-00001.jsonl").write_text('{"text": "문장"}\n', encoding="utf-8")
+    (tmp_path / "rejected" / "dropped.jsonl").write_text('{"text": "버림"}\n', encoding="utf-8")
+    assert expand_inputs([str(tmp_path)]) == [
+        str(tmp_path / "text" / "part-00000-of-00002.txt"),
+        str(tmp_path / "text" / "part-00001-of-00002.txt"),
+    ]

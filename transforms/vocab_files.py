@@ -1,9 +1,11 @@
 """Vocabulary files: build `tokenizers` pipelines for WordPiece and SentencePiece, write and load vocab dirs.
 
-The tokenizer.json written here is exactly what transformers 5 rebuilds from the same files
+The tokenizer.json written here encodes exactly like what transformers 5 rebuilds from the same dir
 (`BertTokenizer` for WordPiece, `DebertaV2Tokenizer` for a SentencePiece unigram model without byte
-fallback), so `tokenizers.Tokenizer.from_file` and `AutoTokenizer.from_pretrained` encode identically.
-WordPiece never lowercases, strips accents or applies NFD: those decompose Hangul syllables into jamo.
+fallback; other SentencePiece models load verbatim), so `tokenizers.Tokenizer.from_file` and
+`AutoTokenizer.from_pretrained` give the same ids. One known difference: transformers' BertTokenizer decodes
+with BERT's cleanup (" ." -> "."), ours does not. WordPiece never lowercases, strips accents or applies NFD:
+those decompose Hangul syllables into conjoining jamo.
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def write_wordpiece_dir(out_dir: str, tokens: Sequence[str], *, model_max_length
         "model_max_length": model_max_length,
         **_special_map(),
     }
-    _write_json(os.path.join(out_dir, "tokenizer_config.json"), config)
-    _write_json(os.path.join(out_dir, "special_tokens_map.json"), _special_map())
+    write_json(os.path.join(out_dir, "tokenizer_config.json"), config)
+    write_json(os.path.join(out_dir, "special_tokens_map.json"), _special_map())
     return ["vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"]
 
 
@@ -261,8 +263,8 @@ def write_sentencepiece_dir(out_dir: str, model_proto: bytes, *, model_max_lengt
         "eos_token": SEP,
         **_special_map(),
     }
-    _write_json(os.path.join(out_dir, "tokenizer_config.json"), config)
-    _write_json(os.path.join(out_dir, "special_tokens_map.json"), {"bos_token": CLS, "eos_token": SEP, **_special_map()})
+    write_json(os.path.join(out_dir, "tokenizer_config.json"), config)
+    write_json(os.path.join(out_dir, "special_tokens_map.json"), {"bos_token": CLS, "eos_token": SEP, **_special_map()})
     return ["spm.model", "spm.vocab", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"]
 
 
@@ -285,11 +287,11 @@ class LoadedVocab:
 
     @property
     def unk_id(self) -> int | None:
-        return self.tokenizer.token_to_id(UNK) if UNK in self.tokens else _first_id(self.tokenizer, "<unk>")
-
-
-def _first_id(tokenizer: Any, token: str) -> int | None:
-    return tokenizer.token_to_id(token)
+        for token in (UNK, "<unk>"):
+            token_id = self.tokenizer.token_to_id(token)
+            if token_id is not None:
+                return token_id
+        return None
 
 
 def read_vocab_txt(path: str) -> list[str]:
@@ -363,15 +365,11 @@ def _special_map() -> dict[str, str]:
     return {"unk_token": UNK, "sep_token": SEP, "pad_token": PAD, "cls_token": CLS, "mask_token": MASK}
 
 
-def _write_json(path: str, obj: Any) -> None:
+def write_json(path: str, obj: Any) -> None:
+    """JSON with sorted keys and a final newline, so equal content gives equal bytes."""
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         json.dump(obj, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.write("\n")
-
-
-def write_json(path: str, obj: Any) -> None:
-    """JSON with sorted keys and a final newline, so equal content gives equal bytes."""
-    _write_json(path, obj)
 
 
 def sha256_file(path: str) -> str:

@@ -31,9 +31,16 @@ def prenormalize(text: str) -> str:
 
 
 def expand_inputs(patterns: Iterable[str]) -> list[str]:
-    """Files named by paths, globs or directories (walked recursively), sorted, without duplicates."""
+    """Files named by paths, globs or directories (walked recursively), sorted, without duplicates.
+
+    A build-corpus output dir (with `stats.json` and `text/`) stands for its `text/*.txt` shards only, so
+    `docs/` does not count every sentence twice and `rejected/` stays out.
+    """
     files: set[str] = set()
     for pattern in patterns:
+        if os.path.isdir(pattern) and _is_corpus_dir(pattern):
+            files.update(glob.glob(os.path.join(pattern, "text", "*.txt")))
+            continue
         if os.path.isdir(pattern):
             for root, _, names in os.walk(pattern):
                 files.update(os.path.join(root, n) for n in names if not n.startswith("."))
@@ -46,6 +53,10 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     if not files:
         raise FileNotFoundError(f"no input files in {list(patterns)!r}")
     return sorted(files)
+
+
+def _is_corpus_dir(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "stats.json")) and os.path.isdir(os.path.join(path, "text"))
 
 
 @dataclasses.dataclass
