@@ -24,6 +24,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
+
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.transforms.dedup import (
     bucket_edges,
@@ -48,6 +49,7 @@ KIND_DOCS, KIND_DROPPED = "docs", "dropped"
 # Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
 SPILL_BYTES = 64 << 20
 PROGRESS_SECONDS = 10.0
+METRICS_NAMESPACE = "kcorpus.build_corpus"
 
 
 def node_key(doc_id: str, source: str) -> str:
@@ -140,13 +142,13 @@ class PrepareBatchFn(beam.DoFn):
                 continue
             counts[(source, "read:documents")] += 1
             self.docs_seen += 1
-            self.bytes_seen += len(item.text)
             try:
                 prepared = self.preparers[source].prepare(item)
             except Exception as exc:  # noqa: BLE001 -- any failure of one document dead-letters it, not the run
                 counts[(source, "prepare:dead_letter")] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
+            self.bytes_seen += len(item.text)
             counts[(source, "filter:sentences_in")] += prepared.sentences_in
             counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
             for reason in prepared.sentence_reasons:
@@ -160,7 +162,7 @@ class PrepareBatchFn(beam.DoFn):
             kept.append(prepared.document)
         yield from self._emit_kept(kept, num_shards)
         for (source, name), n in sorted(counts.items()):
-            Metrics.counter("kcorpus", name).inc(n)
+            Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
 
@@ -192,7 +194,7 @@ class PrepareBatchFn(beam.DoFn):
             path=str(meta.get("path", doc.source)),
             reason=f"document {doc.id}: {type(exc).__name__}: {exc}",
             line=line if isinstance(line, int) else None,
-            raw=raw_prefix(doc.text),
+            raw=raw_prefix(doc.text if isinstance(doc.text, str) else repr(doc.text)),
             stage="prepare",
         )
 
@@ -201,7 +203,7 @@ class PrepareBatchFn(beam.DoFn):
         if now - self.last_log >= PROGRESS_SECONDS:
             self.last_log = now
             rate = self.bytes_seen / max(now - self.started, 1e-9) / 1e6
-            log.warning(
+            log.info(
                 "build-corpus worker %d: %d documents prepared (%.1f M chars, %.2f M chars/s)",
                 os.getpid(),
                 self.docs_seen,
@@ -309,7 +311,7 @@ class WriteShardFn(beam.DoFn):
         for f in (docs, text, dups):
             f.close()
         for (source, name), value in sorted(counts.items()):
-            Metrics.counter("kcorpus", name).inc(value)
+            Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value
 
     def _keep_dropped(self, node: str) -> bool:
@@ -523,7 +525,8 @@ def run_build(
     with FileSystems.open(f"{out_dir}/stats.json") as f:
         stats = json.loads(f.read().decode("utf-8"))
     _check_metrics(result, stats)
-    log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, stats["total"])
+    summary = {k: v for k, v in stats["total"].items() if k != "counters"}
+    log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, summary)
     return stats
 
 
@@ -535,7 +538,16 @@ def _check_metrics(result: Any, stats: Mapping[str, Any]) -> None:
         return
     metric = collections.Counter()
     for c in counters:
-        if c.key.metric.namespace == "kcorpus":
+        if c.key.metric.namespace == METRICS_NAMESPACE:
             metric[c.key.metric.name] += c.committed or 0
-    if metric and dict(metric) != stats["total"]["counters"]:
-        log.warning("Beam metrics disagree with stats.json (counted from outputs, which is authoritative)")
+    if not metric:
+        log.info("the runner reported no Beam metrics; stats.json is counted from the outputs")
+    elif dict(metric) != stats["total"]["counters"]:
+        differ = sorted(
+            k
+            for k in set(metric) | set(stats["total"]["counters"])
+            if metric.get(k) != stats["total"]["counters"].get(k)
+        )
+        log.warning(
+            "Beam metrics disagree with stats.json (counted from the outputs, authoritative): %s", differ
+        )

@@ -45,7 +45,8 @@ def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.build_corpus import run_build
     from kcorpus.pipeline.config import load_config
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("kcorpus").setLevel(logging.INFO)
     overrides = list(args.overrides)
     if args.num_shards is not None:
         overrides.append(f"output.num_shards={args.num_shards}")

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
+
 from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
 

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import pytest
+
 from kcorpus.pipeline.config import apply_overrides, config_from_dict, load_config, resolve_path
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -56,8 +57,15 @@ def test_paths_resolve_against_config_dir_but_not_urls():
 
 def test_overrides_by_path_index_and_source_name():
     raw = {"sources": [{"name": "nsmc", "format": "nsmc", "paths": ["x"]}], "filters": {"min_chars": 10}}
-    apply_overrides(raw, ["filters.min_chars=5", "sources.nsmc.preset=none", "sources.0.split_sentences=true",
-                          "dedup.near.enabled=false"])
+    apply_overrides(
+        raw,
+        [
+            "filters.min_chars=5",
+            "sources.nsmc.preset=none",
+            "sources.0.split_sentences=true",
+            "dedup.near.enabled=false",
+        ],
+    )
     cfg = config_from_dict(raw)
     assert cfg.filters.min_chars == 5
     assert cfg.sources[0].preset == "none" and cfg.sources[0].split_sentences is True

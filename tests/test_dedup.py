@@ -10,6 +10,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
+
 from kcorpus.pipeline.build_corpus import ExactDedup, NearDedup
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
@@ -31,6 +32,8 @@ NEAR = NearDedupConfig()
 def local_test_pipeline() -> TestPipeline:
     """A TestPipeline on the in-process FnApiRunner (the DirectRunner default would try Prism first)."""
     return TestPipeline(runner=FnApiRunner(), options=PipelineOptions([]))
+
+
 A = "이 영화는 배우들의 연기가 정말 좋았고 음악도 훌륭했어요"
 A2 = "이 영화는 배우들의 연기가 정말 좋았고 음악도 훌륭했어요!!"
 B = "스토리가 너무 뻔해서 중간에 졸았습니다 비추합니다"
@@ -46,8 +49,10 @@ def test_digest_and_shard_are_stable_across_processes():
         "from kcorpus.transforms.dedup import digest, shard_of;"
         "print(digest('영화').hex(), shard_of('nsmc-1', 4))"
     )
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-            for _ in range(2)}
+    outs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    }
     assert outs == {f"{digest('영화').hex()} {shard_of('nsmc-1', 4)}\n"}
     assert len(digest("영화")) == 16
 
@@ -110,15 +115,26 @@ def _meta(node, source, text):
 
 
 def test_exact_dedup_transform_global_and_per_source():
-    meta = [_meta("1\x00a", "a", "같은 댓글입니다 정말로"), _meta("2\x00b", "b", "같은  댓글입니다 정말로"),
-            _meta("3\x00a", "a", "같은 댓글입니다 정말로"), _meta("4\x00a", "a", "다른 댓글")]
+    meta = [
+        _meta("1\x00a", "a", "같은 댓글입니다 정말로"),
+        _meta("2\x00b", "b", "같은  댓글입니다 정말로"),
+        _meta("3\x00a", "a", "같은 댓글입니다 정말로"),
+        _meta("4\x00a", "a", "다른 댓글"),
+    ]
     with local_test_pipeline() as p:
         rows = p | beam.Create(meta)
-        assert_that(rows | "G" >> ExactDedup("global"),
-                    equal_to([("2\x00b", (0, "exact_duplicate", "1\x00a")),
-                              ("3\x00a", (0, "exact_duplicate", "1\x00a"))]), label="Global")
-        assert_that(rows | "S" >> ExactDedup("per_source"),
-                    equal_to([("3\x00a", (0, "exact_duplicate", "1\x00a"))]), label="PerSource")
+        assert_that(
+            rows | "G" >> ExactDedup("global"),
+            equal_to(
+                [("2\x00b", (0, "exact_duplicate", "1\x00a")), ("3\x00a", (0, "exact_duplicate", "1\x00a"))]
+            ),
+            label="Global",
+        )
+        assert_that(
+            rows | "S" >> ExactDedup("per_source"),
+            equal_to([("3\x00a", (0, "exact_duplicate", "1\x00a"))]),
+            label="PerSource",
+        )
 
 
 def test_near_dedup_transform_links_chains_into_one_cluster():

@@ -1,4 +1,5 @@
 import pytest
+
 from kcorpus.transforms.filters import (
     FilterConfig,
     check_document,
@@ -77,8 +78,12 @@ def test_document_rule_takes_most_frequent_sentence_reason():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"min_chars": -1}, {"max_chars": 5, "min_chars": 10}, {"min_hangul_ratio": 1.5},
-     {"max_repeated_token_ratio": -0.1}],
+    [
+        {"min_chars": -1},
+        {"max_chars": 5, "min_chars": 10},
+        {"min_hangul_ratio": 1.5},
+        {"max_repeated_token_ratio": -0.1},
+    ],
 )
 def test_bad_thresholds_raise(kwargs):
     with pytest.raises(ValueError):
