@@ -451,6 +451,11 @@ def run(
 
     `check_options` parses every selected stage's command line with its own parser first.
     """
+    if "://" in str(out):
+        raise RunError(
+            f"run folder {out}: kcorpus run keeps its stage manifests in a local folder; on Dataflow, run the "
+            "stages one by one with gs:// outputs (README, 'Running on Dataflow')"
+        )
     out = Path(out).resolve()
     stages = plan_stages(profile)
     names = [s.name for s in stages]

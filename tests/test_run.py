@@ -409,3 +409,10 @@ def test_stage_options_are_checked_by_the_stages_own_parsers_before_anything_run
     write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": 0.1}})
     profile = load_profile(project / "profile.yaml")
     run_mod.check_stage_options(run_mod.plan_stages(profile)[1:], profile)
+
+
+def test_remote_run_folder_is_refused_with_a_pointer(project: Path) -> None:
+    with pytest.raises(
+        RunError, match=r"run folder gs://b/run: kcorpus run keeps its stage manifests in a local"
+    ):
+        run(load_profile(project / "profile.yaml"), "gs://b/run", invoke=FakeStages())
