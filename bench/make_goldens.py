@@ -14,6 +14,8 @@ each describing text i:
   inputs.jsonl.gz     the input text (NSMC lines 2.., then each petition's title and content)
   kcelectra.jsonl.gz  the kcelectra reference output, or null where it equals the input (97% of lines)
   kcbert.jsonl.gz     the kcbert reference output, or null where it equals the kcelectra output
+  code_points.json    per preset, the code points c for which "x{c}x" comes back unchanged (all others
+                      give "x x"): the whitelist as the published code behaves, over all of Unicode
   manifest.json       where each text comes from, counts, package versions, the emoji check
 The nulls keep the outputs at ~0.3 MB instead of 4.7 MB; every line is still compared.
 """
@@ -83,6 +85,11 @@ def run_reference(python: str, variant: str, texts_jsonl: bytes) -> list[str]:
     return result.stdout.decode("utf-8").splitlines()
 
 
+def reference_code_points(python: str, variant: str) -> dict:
+    cmd = [python, str(BENCH / "reference_clean.py"), "--variant", variant, "--code-points"]
+    return json.loads(subprocess.run(cmd, capture_output=True, check=True, text=True).stdout)
+
+
 def reference_versions(python: str) -> dict:
     out = subprocess.run([python, "-c", _VERSIONS, str(BENCH)], capture_output=True, check=True, text=True)
     return json.loads(out.stdout)
@@ -144,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         "kcelectra": reference_versions(args.emoji2_python),
         "kcbert": reference_versions(args.emoji12_python),
     }
+    code_points = {
+        "kcelectra": reference_code_points(args.emoji2_python, "kcelectra"),
+        "kcbert": reference_code_points(args.emoji12_python, "kcbert"),
+    }
+    (GOLDEN / "code_points.json").write_text(json.dumps(code_points) + "\n", encoding="utf-8")
     (GOLDEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(manifest, indent=2), file=sys.stderr)
     return 0

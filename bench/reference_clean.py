@@ -87,6 +87,26 @@ def emoji_surviving_whitelist(reference_md: Path | None = None) -> list[str] | N
     return sorted(key for key in emoji.EMOJI_DATA if not removed.search(key))
 
 
+def code_point_behaviour(clean: Callable[[str], str]) -> dict:
+    """How `clean` treats each code point c (all but surrogates), alone between two x: `kept` ranges of
+    c where "x{c}x" comes back unchanged, and `other` for any result besides that and "x x"."""
+    kept: list[list[int]] = []
+    other: dict[str, str] = {}
+    for cp in range(sys.maxunicode + 1):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        text = f"x{chr(cp)}x"
+        result = clean(text)
+        if result == text:
+            if kept and kept[-1][1] == cp - 1:
+                kept[-1][1] = cp
+            else:
+                kept.append([cp, cp])
+        elif result != "x x":
+            other[f"{cp:04X}"] = result
+    return {"kept": kept, "other": other}
+
+
 def _exec_reference(variant: str, reference_md: Path | None) -> dict:
     code = compile(reference_source(variant, reference_md), f"<REFERENCE.md:{variant}>", "exec")
     namespace: dict = {"__name__": f"reference_{variant}"}
@@ -105,11 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--reference-md", type=Path, default=None)
     parser.add_argument("--print-source", action="store_true", help="print the derived source and exit")
+    parser.add_argument("--code-points", action="store_true", help="print code_point_behaviour as JSON")
     args = parser.parse_args(argv)
     if args.print_source:
         print(reference_source(args.variant, args.reference_md))
         return 0
     clean = load_reference(args.variant, args.reference_md)
+    if args.code_points:
+        print(json.dumps(code_point_behaviour(clean)))
+        return 0
     out = sys.stdout
     for line in sys.stdin:
         out.write(json.dumps(clean(json.loads(line)), ensure_ascii=False) + "\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -109,7 +110,28 @@ def test_nfd_input_cleans_like_nfc_input():
 
 def test_repeat_normalize_matches_soynlp_on_every_golden_text():
     soynlp = pytest.importorskip("soynlp.normalizer")
-    for num_repeats in (2, 3):
-        want = [soynlp.repeat_normalize(t, num_repeats=num_repeats) for t in inputs()]
-        got = [repeat_normalize(t, num_repeats) for t in inputs()]
-        assert got == want, mismatches(got, want)
+    want = [soynlp.repeat_normalize(t, num_repeats=2) for t in inputs()]
+    got = [repeat_normalize(t, 2) for t in inputs()]
+    assert got == want, mismatches(got, want)
+
+
+@pytest.mark.parametrize("preset", ["kcelectra", "kcbert"])
+def test_every_code_point_is_kept_or_removed_like_the_reference(preset):
+    golden = json.loads((GOLDEN / "code_points.json").read_text(encoding="utf-8"))[preset]
+    assert golden["other"] == {}  # the reference gives "x{c}x" or "x x", nothing else
+    want = {cp for start, end in golden["kept"] for cp in range(start, end + 1)}
+    cleaner = make_cleaner(preset, nfc=False)  # the reference does not normalize
+    # All code points in one call, each between \x01 separators (kept, not a word character, not a space),
+    # so each piece is the character itself or the space it was replaced by.
+    code_points = [cp for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp <= 0xDFFF and cp != 1]
+    pieces = cleaner("\x01" + "\x01".join(map(chr, code_points)) + "\x01").split("\x01")[1:-1]
+    assert len(pieces) == len(code_points)
+    assert {p for cp, p in zip(code_points, pieces) if p != chr(cp)} == {" "}
+    got = {cp for cp, piece in zip(code_points, pieces) if piece == chr(cp)} | ({1} & want)
+    assert got == want, f"kept only by clean(): {sorted(got - want)[:20]}, only by the reference: " + str(
+        sorted(want - got)[:20]
+    )
+    # One call per text, as the goldens were made, on a sample (and the separator itself).
+    for cp in [1, *code_points[::211]]:
+        text = f"x{chr(cp)}x"
+        assert (cleaner(text) == text) == (cp in want), hex(cp)

@@ -157,7 +157,11 @@ def whitelist_ranges(options: CleanOptions) -> tuple[tuple[int, int], ...]:
 
 
 def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
-    outside_whitelist = re.compile(f"[^{_char_class(whitelist_ranges(options))}]+")
+    # Whitelisted whitespace other than " " (tab, newline, \x1c-\x1f) goes with the removed characters:
+    # whitespace ends up as one space either way and no later rule can tell the two apart, but then the
+    # text can only hold " " and the final whitespace pass is needed only when it has doubles or ends.
+    kept = _subtract(whitelist_ranges(options), {cp for cp in range(0x80) if chr(cp).isspace()} - {0x20})
+    outside_whitelist = re.compile(f"[^{_char_class(kept)}]+")
     nfc = options.nfc
     num_repeats = options.num_repeats
     # (regex, replacement, substring every match contains) for the optional removals, in order.
@@ -172,6 +176,8 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
         if enabled
     ]
 
+    replace_run = _repeat_replacer(num_repeats) if num_repeats > 0 else None
+
     def cleaner(text: str) -> str:
         if nfc and not unicodedata.is_normalized("NFC", text):
             text = unicodedata.normalize("NFC", text)
@@ -179,9 +185,27 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
         for rx, repl, needle in removals:
             if needle in text:
                 text = rx.sub(repl, text)
-        return repeat_normalize(text, num_repeats)
+        # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
+        if replace_run is not None and _ANY_RUN_OF_4.search(text):
+            text = _WORD_RUN.sub(replace_run, text)
+        if "  " in text or text[:1] == " " or text[-1:] == " ":
+            return " ".join(text.split())
+        return text
 
     return cleaner
+
+
+def _subtract(ranges: Iterable[tuple[int, int]], points: set[int]) -> list[tuple[int, int]]:
+    """`ranges` without the code points in `points` (split where needed)."""
+    out: list[tuple[int, int]] = []
+    for start, end in ranges:
+        for cp in sorted(p for p in points if start <= p <= end):
+            if start < cp:
+                out.append((start, cp - 1))
+            start = cp + 1
+        if start <= end:
+            out.append((start, end))
+    return out
 
 
 def _char_class(ranges: Iterable[tuple[int, int]]) -> str:

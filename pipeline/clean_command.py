@@ -1,0 +1,231 @@
+"""`kcorpus clean`: a Unix filter that writes one cleaned line per input line.
+
+    kcorpus clean [--preset P] [--option KEY=VALUE ...] [--column NAME] [--summary] [FILE ...]
+
+Reads the files in order, or stdin when there are none (or for `-`). Lines end at "\\n"; a final line
+without one still gives one output line. With `--column NAME` the input is TSV with a header row (NSMC's
+`id document label`): only that column is cleaned; the header and the other columns pass through unchanged.
+
+Invalid UTF-8 stops the run with `FILE:LINE: invalid UTF-8 ...` on stderr and exit status 1 (the lines
+before it are already written). `--invalid-utf8 replace` instead cleans such a line with U+FFFD in place of
+the bad bytes (which the whitelist then turns into a space), reports each one on stderr with its location,
+and counts them in the summary: no line is ever dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from kcorpus.transforms.clean import OPTION_NAMES, PRESETS, make_cleaner
+
+PROG = "kcorpus clean"
+_BATCH_LINES = 4096
+
+
+class InputError(Exception):
+    """Bad input at a known place: reported as one line on stderr, never a traceback."""
+
+
+@dataclass
+class Summary:
+    """What `--summary` prints: lines cleaned (not a TSV header), bytes read and written."""
+
+    lines: int = 0
+    bytes_in: int = 0
+    bytes_out: int = 0
+    empty_after: int = 0
+    invalid_utf8: int = 0
+
+    def render(self, preset: str, seconds: float) -> str:
+        mb_in, mb_out = self.bytes_in / 1e6, self.bytes_out / 1e6
+        rate = mb_in / seconds if seconds > 0 else float("inf")
+        text = (
+            f"{PROG}: preset {preset}: {self.lines:,} lines, {mb_in:.2f} MB in, {mb_out:.2f} MB out, "
+            f"{self.empty_after:,} empty after cleaning, {seconds:.2f} s, {rate:.1f} MB/s"
+        )
+        if self.invalid_utf8:
+            text += f", {self.invalid_utf8:,} line(s) with invalid UTF-8 replaced"
+        return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="FILE", help="input files (default: stdin; '-' is stdin)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="kcelectra", help="default: kcelectra")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"override one preset option (repeatable); keys: {', '.join(OPTION_NAMES)}",
+    )
+    parser.add_argument(
+        "--column",
+        metavar="NAME",
+        help="input is TSV with a header row: clean only this column (a header name or a 1-based number)",
+    )
+    parser.add_argument(
+        "--invalid-utf8",
+        choices=("fail", "replace"),
+        default="fail",
+        help="fail (default): stop with the file and line; replace: clean the line with U+FFFD, report it",
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="print lines, MB in/out, empty lines and MB/s on stderr"
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        cleaner = make_cleaner(args.preset, **parse_options(args.option))
+    except (ValueError, TypeError) as err:
+        return _fail(str(err), status=2)
+    for path in args.files:
+        if path != "-" and (not os.path.exists(path) or os.path.isdir(path)):
+            return _fail(f"{path}: no such file", status=2)
+
+    summary = Summary()
+    start = time.perf_counter()
+    out = sys.stdout.buffer
+    pending: list[str] = []
+    try:
+        for path in args.files or ["-"]:
+            name = "<stdin>" if path == "-" else path
+            with _open(path) as stream:
+                for line in clean_stream(stream, name, cleaner, args, summary):
+                    pending.append(line)
+                    if len(pending) >= _BATCH_LINES:
+                        _write(out, pending, summary)
+        _write(out, pending, summary)
+    except InputError as err:
+        _write(out, pending, summary)  # everything before the bad line is out, as the message says
+        return _fail(str(err), status=1)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as err:
+        return _fail(f"{err.filename or '<stdin>'}: {err.strerror or err}", status=2)
+    if args.summary:
+        print(summary.render(args.preset, time.perf_counter() - start), file=sys.stderr)
+    return 0
+
+
+def parse_options(pairs: list[str]) -> dict[str, bool | int]:
+    """`["remove_ooo=true", "num_repeats=3"]` -> `{"remove_ooo": True, "num_repeats": 3}`."""
+    options: dict[str, bool | int] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
+        lowered = value.strip().lower()
+        if lowered in ("true", "yes", "on", "1") and key != "num_repeats":
+            options[key] = True
+        elif lowered in ("false", "no", "off", "0") and key != "num_repeats":
+            options[key] = False
+        elif lowered.isdigit():
+            options[key] = int(lowered)
+        else:
+            raise ValueError(f"--option {key}: expected true/false or a number, got {value!r}")
+    return options
+
+
+def clean_stream(
+    stream: BinaryIO,
+    name: str,
+    cleaner: Callable[[str], str],
+    args: argparse.Namespace,
+    summary: Summary,
+) -> Iterator[str]:
+    """The output lines (without "\\n") for one input stream; adds to `summary` as it goes."""
+    lines = enumerate(stream, start=1)
+    column: int | None = None
+    if args.column is not None:
+        for lineno, raw in lines:
+            summary.bytes_in += len(raw)
+            header = _decode(_chomp(raw), name, lineno, args.invalid_utf8, summary)
+            column = find_column(header.lstrip("\ufeff").split("\t"), args.column, name)
+            yield header
+            break
+    count = empty = bytes_in = 0
+    try:
+        for lineno, raw in lines:
+            bytes_in += len(raw)
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = _decode(raw, name, lineno, args.invalid_utf8, summary)
+            if column is None:
+                # The line break is whitespace, which cleaning removes anyway.
+                cleaned = cleaner(line)
+                yield cleaned
+            else:
+                fields = _chomp_text(line).split("\t")
+                if column >= len(fields):
+                    raise InputError(
+                        f"{name}:{lineno}: {len(fields)} tab-separated fields, column {args.column!r} "
+                        f"is field {column + 1}"
+                    )
+                cleaned = fields[column] = cleaner(fields[column])
+                yield "\t".join(fields)
+            count += 1
+            empty += not cleaned
+    finally:
+        summary.lines += count
+        summary.empty_after += empty
+        summary.bytes_in += bytes_in
+
+
+def find_column(header: list[str], wanted: str, name: str) -> int:
+    """The 0-based index of `wanted` (a header name, else a 1-based number) in a TSV header."""
+    if wanted in header:
+        return header.index(wanted)
+    if wanted.isdigit() and 1 <= int(wanted) <= len(header):
+        return int(wanted) - 1
+    raise InputError(f"{name}:1: no column {wanted!r} in the header (columns: {', '.join(header)})")
+
+
+def _decode(raw: bytes, name: str, lineno: int, policy: str, summary: Summary) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        where = f"{name}:{lineno}: invalid UTF-8 at byte {err.start + 1} of the line ({raw[err.start : err.end]!r})"
+        if policy == "fail":
+            raise InputError(f"{where}; use --invalid-utf8 replace to clean such lines anyway") from None
+        print(f"{PROG}: {where}: replaced with U+FFFD", file=sys.stderr)
+        summary.invalid_utf8 += 1
+        return raw.decode("utf-8", errors="replace")
+
+
+def _write(out: BinaryIO, pending: list[str], summary: Summary) -> None:
+    if pending:
+        data = ("\n".join(pending) + "\n").encode("utf-8")
+        out.write(data)
+        out.flush()
+        summary.bytes_out += len(data)
+        pending.clear()
+
+
+def _chomp(raw: bytes) -> bytes:
+    return raw[:-2] if raw.endswith(b"\r\n") else raw.removesuffix(b"\n")
+
+
+def _chomp_text(line: str) -> str:
+    return line[:-2] if line.endswith("\r\n") else line.removesuffix("\n")
+
+
+def _open(path: str) -> contextlib.AbstractContextManager[BinaryIO]:
+    if path == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)  # not closed: stdin may be named twice
+    return open(path, "rb")
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return status
