@@ -236,6 +236,19 @@ def stage_argv(
     raise RunError(f"unknown stage {stage.name!r}")
 
 
+LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "SwitchingDirectRunner", "BundleBasedDirectRunner")
+
+
+def remote_runner(beam_args: Sequence[str]) -> str | None:
+    """The runner named in Beam flags when its workers run elsewhere (Dataflow, Flink, Spark, portable)."""
+    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+    runner = PipelineOptions(list(beam_args)).view_as(StandardOptions).runner
+    if runner is None or str(runner).split(".")[-1] in LOCAL_RUNNERS:
+        return None
+    return str(runner)
+
+
 def check_stage_options(stages: Sequence[Stage], profile: RunProfile) -> None:
     """Parse every stage's command line with the stage's own parser before anything runs.
 
@@ -455,6 +468,12 @@ def run(
         raise RunError(
             f"run folder {out}: kcorpus run keeps its stage manifests in a local folder; on Dataflow, run the "
             "stages one by one with gs:// outputs (README, 'Running on Dataflow')"
+        )
+    runner = remote_runner(beam_args)
+    if runner:
+        raise RunError(
+            f"--runner {runner}: its workers cannot write the local run folder {out}; run build-corpus and pack "
+            "one by one with gs:// outputs (README, 'Running on Dataflow')"
         )
     out = Path(out).resolve()
     stages = plan_stages(profile)

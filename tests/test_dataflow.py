@@ -97,17 +97,27 @@ def test_pack_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) 
     assert not (out / "manifest.json").exists()
 
 
-def test_kcorpus_run_passes_dataflow_options_to_the_beam_stages(submitted: list, tmp_path: Path) -> None:
-    from kcorpus.pipeline.run import StageFailed, load_profile, run
+def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline import cli
 
-    with pytest.raises(StageFailed) as failed:
-        run(load_profile(SAMPLE_PROFILE), tmp_path / "run", beam_args=DATAFLOW_ARGS)
-    assert isinstance(failed.value.__cause__, Submitted)
+    out = tmp_path / "corpus"
+    with pytest.raises(Submitted):
+        cli.main(["build-corpus", "--config", str(SAMPLE_PROFILE), "--out", str(out), "--", *DATAFLOW_ARGS])
     assert len(submitted) == 1
     labels = check_dataflow_graph(
         *submitted[0],
         {"Read[nsmc]", "Read[kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "WriteShards"},
     )
     assert "WriteStats" in labels
-    # Nothing ran: the stage never looks complete.
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["corpus.partial"]
+    assert not (out / "stats.json").exists()
+
+
+def test_kcorpus_run_refuses_a_remote_runner_on_a_local_run_folder(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline.run import RunError, load_profile, run
+
+    with pytest.raises(
+        RunError, match="--runner DataflowRunner: its workers cannot write the local run folder"
+    ):
+        run(load_profile(SAMPLE_PROFILE), tmp_path / "run", beam_args=DATAFLOW_ARGS)
+    assert submitted == []
+    assert not (tmp_path / "run").exists()
