@@ -321,14 +321,14 @@ def source_patterns(profile: RunProfile) -> list[str]:
 
 
 def fingerprint_files(patterns: Sequence[str]) -> list[dict[str, Any]]:
-    """Path, size and mtime of every local file a pattern matches (remote patterns kept as text).
+    """Path, size and mtime of every file a pattern matches, local or on a Beam filesystem (gs://).
 
     Size and mtime, not content hashes: raw inputs run to tens of GB, and rsync/make judge change the same way.
     """
     prints: list[dict[str, Any]] = []
     for pattern in patterns:
         if "://" in pattern:
-            prints.append({"pattern": pattern})
+            prints += _fingerprint_remote(pattern)
             continue
         matches = sorted(glob.glob(pattern, recursive=True))
         prints.append({"pattern": pattern, "matched": len(matches)})
@@ -336,6 +336,19 @@ def fingerprint_files(patterns: Sequence[str]) -> list[dict[str, Any]]:
             st = os.stat(path)
             prints.append({"path": path, "bytes": st.st_size, "mtime_ns": st.st_mtime_ns})
     return prints
+
+
+def _fingerprint_remote(pattern: str) -> list[dict[str, Any]]:
+    """Path, size and last-update time of every object a gs:// (or other Beam filesystem) pattern matches."""
+    from apache_beam.io.filesystems import FileSystems
+
+    try:
+        metadata = sorted(FileSystems.match([pattern])[0].metadata_list, key=lambda m: m.path)
+    except Exception as err:  # Beam raises BeamIOError or ValueError (unknown scheme, missing extras)
+        raise RunError(f"cannot list {pattern}: {err}") from err
+    return [{"pattern": pattern, "matched": len(metadata)}] + [
+        {"path": m.path, "bytes": m.size_in_bytes, "mtime": m.last_updated_in_seconds} for m in metadata
+    ]
 
 
 def read_manifest(stage_dir: Path) -> dict[str, Any] | None:

@@ -416,3 +416,11 @@ def test_remote_run_folder_is_refused_with_a_pointer(project: Path) -> None:
         RunError, match=r"run folder gs://b/run: kcorpus run keeps its stage manifests in a local"
     ):
         run(load_profile(project / "profile.yaml"), "gs://b/run", invoke=FakeStages())
+
+
+def test_unlistable_remote_input_is_a_clear_error(project: Path) -> None:
+    write_profile(
+        project, {"sources": [{"name": "x", "format": "text", "paths": ["nosuchfs://bucket/*.txt"]}]}
+    )
+    with pytest.raises(RunError, match=r"cannot list nosuchfs://bucket/\*\.txt"):
+        run(load_profile(project / "profile.yaml"), project / "out", invoke=FakeStages())
