@@ -274,6 +274,10 @@ def test_changed_raw_input_reruns_the_corpus(project: Path) -> None:
 def test_deleted_output_file_reruns_that_stage(project: Path) -> None:
     out = project / "out"
     run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    (out / "vocab" / "cache-1234.arrow").write_text("a datasets cache file", encoding="utf-8")
+    fake = FakeStages()
+    run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    assert fake.calls == []
     (out / "vocab" / "manifest.json").unlink()
     fake = FakeStages()
     results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
