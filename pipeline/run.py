@@ -148,7 +148,10 @@ def parse_profile(raw: Mapping[str, Any], path: str | Path) -> RunProfile:
 def load_profile(path: str | Path) -> RunProfile:
     """Read a YAML profile from disk."""
     with open(path, encoding="utf-8") as f:
-        raw = yaml.safe_load(f) or {}
+        try:
+            raw = yaml.safe_load(f) or {}
+        except yaml.YAMLError as err:
+            raise RunError(f"{path}: not valid YAML: {err}") from None
     if not isinstance(raw, Mapping):
         raise RunError(f"{path}: a profile must be a YAML mapping")
     return parse_profile(raw, path)

@@ -428,3 +428,9 @@ def test_unlistable_remote_input_is_a_clear_error(project: Path) -> None:
     )
     with pytest.raises(RunError, match=r"cannot list nosuchfs://bucket/\*\.txt"):
         run(load_profile(project / "profile.yaml"), project / "out", invoke=FakeStages())
+
+
+def test_broken_yaml_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("vocab: {kind: wordpiece\n", encoding="utf-8")
+    with pytest.raises(RunError, match=r"bad.yaml: not valid YAML"):
+        load_profile(tmp_path / "bad.yaml")
