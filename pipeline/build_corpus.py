@@ -128,7 +128,7 @@ class PrepareBatchFn(beam.DoFn):
 
     def process(self, batch: list[tuple[str, Any]]) -> Iterator[Any]:
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
-        kept: list[Document] = []
+        kept: list[tuple[Document, str]] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
         for source, item in batch:
@@ -138,12 +138,13 @@ class PrepareBatchFn(beam.DoFn):
                 continue
             if isinstance(item, Dropped):
                 counts[(source, f"read:dropped:{item.reason}")] += 1
-                yield from self._spill_dropped(item, counts, output)
+                yield from self._spill_dropped(item, output)
                 continue
             counts[(source, "read:documents")] += 1
             self.docs_seen += 1
             try:
                 prepared = self.preparers[source].prepare(item)
+                payload = prepared.document.to_json() if prepared.document else ""
             except Exception as exc:  # noqa: BLE001 -- any failure of one document dead-letters it, not the run
                 counts[(source, "prepare:dead_letter")] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
@@ -156,17 +157,17 @@ class PrepareBatchFn(beam.DoFn):
             if prepared.document is None:
                 counts[(source, f"filter:dropped:{prepared.reason}")] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
-                yield from self._spill_dropped(dropped, counts, output)
+                yield from self._spill_dropped(dropped, output)
                 continue
             counts[(source, "filter:kept")] += 1
-            kept.append(prepared.document)
+            kept.append((prepared.document, payload))
         yield from self._emit_kept(kept, num_shards)
         for (source, name), n in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
 
-    def _spill_dropped(self, item: Dropped, counts: Any, output: Any) -> Iterator[Any]:
+    def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
         node = node_key(item.id, item.source)
         if output.dropped == "all" or (
             output.dropped == "sample" and sampled(node, output.dropped_sample_rate)
@@ -175,16 +176,17 @@ class PrepareBatchFn(beam.DoFn):
             key = (item.id, item.source, item.stage, item.reason)
             yield from self._spill(KIND_DROPPED, shard, key, item.to_json())
 
-    def _emit_kept(self, kept: list[Document], num_shards: int) -> Iterator[Any]:
+    def _emit_kept(self, kept: list[tuple[Document, str]], num_shards: int) -> Iterator[Any]:
+        """Digests and LSH keys for a whole batch at once (vectorized); the documents go to runs."""
         if not kept:
             return
-        texts = [dedup_text(d.text) for d in kept]
+        texts = [dedup_text(d.text) for d, _ in kept]
         near = self.config.dedup.near
         keys = lsh_keys(texts, near) if near.enabled else [[] for _ in kept]
-        for doc, text, bands in zip(kept, texts, keys, strict=True):
+        for (doc, payload), text, bands in zip(kept, texts, keys, strict=True):
             node = node_key(doc.id, doc.source)
             yield beam.pvalue.TaggedOutput("meta", (node, doc.source, digest(text), bands))
-            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), doc.to_json())
+            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), payload)
 
     @staticmethod
     def _dead_letter(doc: Document, exc: Exception) -> DeadLetter:
@@ -412,30 +414,43 @@ class BuildCorpus(beam.PTransform):
         self.reshuffle = reshuffle
 
     def _read(self, pbegin: Any) -> beam.PCollection:
+        """Batches of `(source, record)` from every source."""
+        from kcorpus.transforms.read_batches import ReadBatches, uses_fast_path
         from kcorpus.transforms.readers_beam import ReadDocuments
 
-        tagged = []
+        batches = []
         for s in self.config.sources:
+            options = dict(s.options) or None
+            if uses_fast_path(s.format, options):
+                batches.append(
+                    pbegin
+                    | f"Read[{s.name}]"
+                    >> ReadBatches(s.format, list(s.paths), options, s.name, batch_size=self.batch_size)
+                )
+                continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
-                s.format, list(s.paths), options=dict(s.options) or None, source=s.name
+                s.format, list(s.paths), options=options, source=s.name, rebalance=False
             )
-            for kind in ("documents", "dead_letter", "dropped"):
-                tagged.append(outputs[kind] | f"Tag[{s.name}:{kind}]" >> _tag(s.name))
-        return tagged | "ReadAll" >> beam.Flatten()
+            tagged = [
+                outputs[k] | f"Tag[{s.name}:{k}]" >> _tag(s.name)
+                for k in ("documents", "dead_letter", "dropped")
+            ]
+            batches.append(
+                tagged
+                | f"Merge[{s.name}]" >> beam.Flatten()
+                | f"Batch[{s.name}]"
+                >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+            )
+        return batches | "ReadAll" >> beam.Flatten()
 
     def expand(self, pbegin: Any) -> beam.PCollection:
         cfg, out = self.config, self.out_dir
         n = cfg.output.num_shards
-        records = self._read(pbegin)
+        batches = self._read(pbegin)
         if self.reshuffle:
-            records = records | "Reshuffle" >> beam.Reshuffle()
-        prepared = (
-            records
-            | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
-            | "PrepareDocuments"
-            >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
-                "meta", "run", "dead_letter", main="counts"
-            )
+            batches = batches | "Reshuffle" >> beam.Reshuffle()
+        prepared = batches | "PrepareDocuments" >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
+            "meta", "run", "dead_letter", main="counts"
         )
         losers = []
         if cfg.dedup.exact.enabled:
@@ -551,3 +566,5 @@ def _check_metrics(result: Any, stats: Mapping[str, Any]) -> None:
         log.warning(
             "Beam metrics disagree with stats.json (counted from the outputs, authoritative): %s", differ
         )
+    else:
+        log.info("Beam metrics agree with stats.json (%d counters)", len(metric))

@@ -45,6 +45,7 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
         ("c", Document("c:1", "이 영화 정말 재미있었어요 최고", "c")),
         ("c", Document("c:2", "짧다", "c")),
         ("c", Document("c:3", None, "c")),  # type: ignore[arg-type]  -- makes preparation raise
+        ("c", Document("c:5", "메타데이터가 JSON으로 안 되는 문서", "c", {"when": object()})),
         ("c", DeadLetter("x.jsonl", "invalid_json", line=3)),
         ("c", Dropped("c:4", "c", "read", "empty")),
     ]
@@ -65,9 +66,9 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
                     (("c", "filter:sentences_dropped:too_short"), 1),
                     (("c", "filter:sentences_in"), 2),
                     (("c", "filter:sentences_kept"), 1),
-                    (("c", "prepare:dead_letter"), 1),
+                    (("c", "prepare:dead_letter"), 2),
                     (("c", "read:dead_letter"), 1),
-                    (("c", "read:documents"), 3),
+                    (("c", "read:documents"), 4),
                     (("c", "read:dropped:empty"), 1),
                 ]
             ),
@@ -80,7 +81,13 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
         )
         assert_that(
             out.dead_letter | beam.MapTuple(lambda s, d: (s, d.stage, d.reason.split(":")[0])),
-            equal_to([("c", "read", "invalid_json"), ("c", "prepare", "document c")]),
+            equal_to(
+                [
+                    ("c", "read", "invalid_json"),
+                    ("c", "prepare", "document c"),
+                    ("c", "prepare", "document c"),
+                ]
+            ),
             label="Dead",
         )
         assert_that(
@@ -256,3 +263,30 @@ EXPECTED_TOTAL = {
 }
 EXPECTED_INPUTS = {"kowiki": 124, "nsmc": 10352, "petitions": 336}
 EXPECTED_KEPT = {"kowiki": 113, "nsmc": 9284, "petitions": 302}
+
+
+def test_bad_input_is_dead_lettered_with_location_and_counts_reconcile(tmp_path):
+    cfg = tmp_path / "faults.yaml"
+    cfg.write_text(
+        f"""
+sources:
+  - {{name: nsmc, format: nsmc, paths: ["{TESTDATA}/readers/faults/nsmc_faults.txt"]}}
+  - {{name: missing, format: jsonl, paths: ["{tmp_path}/no_such_dir/*.jsonl"]}}
+output: {{num_shards: 1}}
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert run(["--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 0
+    stats = json.loads((out / "stats.json").read_text())
+    total = stats["total"]
+    assert (total["input"], total["kept"], total["dropped"], total["dead_lettered"]) == (9, 0, 2, 7)
+    assert stats["sources"]["missing"]["dead_lettered"] == 1
+    dead = rejected_of(out, "dead_letter")
+    assert len(dead) == 7
+    assert all(d["path"] and d["reason"] and d["stage"] == "read" for d in dead)
+    assert {d["offset"] for d in dead if d["source"] == "nsmc"} == {35, 60, 73, 97, 109, 138}
+    assert [(d["id"], d["stage"], d["reason"]) for d in rejected_of(out, "dropped")] == [
+        ("nsmc:1001", "filter", "too_short"),
+        ("nsmc:1007", "read", "empty"),
+    ]
