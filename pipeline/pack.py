@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
 import uuid
@@ -245,14 +246,17 @@ class TokenizeDocuments(beam.PTransform):
         return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
 
 
-def _doc_order(doc: TokenizedDoc) -> tuple[str, bytes]:
-    # ids are unique in a build-corpus output; the content digest orders duplicates reproducibly anyway
-    return doc.id, hashlib.blake2b(doc.ids.tobytes(), digest_size=8).digest()
+def sort_documents(docs: Iterable[TokenizedDoc]) -> list[TokenizedDoc]:
+    """By id; documents sharing an id (not expected from build-corpus) by a digest of their tokens."""
+    ordered = sorted(docs, key=lambda d: d.id)
+    if any(a.id == b.id for a, b in itertools.pairwise(ordered)):
+        ordered.sort(key=lambda d: (d.id, hashlib.blake2b(d.ids.tobytes(), digest_size=8).digest()))
+    return ordered
 
 
 def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
     """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
-    ordered = sorted(docs, key=_doc_order)
+    ordered = sort_documents(docs)
     stats = PackStats(documents=len(ordered), corpus_tokens=sum(d.num_tokens for d in ordered))
     seqs = list(pack_documents(ordered, config, special))
     for seq in seqs:

@@ -218,3 +218,29 @@ def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):
     argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tmp_path), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
     assert "no tokenizer at" in capsys.readouterr().err
+
+
+def test_shards_without_documents_are_still_written_and_load(tmp_path, kcbert):
+    from kcorpus.data import PackedDataset
+
+    first = (CORPUS / "docs" / "part-00000-of-00002.jsonl").read_text().splitlines()[0]
+    (tmp_path / "c" / "docs").mkdir(parents=True)
+    (tmp_path / "c" / "docs" / "part-00000-of-00001.jsonl").write_text(first + "\n")
+    manifest = run(job(tmp_path / "out", kcbert, corpus=tmp_path / "c"), local_mode="in_memory")
+    assert len(manifest["shards"]) == 4 and sum(s["rows"] for s in manifest["shards"]) == manifest["counts"]["sequences"]
+    assert sorted(s["rows"] > 0 for s in manifest["shards"]) == [False, False, False, True]
+    for split in ("train", "validation"):
+        rows = datasets.load_from_disk(str(tmp_path / "out" / split)).num_rows
+        assert rows == manifest["counts"]["splits"][split]["sequences"] == len(PackedDataset(tmp_path / "out" / split))
+
+
+def test_documents_sharing_an_id_sort_reproducibly():
+    from kcorpus.pipeline.pack import sort_documents
+    from kcorpus.transforms.packing import TokenizedDoc
+
+    a = TokenizedDoc("same", np.array([5, 6], np.uint16), np.array([2], np.uint32))
+    b = TokenizedDoc("same", np.array([7], np.uint16), np.array([1], np.uint32))
+    c = TokenizedDoc("a-first", np.array([9], np.uint16), np.array([1], np.uint32))
+    forward = [d.ids.tolist() for d in sort_documents([a, b, c])]
+    assert forward == [d.ids.tolist() for d in sort_documents([b, c, a])]
+    assert forward[0] == [9]

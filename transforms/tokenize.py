@@ -88,16 +88,15 @@ def tokenize_documents(
     encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
     encodings = encode(sentences, add_special_tokens=False) if sentences else []
     id_lists = [e.ids for e in encodings]
-    lengths = np.fromiter(map(len, id_lists), dtype=np.int64, count=len(id_lists))
-    flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=np.int64, count=int(lengths.sum()))
+    lengths = np.fromiter(map(len, id_lists), dtype=np.uint32, count=len(id_lists))
+    flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=dtype, count=int(lengths.sum(dtype=np.int64)))
     out: list[TokenizedDoc] = []
     sent_pos = 0
     tok_pos = 0
     for (doc_id, _), n in zip(docs, counts):
         doc_lengths = lengths[sent_pos : sent_pos + n]
-        n_tokens = int(doc_lengths.sum())
-        ids = flat[tok_pos : tok_pos + n_tokens].astype(dtype)
-        out.append(TokenizedDoc(doc_id, ids, doc_lengths.astype(np.uint32)))
+        n_tokens = int(doc_lengths.sum(dtype=np.int64))
+        out.append(TokenizedDoc(doc_id, flat[tok_pos : tok_pos + n_tokens], doc_lengths))
         sent_pos += n
         tok_pos += n_tokens
     return out
