@@ -13,9 +13,13 @@ characters are reported and skipped.
 
 Sample: held-out documents (odd index within each source; the rules were tuned on even-index
 ones) taken in order until `--sample-kb` KB per source. kss default splits are cached under
-`--cache-dir` (keyed by the sample's hash) so reruns skip the slow reference pass.
+`--cache-dir` (per paragraph, by hash) so reruns skip the slow reference pass. Throughput is
+timed for every backend on the same prefix of the sample (`--timing-kb`): kss's cost grows faster
+than linearly with paragraph length (a petition is one long paragraph), so a small prefix keeps the
+run short. kss and pecab memoize whole texts; those caches are cleared before every timed run
+(otherwise repeated runs measure cache hits, tens of KB/s instead of well under 1 KB/s).
 
-    python bench/bench_split.py                   # ../shared/data, 40 KB per source scored, 12 KB timed
+    python bench/bench_split.py                   # ../shared/data, 40 KB per source scored, 6 KB timed
     python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
 """
 
@@ -32,7 +36,12 @@ from pathlib import Path
 
 from kcorpus.transforms.sentences import boundary_counts, f1_score, split_sentences
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+_REPO = Path(__file__).resolve().parents[1]
+# ../shared/data next to the checkout (or next to the folder of worktrees).
+DEFAULT_DATA = next(
+    (p for p in (_REPO.parent / "shared" / "data", _REPO.parents[1] / "shared" / "data") if p.is_dir()),
+    _REPO.parent / "shared" / "data",
+)
 
 
 def wiki_documents(data_dir: Path) -> list[list[str]]:
@@ -74,13 +83,23 @@ def held_out_sample(documents: list[list[str]], budget_bytes: int) -> list[str]:
 
 
 def clear_kss_caches() -> None:
-    """kss memoizes splits per paragraph (lru_cache); clear it so repeated runs time real work."""
-    from kss._modules.sentences import split_sentences as kss_module
+    """Clear the caches in which kss and pecab memoize whole texts, so repeated runs time real work.
 
-    for name in dir(kss_module):
-        cache_clear = getattr(getattr(kss_module, name), "cache_clear", None)
-        if cache_clear is not None:
-            cache_clear()
+    Per-word dictionary caches (pecab's `create_entries`) stay warm, as they would in a long run.
+    """
+    from kss._modules.morphemes import analyzers
+    from kss._modules.sentences import split_sentences as kss_split
+
+    kss_split._split_sentences.cache_clear()
+    for value in vars(analyzers).values():
+        pos = vars(value).get("pos") if isinstance(value, type) else None
+        if hasattr(pos, "cache_clear"):
+            pos.cache_clear()
+    try:
+        from pecab._pecab import PeCab
+    except ImportError:  # kss on mecab does not need pecab
+        return
+    PeCab._tokenize.cache_clear()
 
 
 def time_runs(
@@ -122,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sample-kb", type=int, default=40, help="KB per source scored against kss")
-    parser.add_argument("--timing-kb", type=int, default=12, help="KB per source (a prefix) timed for all")
+    parser.add_argument("--timing-kb", type=int, default=6, help="KB per source (a prefix) timed for all")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
     parser.add_argument("--kss-repeats", type=int, default=3, help="timed runs of each kss backend")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/kcorpus-bench-split"))
@@ -133,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         "kowiki": held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000),
         "petitions": held_out_sample(petition_documents(args.data_dir), args.sample_kb * 1000),
     }
+    for source, paragraphs in sources.items():
+        if not paragraphs:
+            parser.error(f"no {source} text under {args.data_dir} (see --data-dir)")
     start = time.perf_counter()
     import kss
 
@@ -187,15 +209,30 @@ def prefix(paragraphs: list[str], budget_bytes: int) -> list[str]:
 def kss_reference(
     paragraphs: list[str], split: Callable[[str], list[str]], source: str, cache_dir: Path
 ) -> list[list[str]]:
-    """kss default splits of `paragraphs`, cached in `cache_dir` by the sample's hash."""
-    digest = hashlib.blake2b("\n".join(paragraphs).encode(), digest_size=8).hexdigest()
-    cache = cache_dir / f"{source}-{digest}.kss.json"
+    """kss default splits of `paragraphs`, cached per paragraph (by hash) in `cache_dir/SOURCE.jsonl`."""
+    cache = cache_dir / f"{source}.kss.jsonl"
+    known: dict[str, list[str]] = {}
     if cache.exists():
-        return json.loads(cache.read_text(encoding="utf-8"))
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            known[row["key"]] = row["sentences"]
     start = time.perf_counter()
-    reference = [split(p) for p in paragraphs]
-    print(f"{source}: kss reference in {time.perf_counter() - start:.0f} s -> {cache}", file=sys.stderr)
-    cache.write_text(json.dumps(reference, ensure_ascii=False), encoding="utf-8")
+    missing = 0
+    reference = []
+    with cache.open("a", encoding="utf-8") as appended:
+        for paragraph in paragraphs:
+            key = hashlib.blake2b(paragraph.encode("utf-8"), digest_size=12).hexdigest()
+            if key not in known:
+                missing += 1
+                known[key] = split(paragraph)
+                appended.write(json.dumps({"key": key, "sentences": known[key]}, ensure_ascii=False) + "\n")
+                appended.flush()
+            reference.append(known[key])
+    if missing:
+        print(
+            f"{source}: kss reference for {missing} paragraphs in {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+        )
     return reference
 
 

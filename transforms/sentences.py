@@ -1,7 +1,7 @@
 """Korean sentence splitting: a fast rule-based splitter (default) and kss as an optional backend.
 
 `split_sentences` is pure Python + `re`. It splits where a sentence ends in punctuation
-(`.?!…` plus closing quotes/brackets) and where a polite final ending (`습니다`, `세요`, ...) runs
+(`.?!…` plus closing quotes/brackets) and where a formal final ending (`습니다`, `십시오`, ...) runs
 into the next sentence without punctuation. It never splits decimals, initials (`U.S.`), URLs,
 e-mails, dates (`2017. 8. 25.`), list numbers (`1.`) or text inside quotes and brackets.
 Newlines are always boundaries. The rules were tuned against kss's default backend on real
@@ -10,6 +10,7 @@ Korean Wikipedia and petitions text; `bench/bench_split.py` measures agreement a
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +22,7 @@ _JAMO = "ㄱ-ㅎㅏ-ㅣ"
 _CLOSERS = "\"'”’)\\]}」』》〉»"
 # After a terminator, jamo (`ㅋㅋ`, a bullet `ㅇ`) and decorative symbols stay with the sentence
 # they follow, as kss does.
-_TRAILERS = rf"(?:\s*[{_JAMO}★☆♡♥♪^]+)*"
+_TRAILERS = rf"[{_JAMO}★☆♡♥♪^]*(?:\s+[{_JAMO}★☆♡♥♪^]+)*"
 # A candidate boundary: a terminator run, closing quotes/brackets, trailers, then whitespace.
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
@@ -52,27 +53,29 @@ _ABBREVIATIONS = frozenset(
 )
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
 _KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
-_WORD_BEFORE = re.compile(r"(\S*)$")
 # An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
 _PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로")
-# kss re-attaches a "sentence" that starts with a copula or particle-like word to the previous one.
-_CONTINUATION = re.compile(r"\s*(?:이어|라고|라는|라며|라면|라 |하고 |고 )")
+# A quotation followed by a quotative particle (`"좋아." 라고 답했다`) continues the sentence.
+_QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s)")
+_QUOTES = frozenset("\"'”’」』")
 
 
 def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
+    """Quoted and bracketed regions, ordered and non-overlapping."""
     return [m.span() for m in _ENCLOSED.finditer(paragraph)]
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start < pos < end for start, end in spans)
+    index = bisect.bisect_left(spans, (pos, -1)) - 1
+    return index >= 0 and pos < spans[index][1]
 
 
 def _is_non_final_period(paragraph: str, start: int) -> bool:
     """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
     before = paragraph[max(0, start - 40) : start]
-    word = _WORD_BEFORE.search(before).group(1)
-    if not word:
+    if not before or before[-1].isspace():
         return True
+    word = before.rsplit(maxsplit=1)[-1]
     last = word[-1]
     if last.isdigit():
         # Dates `2017. 8. 25.`, list items `1.`, section numbers.
@@ -87,7 +90,7 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
     return bool(_KOREAN_REFERENCE.search(word))
 
 
-def _is_boundary(paragraph: str, start: int, end: int, terminator: str) -> bool:
+def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool:
     previous = paragraph[start - 1]
     if previous == "(":
         return False  # `(?)`, `(!)`: a remark inside the sentence
@@ -96,7 +99,7 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str) -> bool:
             return False
     elif terminator[0] in ".…‥" and previous in _PARTICLE_BEFORE_ELLIPSIS:
         return False
-    return not _CONTINUATION.match(paragraph, end)
+    return not (_QUOTES.intersection(closers) and _QUOTATIVE.match(paragraph, end))
 
 
 def _boundaries(paragraph: str) -> list[int]:
@@ -105,7 +108,7 @@ def _boundaries(paragraph: str) -> list[int]:
     for pattern in (_PUNCT_CANDIDATE, _GLUED_CANDIDATE):
         for match in pattern.finditer(paragraph):
             start, end = match.start(1), match.end()
-            if start == 0 or not _is_boundary(paragraph, start, end, match.group(1)):
+            if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
                 continue
             if spans is None:
                 spans = _enclosed_spans(paragraph)
@@ -115,7 +118,7 @@ def _boundaries(paragraph: str) -> list[int]:
         end = match.end()
         if spans is None:
             spans = _enclosed_spans(paragraph)
-        if not _inside(end, spans) and not _CONTINUATION.match(paragraph, end):
+        if not _inside(end, spans):
             cuts.append(end)
     return sorted(set(cuts))
 

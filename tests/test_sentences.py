@@ -1,0 +1,202 @@
+import json
+import pickle
+import time
+
+import pytest
+
+from kcorpus.transforms.sentences import (
+    BACKENDS,
+    SentenceSplitter,
+    boundary_counts,
+    boundary_offsets,
+    f1_score,
+    make_splitter,
+    split_sentences,
+)
+
+# tests/testdata/split/golden.jsonl: real paragraphs with kss 6.0.6's default-backend (pecab) splits.
+# kowiki: the first 25 KB of bench_split.py's held-out sample (odd-index articles), F1 0.992 when made;
+# petitions: 16 KB of tuning documents (even index; long paragraphs cut after "다. " to keep kss fast),
+# F1 0.966 when made. The floors sit just below, so a rule change that loses agreement fails here.
+GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.95}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "안녕하세요. 반갑습니다! 오늘 날씨는 어떤가요? 좋네요.",
+            ["안녕하세요.", "반갑습니다!", "오늘 날씨는 어떤가요?", "좋네요."],
+            id="terminators",
+        ),
+        pytest.param(
+            "원주율은 약 3.14이다. 다음 문장이다.", ["원주율은 약 3.14이다.", "다음 문장이다."], id="decimal"
+        ),
+        pytest.param(
+            "그는 U.S. 대통령이다. 조지 W. 부시가 당선되었다.",
+            ["그는 U.S. 대통령이다.", "조지 W. 부시가 당선되었다."],
+            id="initials",
+        ),
+        pytest.param(
+            "J. R. R. 톨킨은 작가이다. 그는 영국 사람이다.",
+            ["J. R. R. 톨킨은 작가이다.", "그는 영국 사람이다."],
+            id="initials-run",
+        ),
+        pytest.param(
+            "Mr. Kim은 Dr. Lee를 만났다. 둘은 친구다. 이 방법은 e.g. 예시이다.",
+            ["Mr. Kim은 Dr. Lee를 만났다.", "둘은 친구다.", "이 방법은 e.g. 예시이다."],
+            id="abbreviations",
+        ),
+        pytest.param(
+            "자세한 내용은 https://ko.wikipedia.org/wiki/대한민국 에서 볼 수 있다. 메일은 help@example.co.kr 로 보낸다.",
+            [
+                "자세한 내용은 https://ko.wikipedia.org/wiki/대한민국 에서 볼 수 있다.",
+                "메일은 help@example.co.kr 로 보낸다.",
+            ],
+            id="url-email",
+        ),
+        pytest.param(
+            "청원 시작일은 2017. 8. 25. 입니다. 마감은 9월이다.",
+            ["청원 시작일은 2017. 8. 25. 입니다.", "마감은 9월이다."],
+            id="date",
+        ),
+        pytest.param(
+            "요구 사항은 다음과 같습니다. 1. 임금 인상 2. 근무 시간 단축",
+            ["요구 사항은 다음과 같습니다.", "1. 임금 인상 2. 근무 시간 단축"],
+            id="numbered-list",
+        ),
+        pytest.param(
+            "1990년대에 인구는 1,234,567명이었다. 2000년에는 늘었다. 득점은 25. 다음 경기는 내일이다.",
+            [
+                "1990년대에 인구는 1,234,567명이었다.",
+                "2000년에는 늘었다.",
+                "득점은 25. 다음 경기는 내일이다.",
+            ],
+            id="numbers",
+        ),
+        pytest.param(
+            "제3조. 이 법은 공포한 날부터 시행한다.",
+            ["제3조. 이 법은 공포한 날부터 시행한다."],
+            id="article-ref",
+        ),
+        pytest.param(
+            "정책에서도... 부동산에서도... 국민들이 놀랐다. 정말 그럴까... 모르겠다.",
+            ["정책에서도... 부동산에서도... 국민들이 놀랐다.", "정말 그럴까...", "모르겠다."],
+            id="ellipsis",
+        ),
+        pytest.param("그럴까… 아니다.", ["그럴까…", "아니다."], id="ellipsis-char"),
+        pytest.param(
+            '그는 "밥 먹었다. 잘 잤다."라고 말했다. 그리고 떠났다.',
+            ['그는 "밥 먹었다. 잘 잤다."라고 말했다.', "그리고 떠났다."],
+            id="quote-inside",
+        ),
+        pytest.param(
+            '그녀는 말했다. "이제 끝이야." 모두 조용해졌다.',
+            ["그녀는 말했다.", '"이제 끝이야."', "모두 조용해졌다."],
+            id="quote-sentence",
+        ),
+        pytest.param('그는 "좋아." 라고 답했다.', ['그는 "좋아." 라고 답했다.'], id="quotative"),
+        pytest.param(
+            "(이 문장은 괄호 안이다. 계속된다.) 밖의 문장이다.",
+            ["(이 문장은 괄호 안이다. 계속된다.)", "밖의 문장이다."],
+            id="brackets",
+        ),
+        pytest.param("역사가(?) 왜곡되었다. 다음이다.", ["역사가(?) 왜곡되었다.", "다음이다."], id="remark"),
+        pytest.param("잘 부탁드립니다 감사합니다", ["잘 부탁드립니다", "감사합니다"], id="bare-polite"),
+        pytest.param(
+            "개선이 필요함 ※ 초과근무를 줄인다.", ["개선이 필요함", "※ 초과근무를 줄인다."], id="bare-nominal"
+        ),
+        pytest.param(
+            "경기에서 이겼다.그리고 축하했다. 그랬습니까?그렇다면 좋다.",
+            ["경기에서 이겼다.", "그리고 축하했다.", "그랬습니까?", "그렇다면 좋다."],
+            id="glued",
+        ),
+        pytest.param(
+            "좋아요!!! 최고예요~ 또 올게요", ["좋아요!!!", "최고예요~", "또 올게요"], id="repeated-marks"
+        ),
+        pytest.param(
+            "왔다고 해요 ,, 누군가 신고했나 봐요. 그러던 중,, 전화가 왔다.",
+            ["왔다고 해요 ,,", "누군가 신고했나 봐요.", "그러던 중,, 전화가 왔다."],
+            id="double-comma",
+        ),
+        pytest.param(
+            "진짜 웃기다. ㅋㅋㅋ 다시 보자.", ["진짜 웃기다. ㅋㅋㅋ", "다시 보자."], id="jamo-trailer"
+        ),
+        pytest.param(
+            "첫 문단이다.\n\n둘째 문단 첫 문장\n  셋째 문단이다. 끝.  ",
+            ["첫 문단이다.", "둘째 문단 첫 문장", "셋째 문단이다.", "끝."],
+            id="newlines",
+        ),
+        pytest.param("", [], id="empty"),
+        pytest.param(" \n\t\n", [], id="blank"),
+        pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
+    ],
+)
+def test_split_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_split_keeps_every_non_space_character() -> None:
+    text = '그는 "밥 먹었다."라고 했다.그리고 2017. 8. 25. 떠났다!! ㅋㅋ 끝~ 정말,, 그래요'
+    assert "".join("".join(split_sentences(text)).split()) == "".join(text.split())
+
+
+def test_boundary_offsets_ignore_whitespace() -> None:
+    assert boundary_offsets(["가 나.", "다 라."]) == {3}
+    assert boundary_offsets(["하나"]) == set()
+    assert boundary_counts(["가.", "나.", "다."], ["가.", "나. 다."]) == (1, 0, 1)
+    assert f1_score(1, 0, 1) == (1.0, 0.5, pytest.approx(2 / 3))
+    assert f1_score(0, 0, 0) == (1.0, 1.0, 1.0)
+
+
+def _golden(testdata):
+    rows = [
+        json.loads(line) for line in (testdata / "split" / "golden.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert {row["source"] for row in rows} == set(GOLDEN_F1_FLOOR)
+    return rows
+
+
+def test_golden_f1_against_kss(testdata) -> None:
+    counts = {source: [0, 0, 0] for source in GOLDEN_F1_FLOOR}
+    for row in _golden(testdata):
+        for i, value in enumerate(boundary_counts(row["kss"], split_sentences(row["text"]))):
+            counts[row["source"]][i] += value
+    for source, (tp, fp, fn) in counts.items():
+        assert tp > 100, source  # the fixture has enough boundaries to mean something
+        assert f1_score(tp, fp, fn)[2] >= GOLDEN_F1_FLOOR[source], (source, tp, fp, fn)
+
+
+def test_unknown_backend_names_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match="kcorpus, kss, kss-fast, none"):
+        SentenceSplitter("mecab")
+
+
+def test_backends_kcorpus_and_none() -> None:
+    text = "첫 문장이다. 둘째 문장이다.\n\n새 문단."
+    assert make_splitter("kcorpus")(text) == ["첫 문장이다.", "둘째 문장이다.", "새 문단."]
+    assert make_splitter("none")(text) == ["첫 문장이다. 둘째 문장이다.", "새 문단."]
+    assert set(BACKENDS) == {"kcorpus", "kss", "kss-fast", "none"}
+
+
+def test_kss_splitter_pickles_without_loading_kss() -> None:
+    splitter = SentenceSplitter("kss")
+    clone = pickle.loads(pickle.dumps(splitter))
+    assert clone.backend == "kss"
+    assert clone._kss_split is None
+
+
+def test_kss_backend_wrappers() -> None:
+    pytest.importorskip("kss")
+    start = time.perf_counter()
+    splitters = [make_splitter("kss"), make_splitter("kss-fast")]
+    if time.perf_counter() - start > 60:
+        pytest.skip("importing kss took over 60 s on this machine")
+    text = "회사 동료 분들과 다녀왔는데 분위기도 좋고 음식도 맛있었어요. 다음에 또 올게요.\n\n새 문단입니다."
+    for splitter in splitters:
+        assert splitter(text) == [
+            "회사 동료 분들과 다녀왔는데 분위기도 좋고 음식도 맛있었어요.",
+            "다음에 또 올게요.",
+            "새 문단입니다.",
+        ], splitter.backend
+        assert splitter("  \n ") == []
