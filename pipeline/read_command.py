@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="files (or folders: every file under them; a Modu or `datasets` folder is one input)")
     parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
-    parser.add_argument("--out", required=True, help="documents as JSON Lines (`-` for stdout)")
+    parser.add_argument("--out", required=True, help="documents as JSON Lines")
     parser.add_argument("--dead-letter", help="unreadable records (default: <out>.rejected.jsonl)")
     parser.add_argument("--dropped", help="records skipped with a reason (default: <out>.dropped.jsonl)")
     parser.add_argument("--source", help="source name used in ids and records (default: the format)")
@@ -33,10 +33,6 @@ def _option_fields() -> list:
     import dataclasses
 
     return list(dataclasses.fields(ReadOptions))
-
-
-def _open_out(path: str) -> IO[str]:
-    return sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
 
 
 def summarize(fmt: str, source: str, counts: collections.Counter, reasons: collections.Counter) -> str:
@@ -79,18 +75,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"kcorpus read: {err}", file=sys.stderr)
         return 2
     source = args.source or args.fmt
-    dead_path = args.dead_letter or ("-.rejected.jsonl" if args.out == "-" else f"{args.out}.rejected.jsonl")
-    dropped_path = args.dropped or ("-.dropped.jsonl" if args.out == "-" else f"{args.out}.dropped.jsonl")
+    dead_path = args.dead_letter or f"{args.out}.rejected.jsonl"
+    dropped_path = args.dropped or f"{args.out}.dropped.jsonl"
     records = read_files(args.fmt, expand_paths(args.fmt, args.paths), options, source)
-    out = _open_out(args.out)
     try:
-        with open(dead_path, "w", encoding="utf-8") as dead, open(dropped_path, "w", encoding="utf-8") as dropped:
+        with (open(args.out, "w", encoding="utf-8") as out, open(dead_path, "w", encoding="utf-8") as dead,
+              open(dropped_path, "w", encoding="utf-8") as dropped):
             counts, reasons = write_records(records, out, dead, dropped)
     except ValueError as err:  # a configuration the files contradict, e.g. thread_field on plain lines
         print(f"kcorpus read: {err}", file=sys.stderr)
         return 2
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    print(summarize(args.fmt, source, counts, reasons), file=sys.stderr if args.out == "-" else sys.stdout)
+    print(summarize(args.fmt, source, counts, reasons))
     return 0

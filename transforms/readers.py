@@ -118,6 +118,8 @@ class ReadOptions:
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:
+    if hint == tuple[int, ...] and isinstance(value, int):
+        return (value,)
     if not isinstance(value, str) or hint is str:
         return tuple(value) if hint == tuple[int, ...] and isinstance(value, (list, tuple)) else value
     if hint is bool:
@@ -163,17 +165,27 @@ def is_remote(path: str) -> bool:
     return "://" in path
 
 
-def open_binary(path: str) -> IO[bytes]:
-    """Open a local or remote (gs://, ...) file for reading, decompressing .gz/.bz2 by extension."""
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
+def is_compressed(path: str) -> bool:
+    return path.endswith((".gz", ".bz2"))
 
-        return FileSystems.open(path)
+
+def open_binary(path: str) -> IO[bytes]:
+    """Open a local or remote (gs://, ...) file for reading, decompressing .gz/.bz2 by extension.
+
+    Decompression is Python's own gzip/bz2 for remote files too: it raises on a truncated stream, where
+    Beam's decompressing reader ends quietly.
+    """
+    if not is_remote(path):
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")
+        return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
+    from apache_beam.io.filesystem import CompressionTypes
+    from apache_beam.io.filesystems import FileSystems
+
+    stream = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
     if path.endswith(".gz"):
-        return gzip.open(path, "rb")
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return bz2.BZ2File(stream, "rb") if path.endswith(".bz2") else stream
 
 
 def base_name(path: str) -> str:
@@ -325,70 +337,101 @@ def comment_record(row: Mapping[str, Any], fallback_id: str, path: str, position
     return CommentRow(str(thread).strip(), path, position, text.strip())
 
 
-def parse_line(fmt: str, path: str, offset: int, raw: bytes, options: ReadOptions, source: str, *,
-               line: int | None = None, header: bytes | None = None) -> list[Record | CommentRow]:
-    """The record(s) of one raw line of a line-based file; the NSMC/TSV header line gives none."""
+class LineParser:
+    """Parses the lines of one line-based file; per-file settings are worked out once, not per line.
 
-    def dead(reason: str) -> DeadLetter:
-        return DeadLetter(path, reason, line, offset, raw_prefix(raw))
+    Args:
+        fmt, path, options, source: as for `read_file`.
+        header: the file's first line, for a comments TSV whose columns it names.
+    """
 
-    fallback_id = f"{source}:{base_name(path)}:{offset}"
-    if b"\x00" in raw:
-        return [dead("nul_byte: NUL byte in record")]
-    try:
-        text = decode_line(raw, offset, options.encoding)
-    except UnicodeDecodeError as err:
-        return [dead(f"invalid_encoding: {err}")]
+    def __init__(self, fmt: str, path: str, options: ReadOptions, source: str, header: bytes | None = None) -> None:
+        self.fmt, self.path, self.options, self.source = fmt, path, options, source
+        self.name = base_name(path)
+        self.layout = comment_layout(path, options) if fmt == "comments" else ""
+        if options.thread_field and self.layout == "lines":
+            raise ValueError("thread_field needs a tsv, csv or jsonl comments file, not one comment per line")
+        self.encoding = options.encoding
+        self.columns = decode_line(header, 0, self.encoding).split("\t") if header is not None else None
+        if fmt == "nsmc":
+            self.kind = "nsmc"
+        elif fmt == "text" or self.layout == "lines":
+            self.kind = "lines"
+        elif self.layout == "tsv":
+            self.kind = "tsv"
+        elif fmt in ("petitions", "jsonl", "wikiextractor") or self.layout == "jsonl":
+            self.kind = "json"
+        else:
+            raise ValueError(f"format {fmt!r} is not line-based here ({path})")
 
-    if fmt == "nsmc":
+    def parse(self, offset: int, raw: bytes, line: int | None = None) -> list[Record | CommentRow]:
+        """The record(s) of one raw line; the NSMC/TSV header line gives none."""
+        if b"\x00" in raw:
+            return [DeadLetter(self.path, "nul_byte: NUL byte in record", line, offset, raw_prefix(raw))]
+        try:
+            text = decode_line(raw, offset, self.encoding)
+        except UnicodeDecodeError as err:
+            return [DeadLetter(self.path, f"invalid_encoding: {err}", line, offset, raw_prefix(raw))]
+        if self.kind == "nsmc":
+            return self._nsmc(text, offset, raw, line)
+        fallback_id = f"{self.source}:{self.name}:{offset}"
+        if self.kind == "lines":
+            text = text.strip()
+            if not text:
+                return [Dropped(fallback_id, self.source, "read", "empty")]
+            return [Document(fallback_id, text, self.source, {})]
+        if self.kind == "tsv" and offset == 0:
+            return []
+        if not text.strip():
+            return [Dropped(fallback_id, self.source, "read", "empty")]
+
+        def dead(reason: str) -> DeadLetter:
+            return DeadLetter(self.path, reason, line, offset, raw_prefix(raw))
+
+        if self.kind == "tsv":
+            values = text.split("\t")
+            columns = self.columns or []
+            if len(values) != len(columns):
+                return [dead(f"wrong_field_count: {len(values)} fields, expected {len(columns)}")]
+            row = dict(zip(columns, values))
+            return [comment_record(row, fallback_id, self.path, offset, self.options, self.source, dead)]
+        obj = _json_object(text, dead)
+        if isinstance(obj, DeadLetter):
+            return [obj]
+        if self.fmt == "petitions":
+            return [petition_record(obj, fallback_id, self.source, dead)]
+        if self.fmt == "jsonl":
+            return [object_record(obj, fallback_id, self.options, self.source, dead)]
+        if self.fmt == "wikiextractor":
+            return [extractor_json_record(obj, self.path, line, offset, raw, self.source,
+                                          with_title=self.options.title)]
+        return [comment_record(obj, fallback_id, self.path, offset, self.options, self.source, dead)]
+
+    def _nsmc(self, text: str, offset: int, raw: bytes, line: int | None) -> list[Record]:
         if offset == 0 and text == NSMC_HEADER:
             return []
         fields = text.split("\t")
         if len(fields) != 3:
-            return [dead(f"wrong_field_count: {len(fields)} fields, expected 3")]
+            reason = f"wrong_field_count: {len(fields)} fields, expected 3"
+            return [DeadLetter(self.path, reason, line, offset, raw_prefix(raw))]
         nsmc_id, document, label = fields
-        if not nsmc_id.strip() or label.strip() not in ("0", "1"):
-            return [dead("invalid_value: id must be non-empty and label 0 or 1")]
-        doc_id = f"{source}:{nsmc_id.strip()}"
-        document = (unquote_nsmc(document) if options.unquote else document).strip()
+        nsmc_id = nsmc_id.strip()
+        if not nsmc_id or label not in ("0", "1"):
+            reason = "invalid_value: id must be non-empty and label 0 or 1"
+            return [DeadLetter(self.path, reason, line, offset, raw_prefix(raw))]
+        doc_id = f"{self.source}:{nsmc_id}"
+        if self.options.unquote and document.startswith('"'):
+            document = unquote_nsmc(document)
+        document = document.strip()
         if not document:
-            return [Dropped(doc_id, source, "read", "empty")]
-        return [Document(doc_id, document, source, {"label": int(label)})]
+            return [Dropped(doc_id, self.source, "read", "empty")]
+        return [Document(doc_id, document, self.source, {"label": int(label)})]
 
-    layout = comment_layout(path, options) if fmt == "comments" else ""
-    if fmt == "text" or layout == "lines":
-        if options.thread_field and layout == "lines":
-            raise ValueError("thread_field needs a tsv, csv or jsonl comments file")
-        text = text.strip()
-        if not text:
-            return [Dropped(fallback_id, source, "read", "empty")]
-        return [Document(fallback_id, text, source, {})]
 
-    if layout == "tsv":
-        if offset == 0:
-            return []
-        columns = decode_line(header or b"", 0, options.encoding).split("\t")
-        if not text.strip():
-            return [Dropped(fallback_id, source, "read", "empty")]
-        values = text.split("\t")
-        if len(values) != len(columns):
-            return [dead(f"wrong_field_count: {len(values)} fields, expected {len(columns)}")]
-        return [comment_record(dict(zip(columns, values)), fallback_id, path, offset, options, source, dead)]
-
-    if not text.strip():
-        return [Dropped(fallback_id, source, "read", "empty")]
-    obj = _json_object(text, dead)
-    if isinstance(obj, DeadLetter):
-        return [obj]
-    if fmt == "petitions":
-        return [petition_record(obj, fallback_id, source, dead)]
-    if fmt == "jsonl":
-        return [object_record(obj, fallback_id, options, source, dead)]
-    if layout == "jsonl":
-        return [comment_record(obj, fallback_id, path, offset, options, source, dead)]
-    if fmt == "wikiextractor":
-        return [extractor_json_record(obj, path, line, offset, raw, source, with_title=options.title)]
-    raise ValueError(f"format {fmt!r} is not line-based")
+def parse_line(fmt: str, path: str, offset: int, raw: bytes, options: ReadOptions, source: str, *,
+               line: int | None = None, header: bytes | None = None) -> list[Record | CommentRow]:
+    """The record(s) of one raw line of a line-based file (see `LineParser`, which reuses per-file work)."""
+    return LineParser(fmt, path, options, source, header).parse(offset, raw, line)
 
 
 # --- whole files ---------------------------------------------------------------------------------------
@@ -396,22 +439,28 @@ def parse_line(fmt: str, path: str, offset: int, raw: bytes, options: ReadOption
 
 def _read_line_file(fmt: str, path: str, stream: IO[bytes], options: ReadOptions,
                     source: str) -> Iterator[Record | CommentRow]:
-    header = None
+    parser = LineParser(fmt, path, options, source) if not needs_header(fmt, path, options) else None
     for item in _numbered_lines(stream, path):
         if isinstance(item, DeadLetter):
             yield item
             return
         line_no, offset, raw = item
-        if offset == 0 and needs_header(fmt, path, options):
-            header = raw
-        yield from parse_line(fmt, path, offset, raw, options, source, line=line_no, header=header)
+        if parser is None:
+            parser = LineParser(fmt, path, options, source, header=raw)
+        yield from parser.parse(offset, raw, line_no)
 
 
 def _read_csv_comments(path: str, stream: IO[bytes], options: ReadOptions,
                        source: str) -> Iterator[Record | CommentRow]:
     encoding = "utf-8-sig" if options.encoding.replace("_", "-").lower() in ("utf-8", "utf8") else options.encoding
     text = io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape", newline="")
-    reader = csv.reader(text)
+    try:
+        yield from _csv_rows(path, csv.reader(text), options, source)
+    finally:
+        text.detach()  # the caller closes the binary stream
+
+
+def _csv_rows(path: str, reader: Any, options: ReadOptions, source: str) -> Iterator[Record | CommentRow]:
     columns: list[str] | None = None
     row_no = 0
     while True:
@@ -462,13 +511,14 @@ def _read_wikiextractor(path: str, stream: IO[bytes], options: ReadOptions, sour
         yield from lines
 
     if is_json:
+        parser = LineParser("wikiextractor", path, options, source)
         for item in chained():
             if isinstance(item, DeadLetter):
                 yield item
                 return
             line_no, offset, raw = item
             if raw.strip():
-                yield from parse_line("wikiextractor", path, offset, raw, options, source, line=line_no)
+                yield from parser.parse(offset, raw, line_no)
         return
     dead_end: list[DeadLetter] = []
 
@@ -529,8 +579,7 @@ def _read_modu(path: str, options: ReadOptions, source: str) -> Iterator[Record]
 
 def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
     try:
-        stream = open_binary(path)
-        archive = zipfile.ZipFile(stream if is_remote(path) else path)
+        archive = zipfile.ZipFile(open_binary(path) if is_remote(path) else path)
     except (zipfile.BadZipFile, *STREAM_ERRORS) as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
@@ -570,18 +619,24 @@ def _read_parquet(path: str, options: ReadOptions, source: str) -> Iterator[Reco
     import pyarrow.parquet as pq
 
     try:
-        parquet = pq.ParquetFile(open_binary(path))
-    except (pa.ArrowException, *STREAM_ERRORS) as err:
+        stream = open_binary(path)
+    except STREAM_ERRORS as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
-    if options.text_field not in parquet.schema_arrow.names:
-        yield DeadLetter(path, f"missing_field: column {options.text_field} ({parquet.metadata.num_rows} rows)")
-        return
-    start = 0
-    for batch in parquet.iter_batches(batch_size=4096):
-        rows = batch.to_pylist()
-        yield from _read_table_rows(rows, path, base_name(path), options, source, start)
-        start += len(rows)
+    with stream:
+        try:
+            parquet = pq.ParquetFile(stream)
+        except (pa.ArrowException, *STREAM_ERRORS) as err:
+            yield DeadLetter(path, f"unreadable_file: {err}")
+            return
+        if options.text_field not in parquet.schema_arrow.names:
+            yield DeadLetter(path, f"missing_field: column {options.text_field} ({parquet.metadata.num_rows} rows)")
+            return
+        start = 0
+        for batch in parquet.iter_batches(batch_size=4096):
+            rows = batch.to_pylist()
+            yield from _read_table_rows(rows, path, base_name(path), options, source, start)
+            start += len(rows)
 
 
 def _read_hf_dataset(path: str, options: ReadOptions, source: str) -> Iterator[Record]:

@@ -26,13 +26,18 @@ NON_TEXT_TAGS = frozenset({"ref", "references", "gallery", "math", "table", "tim
 # Sections of lists and links, not prose (compared lower-cased).
 BOILERPLATE_SECTIONS = frozenset({"같이 보기", "각주", "참고 문헌", "참고문헌", "외부 링크", "출처", "주석", "관련 항목",
                                   "see also", "references", "external links", "notes", "further reading"})
+_SPACES = re.compile(r"[ \t\u00a0]+")
 HEADING_MARK = "\ue000"  # private-use character: never in article text
+CATEGORY_LINE = re.compile(r"^\s*(?:\[\[(?:분류|category):[^\]]*\]\]\s*)+$", re.IGNORECASE)
 REDIRECT_TEXT = re.compile(r"^\s*#(?:redirect|넘겨주기)", re.IGNORECASE)
 
 
 def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> str:
-    """The document text: the title line (by option) then the non-blank paragraphs, one per line."""
-    body = [p.strip() for p in paragraphs if p.strip()]
+    """The document text: the title line (by option) then the non-blank paragraphs, one per line.
+
+    Lines that are only category links (`[[분류:…]]`, which WikiExtractor leaves behind) are not text.
+    """
+    body = [p.strip() for p in paragraphs if p.strip() and not CATEGORY_LINE.match(p)]
     if not body:
         return ""
     return "\n".join([title, *body] if with_title and title else body)
@@ -41,40 +46,72 @@ def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> 
 def wikitext_to_text(wikitext: str) -> str:
     """Plain text of an article's wikitext: prose and the headings of sections that have prose, one per line."""
     import mwparserfromhell
-    from mwparserfromhell.nodes import Heading, Tag, Wikilink
 
-    code = mwparserfromhell.parse(wikitext)
-    for section in code.get_sections(levels=[2]):
-        headings = section.filter_headings(recursive=False)
-        if headings and headings[0].title.strip_code().strip().lower() in BOILERPLATE_SECTIONS:
-            code.remove(section)
-    for node in code.filter(recursive=True, forcetype=(Wikilink, Tag, Heading)):
-        if isinstance(node, Heading):
-            # Marked so that a heading with no text under it can be dropped after stripping.
-            replacement: str | None = f"\n{HEADING_MARK}{node.title.strip_code().strip()}\n"
-        elif isinstance(node, Wikilink):
-            target = str(node.title).strip().lower()
-            drop = target.startswith(NON_TEXT_LINK_PREFIXES) or bool(_INTERLANGUAGE.match(target))
-            replacement = "" if drop else None
-        else:
-            replacement = "" if str(node.tag).strip().lower() in NON_TEXT_TAGS else None
-        if replacement is not None:
-            try:
-                code.replace(node, replacement)
-            except ValueError:  # already gone with a replaced parent
-                pass
-    text = code.strip_code(normalize=True, collapse=True)
-    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()]
+    text = _plain_top(mwparserfromhell.parse(wikitext).nodes)
+    lines = [_SPACES.sub(" ", line).strip() for line in text.splitlines()]
     lines = [line for line in lines if line and line != HEADING_MARK]
     kept = []
     for i, line in enumerate(lines):
         if line.startswith(HEADING_MARK):
             following = lines[i + 1] if i + 1 < len(lines) else HEADING_MARK
             if following.startswith(HEADING_MARK):
-                continue
+                continue  # a heading with no text under it
             line = line[len(HEADING_MARK):]
         kept.append(line)
     return "\n".join(kept)
+
+
+def _plain_top(nodes: list) -> str:
+    """Top-level nodes to text, skipping boilerplate sections (see also, references, external links)."""
+    from mwparserfromhell.nodes import Heading
+
+    out: list[str] = []
+    skip_below = 0  # while > 0: inside a boilerplate section of that level
+    for node in nodes:
+        if isinstance(node, Heading):
+            if skip_below and node.level > skip_below:
+                continue
+            skip_below = 0
+            title = _plain(node.title.nodes).strip()
+            if title.lower() in BOILERPLATE_SECTIONS:
+                skip_below = node.level
+                continue
+            out.append(f"\n{HEADING_MARK}{title}\n")
+        elif not skip_below:
+            out.append(_plain([node]))
+    return "".join(out)
+
+
+def _plain(nodes: list) -> str:
+    """Visible text of parsed wikitext nodes, without templates, references, tables, files and categories.
+
+    A walk that builds the text (rather than removing nodes and calling `strip_code`) keeps this linear.
+    """
+    from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Tag, Text, Wikilink
+
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, Text):
+            out.append(node.value)
+        elif isinstance(node, Wikilink):
+            target = str(node.title).strip().lower()
+            if not (target.startswith(NON_TEXT_LINK_PREFIXES) or _INTERLANGUAGE.match(target)):
+                out.append(_plain((node.text if node.text is not None else node.title).nodes))
+        elif isinstance(node, Tag):
+            tag = str(node.tag).strip().lower()
+            if tag in ("br", "p"):
+                out.append("\n")
+            if tag not in NON_TEXT_TAGS and node.contents is not None:
+                out.append(_plain(node.contents.nodes))
+        elif isinstance(node, ExternalLink):
+            if node.title is not None:
+                out.append(_plain(node.title.nodes))
+        elif isinstance(node, HTMLEntity):
+            out.append(node.normalize())
+        elif isinstance(node, Heading):
+            out.append(f"\n{HEADING_MARK}{_plain(node.title.nodes).strip()}\n")
+        # Templates, comments, arguments and parser functions carry no running text.
+    return "".join(out)
 
 
 @dataclasses.dataclass(frozen=True)
