@@ -87,8 +87,10 @@ def main(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as err:
         return _fail(str(err), status=2)
     for path in args.files:
-        if path != "-" and (not os.path.exists(path) or os.path.isdir(path)):
+        if path != "-" and not os.path.exists(path):
             return _fail(f"{path}: no such file", status=2)
+        if os.path.isdir(path):
+            return _fail(f"{path}: is a directory", status=2)
 
     summary = Summary()
     start = time.perf_counter()

@@ -81,6 +81,10 @@ def test_missing_file_is_reported_before_any_output(text_file, tmp_path, capsysb
     assert err == f"kcorpus clean: {tmp_path / 'nope.txt'}: no such file\n"
 
 
+def test_directory_is_an_error(tmp_path, capsysbinary):
+    assert run([str(tmp_path)], capsysbinary) == (2, "", f"kcorpus clean: {tmp_path}: is a directory\n")
+
+
 def test_invalid_utf8_stops_with_file_and_line(tmp_path, capsysbinary):
     path = tmp_path / "bad.txt"
     path.write_bytes("첫 줄\n둘째 줄\n".encode() + b"ok \xed\x95 broken\n" + "넷째\n".encode())
