@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from kcorpus import __version__
+
 STAGE_MANIFEST = "_STAGE.json"
 PARTIAL_SUFFIX = ".partial"
 # Top-level profile keys that belong to `kcorpus run`; build-corpus ignores them.
@@ -521,7 +523,10 @@ def run(
                 )
             results.append(StageResult(stage.name, "not selected", "upstream not up to date", 0.0))
             continue
-        config_hash = canonical_hash({"command": stage.command, "config": stage.config})
+        # The release is part of the identity: a new kcorpus may write different output for the same config.
+        config_hash = canonical_hash(
+            {"command": stage.command, "config": stage.config, "kcorpus": __version__}
+        )
         inputs = stage_inputs(stage, profile, manifests)
         input_hash = canonical_hash(inputs)
         stale = why_stale(manifest, final, config_hash, input_hash)
@@ -553,6 +558,7 @@ def run(
             "profile": profile.path,
             "config": stage.config,
             "config_hash": config_hash,
+            "kcorpus_version": __version__,
             "inputs": inputs,
             "input_hash": input_hash,
             "beam_args": list(beam_args) if stage.beam else [],

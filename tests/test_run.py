@@ -434,3 +434,12 @@ def test_broken_yaml_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("vocab: {kind: wordpiece\n", encoding="utf-8")
     with pytest.raises(RunError, match=r"bad.yaml: not valid YAML"):
         load_profile(tmp_path / "bad.yaml")
+
+
+def test_a_new_kcorpus_release_reruns_everything(project: Path, monkeypatch) -> None:
+    out = project / "out"
+    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    assert manifest(out, "corpus")["kcorpus_version"] == run_mod.__version__
+    monkeypatch.setattr(run_mod, "__version__", "99.0.0")
+    results = run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    assert [r.reason for r in results] == ["config changed"] + ["config changed"] * 3
