@@ -130,6 +130,12 @@ def test_outputs_reconcile_and_load(interrupted_then_finished: dict) -> None:
     stats = json.loads((out / "corpus" / "stats.json").read_text(encoding="utf-8"))
     total = stats["total"]
     assert total["reconciled"] is True
+    # Every record of the slice is counted in: 300 NSMC rows, 12 petitions, 6 Wikipedia articles.
+    assert {name: src["input"] for name, src in stats["sources"].items()} == {
+        "nsmc": 300,
+        "petitions": 12,
+        "kowiki": 6,
+    }
     assert (total["input"], total["kept"], total["dropped"], total["dead_lettered"]) == (318, 284, 34, 0)
     manifest = json.loads((out / "pack" / "manifest.json").read_text(encoding="utf-8"))
     counts = manifest["counts"]

@@ -115,10 +115,13 @@ class ReadBatches(beam.PTransform):
         matched = (
             pbegin
             | "Patterns" >> beam.Create(self.patterns)
-            | "MatchFiles" >> beam.ParDo(MatchFiles(fmt)).with_outputs("dead_letter", main="files")
+            | "MatchFiles" >> beam.ParDo(MatchFiles(fmt)).with_outputs("dead_letter", "whole", main="files")
         )
+        # MatchFiles sends files of whole-file formats (wikiextractor, modu, parquet, ...) to "whole": an
+        # undeclared tag would drop them without a trace.
         batches = (
-            matched.files
+            (matched.files, matched.whole)
+            | "AllFiles" >> beam.Flatten()
             | "ByteRanges"
             >> beam.FlatMap(
                 lambda m: byte_ranges(
