@@ -28,10 +28,12 @@ from apache_beam.transforms.window import GlobalWindows
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.transforms.dedup import (
     bucket_edges,
+    bucketed,
     connected_components,
     dedup_text,
     digest,
     duplicate_losers,
+    ids_by_key,
     lsh_keys,
     scope_key,
     shard_of,
@@ -47,7 +49,7 @@ EXACT, NEAR = "exact_duplicate", "near_duplicate"
 _PRIORITY = {EXACT: 0, NEAR: 1}
 KIND_DOCS, KIND_DROPPED = "docs", "dropped"
 # Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
-SPILL_BYTES = 64 << 20
+SPILL_BYTES = 16 << 20
 PROGRESS_SECONDS = 10.0
 METRICS_NAMESPACE = "kcorpus.build_corpus"
 
@@ -183,10 +185,12 @@ class PrepareBatchFn(beam.DoFn):
         texts = [dedup_text(d.text) for d, _ in kept]
         near = self.config.dedup.near
         keys = lsh_keys(texts, near) if near.enabled else [[] for _ in kept]
+        meta = []
         for (doc, payload), text, bands in zip(kept, texts, keys, strict=True):
             node = node_key(doc.id, doc.source)
-            yield beam.pvalue.TaggedOutput("meta", (node, doc.source, digest(text), bands))
+            meta.append((node, doc.source, digest(text), bands))
             yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), payload)
+        yield beam.pvalue.TaggedOutput("meta", meta)
 
     @staticmethod
     def _dead_letter(doc: Document, exc: Exception) -> DeadLetter:
@@ -214,8 +218,37 @@ class PrepareBatchFn(beam.DoFn):
             )
 
 
+# Shuffle buckets per scope: one element per (batch, bucket) instead of one per document.
+DEDUP_BUCKETS = 64
+
+
+def _exact_keys(batch: list[tuple[str, str, bytes, list[int]]], scope: str) -> Iterator[Any]:
+    by_scope: dict[str, list[tuple[bytes, str]]] = {}
+    for node, source, text_digest, _ in batch:
+        by_scope.setdefault(scope_key(source, scope), []).append((text_digest, node))
+    for sk, pairs in sorted(by_scope.items()):
+        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
+            yield (sk, bucket), members
+
+
+def _band_keys(batch: list[tuple[str, str, bytes, list[int]]], scope: str) -> Iterator[Any]:
+    by_band: dict[tuple[str, int], list[tuple[int, str]]] = {}
+    for node, source, _, bands in batch:
+        sk = scope_key(source, scope)
+        for band, key in enumerate(bands):
+            by_band.setdefault((sk, band), []).append((key, node))
+    for (sk, band), pairs in sorted(by_band.items()):
+        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
+            yield (sk, band, bucket), members
+
+
+def _flat(groups: Iterable[list[Any]]) -> Iterator[Any]:
+    for group in groups:
+        yield from group
+
+
 class ExactDedup(beam.PTransform):
-    """`(node, source, digest, keys)` -> `(node, (priority, reason, survivor_node))` for every duplicate."""
+    """Batches of `(node, source, digest, keys)` -> `(node, (priority, reason, survivor))` per duplicate."""
 
     def __init__(self, scope: str) -> None:
         super().__init__()
@@ -225,11 +258,15 @@ class ExactDedup(beam.PTransform):
         scope = self.scope
         return (
             meta
-            | "KeyByDigest" >> beam.Map(lambda m: ((scope_key(m[1], scope), m[2]), m[0]))
-            | "GroupByDigest" >> beam.GroupByKey()
+            | "KeyByDigestBucket" >> beam.FlatMap(_exact_keys, scope)
+            | "GroupByDigestBucket" >> beam.GroupByKey()
             | "Losers"
             >> beam.FlatMap(
-                lambda kv: [(lo, (_PRIORITY[EXACT], EXACT, su)) for lo, su in duplicate_losers(kv[1])]
+                lambda kv: [
+                    (lo, (_PRIORITY[EXACT], EXACT, su))
+                    for ids in ids_by_key(_flat(kv[1]))
+                    for lo, su in duplicate_losers(ids)
+                ]
             )
         )
 
@@ -249,12 +286,10 @@ class NearDedup(beam.PTransform):
         scope = self.scope
         return (
             meta
-            | "KeyByBucket"
-            >> beam.FlatMap(
-                lambda m: [((scope_key(m[1], scope), band, key), m[0]) for band, key in enumerate(m[3])]
-            )
-            | "GroupByBucket" >> beam.GroupByKey()
-            | "StarEdges" >> beam.FlatMap(lambda kv: bucket_edges(kv[1]))
+            | "KeyByBandBucket" >> beam.FlatMap(_band_keys, scope)
+            | "GroupByBandBucket" >> beam.GroupByKey()
+            | "StarEdges"
+            >> beam.FlatMap(lambda kv: [e for ids in ids_by_key(_flat(kv[1])) for e in bucket_edges(ids)])
             | "DistinctEdges" >> beam.Distinct()
             | "AllEdges" >> beam.combiners.ToList()
             | "Components" >> beam.FlatMap(lambda edges: sorted(connected_components(edges).items()))
@@ -540,6 +575,9 @@ def run_build(
     with FileSystems.open(f"{out_dir}/stats.json") as f:
         stats = json.loads(f.read().decode("utf-8"))
     _check_metrics(result, stats)
+    for name, block in stats["sources"].items():
+        if block["input"] == 0:
+            log.warning("source %r read no records at all: check its paths and format", name)
     summary = {k: v for k, v in stats["total"].items() if k != "counters"}
     log.info("build-corpus finished in %.1f s: %s", time.monotonic() - started, summary)
     return stats

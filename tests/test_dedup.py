@@ -15,10 +15,12 @@ from kcorpus.pipeline.build_corpus import ExactDedup, NearDedup
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_edges,
+    bucketed,
     connected_components,
     dedup_text,
     digest,
     duplicate_losers,
+    ids_by_key,
     jaccard,
     lsh_keys,
     minhash_signatures,
@@ -95,6 +97,15 @@ def test_lsh_puts_near_duplicates_in_a_common_bucket_and_different_texts_not():
     assert keys == lsh_keys([A, A2, B], NEAR)
 
 
+def test_buckets_never_change_which_ids_share_a_key():
+    pairs = [(digest("가"), "b"), (digest("나"), "c"), (digest("가"), "a"), (7, "x"), (7, "y"), (9, "z")]
+    buckets = bucketed(pairs[:3], 4)
+    assert sorted(p for members in buckets.values() for p in members) == sorted(pairs[:3])
+    assert ids_by_key(pairs[:3]) == [["a", "b"]]
+    assert ids_by_key(pairs[3:]) == [["x", "y"]]
+    assert ids_by_key([(7, "x"), (7, "x")]) == []
+
+
 def test_components_are_order_independent_with_smallest_survivor():
     edges = [("d", "e"), ("b", "c"), ("a", "b"), ("e", "a"), ("x", "y")]
     expected = {"b": "a", "c": "a", "d": "a", "e": "a", "y": "x"}
@@ -122,7 +133,7 @@ def test_exact_dedup_transform_global_and_per_source():
         _meta("4\x00a", "a", "다른 댓글"),
     ]
     with local_test_pipeline() as p:
-        rows = p | beam.Create(meta)
+        rows = p | beam.Create([meta[:2], meta[2:]])
         assert_that(
             rows | "G" >> ExactDedup("global"),
             equal_to(
@@ -144,5 +155,5 @@ def test_near_dedup_transform_links_chains_into_one_cluster():
     c3 = c2 + "합니다"
     meta = [_meta("k3", "s", c3), _meta("k1", "s", c1), _meta("k2", "s", c2), _meta("k9", "s", B)]
     with local_test_pipeline() as p:
-        out = p | beam.Create(meta) | NearDedup("global")
+        out = p | beam.Create([meta[:1], meta[1:]]) | NearDedup("global")
         assert_that(out, equal_to([("k2", (1, "near_duplicate", "k1")), ("k3", (1, "near_duplicate", "k1"))]))

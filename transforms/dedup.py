@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -175,6 +175,27 @@ def jaccard(a: str, b: str, ngram: int) -> float:
 
     ga, gb = grams(a), grams(b)
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
+
+
+def bucketed(pairs: Iterable[tuple[Hashable, str]], buckets: int) -> dict[int, list[tuple[Hashable, str]]]:
+    """`(key, id)` pairs grouped by a stable bucket of the key (an int key, or a digest's first bytes).
+
+    Shuffling one element per (batch, bucket) instead of one per document cuts the per-element cost of
+    the local runner's shuffle; the bucket number never changes which ids share a key.
+    """
+    out: dict[int, list[tuple[Hashable, str]]] = {}
+    for key, node in pairs:
+        b = (int.from_bytes(key[:4], "big") if isinstance(key, bytes) else int(key)) % buckets
+        out.setdefault(b, []).append((key, node))
+    return out
+
+
+def ids_by_key(pairs: Iterable[tuple[Hashable, str]]) -> list[list[str]]:
+    """The sorted ids of every key that more than one distinct id shares, in key order."""
+    groups: dict[Hashable, set[str]] = {}
+    for key, node in pairs:
+        groups.setdefault(key, set()).add(node)
+    return [sorted(ids) for _, ids in sorted(groups.items()) if len(ids) > 1]
 
 
 def bucket_edges(ids: Iterable[str]) -> list[tuple[str, str]]:

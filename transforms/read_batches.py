@@ -27,7 +27,8 @@ from kcorpus.transforms.readers import (
 )
 from kcorpus.transforms.record import DeadLetter
 
-RANGE_BYTES = 16 << 20
+# Small enough that the local runner, which partitions a stage's elements statically, balances workers.
+RANGE_BYTES = 4 << 20
 _COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
 
 
@@ -115,10 +116,9 @@ class ReadBatches(beam.PTransform):
         matched = (
             pbegin
             | "Patterns" >> beam.Create(self.patterns)
-            | "MatchFiles" >> beam.ParDo(MatchFiles(fmt)).with_outputs("dead_letter", "whole", main="files")
+            | "MatchFiles"
+            >> beam.ParDo(MatchFiles(fmt, options)).with_outputs("dead_letter", "whole", main="files")
         )
-        # MatchFiles sends files of whole-file formats (wikiextractor, modu, parquet, ...) to "whole": an
-        # undeclared tag would drop them without a trace.
         batches = (
             (matched.files, matched.whole)
             | "AllFiles" >> beam.Flatten()

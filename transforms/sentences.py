@@ -34,7 +34,7 @@ _PUNCT_CANDIDATE = re.compile(
 _GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
 # Polite and formal final endings that end a sentence even without punctuation.
 _BARE_ENDING = re.compile(
-    rf"(?:습니다|입니다|합니다|됩니다|립니다|십시오|주세요|까요)(?=\s+[{_HANGUL}ㆍ※□■○●◆▶-])"
+    rf"(?:습니다|입니다|합니다|됩니다|립니다|십시오|[아어여해봐와줘워져쳐돼네데지게래세까나군]요|[가-힣]죠)(?=\s+[{_HANGUL}ㆍ※□■○●◆▶-])"
     rf"|(?<=[{_HANGUL}])(?:있음|없음|[음함됨임])(?=\s+[ㆍ※□■○●◆▶{_JAMO}])"
 )
 # Regions that are never split inside: balanced quotes and brackets within one paragraph.
