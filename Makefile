@@ -17,10 +17,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 
+# The bundled sample through every stage into runs/sample/ (a rerun skips what is up to date); ends by
+# printing where the Arrow dataset and the report are.
 run: $(VENV)/.installed-run
-	mkdir -p out
-	$(BIN)/kcorpus clean --summary --column document tests/testdata/nsmc_sample.tsv > out/nsmc_sample.clean.tsv
-	head -n 4 out/nsmc_sample.clean.tsv
+	$(BIN)/kcorpus run configs/sample.yaml
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q

@@ -13,15 +13,13 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
-    "build-corpus": (
-        "kcorpus.pipeline.build_corpus_command",
-        "raw sources -> clean, deduplicated corpus shards",
-    ),
     "read": ("kcorpus.pipeline.read_command", "read one source format into a normalized JSONL corpus"),
+    "build-corpus": ("kcorpus.pipeline.build_corpus_command", "raw sources -> clean, deduplicated corpus shards"),
     "train-vocab": ("kcorpus.pipeline.train_vocab_command", "train a WordPiece or SentencePiece vocabulary"),
     "vocab-merge": ("kcorpus.pipeline.vocab_merge_command", "append another vocab's missing tokens to a vocab"),
     "vocab-report": ("kcorpus.pipeline.vocab_report_command", "compare two vocabularies (json, md, html)"),
     "pack": ("kcorpus.pipeline.pack_command", "tokenize and pack a corpus into Arrow shards for pretraining"),
+    "run": ("kcorpus.pipeline.run_command", "run a profile's stages resumably and write the run report"),
 }
 
 
@@ -38,7 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"kcorpus {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)
-    return int(module.main(parser.parse_args(rest)) or 0)
+    # argparse cannot take `-- --runner X` after a positional argument; split the Beam flags off first.
+    beam_args: list[str] = []
+    if "--" in rest:
+        cut = rest.index("--")
+        rest, beam_args = rest[:cut], rest[cut + 1 :]
+    args = parser.parse_args(rest)
+    if beam_args or not hasattr(args, "beam_args"):
+        args.beam_args = beam_args
+    return int(module.main(args) or 0)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ import os
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
 from apache_beam.testing.util import assert_that, equal_to
+
 from kcorpus.pipeline.options import make_pipeline, pipeline_options
 
 

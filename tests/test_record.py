@@ -1,6 +1,5 @@
-from kcorpus.transforms.record import raw_prefix
-
 from kcorpus import DeadLetter, Document
+from kcorpus.transforms.record import raw_prefix
 
 
 def test_document_json_round_trip():
