@@ -103,11 +103,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
 
+    from kcorpus.data import MLMCollator, PackedDataLoader, PackedDataset
     from kcorpus.pipeline.pack import PackJob, run
     from kcorpus.transforms.packing import PackConfig
     from kcorpus.transforms.tokenize import tokenizer_from_bytes
-
-    from kcorpus.data import MLMCollator, PackedDataLoader, PackedDataset
 
     work = Path(tempfile.mkdtemp(prefix="bench_pack_"))
     try:

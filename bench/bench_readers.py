@@ -65,6 +65,7 @@ def wikitext(repeat: int) -> None:
 
 def beam_read(data: Path, copies: int) -> None:
     import apache_beam as beam
+
     from kcorpus.pipeline.options import make_pipeline
     from kcorpus.transforms.readers_beam import ReadDocuments
 

@@ -21,6 +21,7 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
+
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms import arrow_shards
 from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS

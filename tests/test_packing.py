@@ -7,6 +7,8 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
+
 from kcorpus.transforms.packing import (
     PackConfig,
     PackStats,
@@ -18,7 +20,6 @@ from kcorpus.transforms.packing import (
     pack_documents,
 )
 from kcorpus.transforms.tokenize import full_vocab_size, special_ids, split_sentences, tokenize_documents
-from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 SPECIAL = SpecialIds(cls=2, sep=3, pad=0)
 

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from kcorpus.transforms.readers import (
     FORMATS,
     ReadOptions,

@@ -12,6 +12,7 @@ import apache_beam as beam
 from apache_beam.io.filesystem import FileMetadata
 from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.testing.util import assert_that, equal_to
+
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms.readers import read_file, read_files
 from kcorpus.transforms.readers_beam import LineRecordSource, MatchFiles, ReadDocuments, input_bytes

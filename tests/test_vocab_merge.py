@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab_files import read_vocab_txt
 from kcorpus.transforms.vocab_merge import merge_vocabs, to_wordpiece_convention

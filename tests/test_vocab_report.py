@@ -7,6 +7,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab_report import all_syllables, ks_x_1001_syllables
 

@@ -3,6 +3,7 @@ import json
 import unicodedata
 
 import pytest
+
 from kcorpus.transforms.vocab_sample import (
     InputStats,
     expand_inputs,

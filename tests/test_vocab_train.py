@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab_checks import check_vocab, is_conjoining_jamo, wordpiece_spacing
 from kcorpus.transforms.vocab_files import SPECIAL_TOKENS, read_vocab_txt, wordpiece_tokenizer

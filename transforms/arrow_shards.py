@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
+
 from kcorpus.transforms.packing import PackedSequence
 
 ROWS_PER_BATCH = 1024

@@ -18,6 +18,7 @@ from apache_beam.io.filebasedsource import FileBasedSource, ReadAllFiles
 from apache_beam.io.filesystem import BeamIOError, CompressionTypes, FileMetadata
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
+
 from kcorpus.transforms.readers import (
     FORMATS,
     LINE_FORMATS,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from kcorpus.transforms.packing import SpecialIds, TokenizedDoc
 
 if TYPE_CHECKING:
