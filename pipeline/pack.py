@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import math
+import operator
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -25,12 +26,15 @@ from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms import arrow_shards
 from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS
 from kcorpus.transforms.packing import (
+    DocBlock,
     PackConfig,
+    PackedColumns,
     PackStats,
     SpecialIds,
     TokenizedDoc,
+    WireDoc,
     ids_dtype,
-    pack_documents,
+    pack_block,
 )
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 from kcorpus.transforms.tokenize import (
@@ -246,22 +250,46 @@ class TokenizeDocuments(beam.PTransform):
         return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
 
 
-def sort_documents(docs: Iterable[TokenizedDoc]) -> list[TokenizedDoc]:
+def sort_wire(docs: Iterable[WireDoc]) -> list[WireDoc]:
     """By id; documents sharing an id (not expected from build-corpus) by a digest of their tokens."""
-    ordered = sorted(docs, key=lambda d: d.id)
-    if any(a.id == b.id for a, b in itertools.pairwise(ordered)):
-        ordered.sort(key=lambda d: (d.id, hashlib.blake2b(d.ids.tobytes(), digest_size=8).digest()))
+    ordered = sorted(docs, key=operator.itemgetter(0))
+    if any(a[0] == b[0] for a, b in itertools.pairwise(ordered)):
+        ordered.sort(key=lambda d: (d[0], hashlib.blake2b(d[1], digest_size=8).digest()))
     return ordered
 
 
-def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
+def sort_documents(docs: Iterable[TokenizedDoc]) -> list[TokenizedDoc]:
+    """`sort_wire` for `TokenizedDoc`s."""
+    return [TokenizedDoc.from_wire(w) for w in sort_wire(d.to_wire() for d in docs)]
+
+
+def block_from_wire(docs: Sequence[WireDoc]) -> DocBlock:
+    """Wire tuples -> one `DocBlock` (one join per column instead of an array per document)."""
+    dtypes = {d[3] for d in docs}
+    if len(dtypes) > 1:
+        raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
+    dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
+    lengths = b"".join(d[2] for d in docs)
+    return DocBlock(
+        [d[0] for d in docs],
+        np.frombuffer(b"".join(d[1] for d in docs), dtype=dtype),
+        np.frombuffer(lengths, dtype=np.uint32),
+        np.fromiter((len(d[2]) // 4 for d in docs), dtype=np.int64, count=len(docs)),
+    )
+
+
+def pack_wire_shard(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds) -> tuple[PackedColumns, PackStats]:
     """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
-    ordered = sort_documents(docs)
-    stats = PackStats(documents=len(ordered), corpus_tokens=sum(d.num_tokens for d in ordered))
-    seqs = list(pack_documents(ordered, config, special))
-    for seq in seqs:
-        stats.add_sequence(seq, config.max_length)
-    return seqs, stats
+    block = block_from_wire(sort_wire(docs))
+    columns = pack_block(block, config, special)
+    stats = PackStats.of_columns(columns, len(block.doc_ids), int(block.ids.shape[0]), config.max_length)
+    return columns, stats
+
+
+def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
+    """`pack_wire_shard` for `TokenizedDoc`s, as a list of sequences."""
+    columns, stats = pack_wire_shard((d.to_wire() for d in docs), config, special)
+    return list(columns.sequences()), stats
 
 
 class _WriteShard(beam.DoFn):
@@ -278,10 +306,8 @@ class _WriteShard(beam.DoFn):
 
     def process(self, element):
         (split, index), docs = element
-        seqs, stats = pack_shard(
-            (TokenizedDoc.from_wire(d) for group in docs for d in group), self._config, self._special
-        )
-        data = arrow_shards.stream_bytes(seqs, arrow_shards.packed_schema(self._dtype), self._rows)
+        columns, stats = pack_wire_shard((d for group in docs for d in group), self._config, self._special)
+        data = arrow_shards.stream_bytes(columns, arrow_shards.packed_schema(self._dtype), self._rows)
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
         self._sequences.inc(stats.sequences)
