@@ -22,6 +22,7 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms import arrow_shards
 from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS
@@ -43,13 +44,14 @@ from kcorpus.transforms.tokenize import (
     sha256_hex,
     source_path,
     special_ids,
-    tokenize_documents,
+    tokenize_wire,
     tokenizer_file,
     tokenizer_from_bytes,
 )
 
 SPLITS = ("train", "validation")
 MANIFEST_FORMAT = "kcorpus-pack/1"
+RESHUFFLE_CHOICES = ("auto", "always", "never")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +75,7 @@ class PackJob:
     batch_bytes: int = 1 << 18
     rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
     overwrite: bool = False
+    reshuffle_batches: str = "auto"
 
     def __post_init__(self) -> None:
         if self.input_format not in ("auto", *LAYOUTS):
@@ -83,6 +86,9 @@ class PackJob:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.reshuffle_batches not in RESHUFFLE_CHOICES:
+            raise ValueError(f"reshuffle_batches must be one of {', '.join(RESHUFFLE_CHOICES)}, "
+                             f"got {self.reshuffle_batches!r}")
         if self.shard_size_mb <= 0:
             raise ValueError(f"shard_size_mb must be positive, got {self.shard_size_mb}")
 
@@ -120,6 +126,18 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
     if job.validation_fraction > 0:
         counts["validation"] = job.num_validation_shards or estimate(job.validation_fraction)
     return counts
+
+
+def spread_batches(job: PackJob, num_files: int, options: PipelineOptions) -> bool:
+    """Whether to reshuffle document batches between reading and tokenizing. `auto`: only when the local
+    runner has fewer than two files per worker (files are read one per worker, so with enough similar-sized
+    files the read fuses with tokenizing and no text crosses a shuffle) or on a distributed runner."""
+    if job.reshuffle_batches != "auto":
+        return job.reshuffle_batches == "always"
+    if options.view_as(StandardOptions).runner is not None:
+        return True
+    workers = options.view_as(DirectOptions).direct_num_workers or 1
+    return num_files < 2 * workers
 
 
 def assign_shard(doc_id: str, validation_fraction: float, counts: dict[str, int]) -> tuple[str, int]:
@@ -171,10 +189,11 @@ def batch_documents(
 class ReadCorpus(beam.PTransform):
     """Corpus files -> batches of documents, with unusable lines on the `dead_letter` output."""
 
-    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int):
+    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int, spread: bool = True):
         super().__init__()
         self._corpus = corpus
         self._fn = _ParseFile(corpus.layout, max_docs, max_bytes)
+        self._spread = spread
 
     def expand(self, pbegin):
         parsed = (
@@ -183,8 +202,10 @@ class ReadCorpus(beam.PTransform):
             | "ReshuffleFiles" >> beam.Reshuffle()
             | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
         )
-        # spreads the batches of a few large files over all workers
-        batches = parsed.batches | "ReshuffleBatches" >> beam.Reshuffle()
+        batches = parsed.batches
+        if self._spread:
+            # spreads the batches of a few large files over all workers, at the cost of a shuffle of all text
+            batches = batches | "ReshuffleBatches" >> beam.Reshuffle()
         return {"batches": batches, "dead_letter": parsed.dead_letter}
 
 
@@ -224,18 +245,18 @@ class _TokenizeBatch(beam.DoFn):
         self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
 
     def process(self, docs: Sequence[DocTuple]):
-        encoded = tokenize_documents(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
+        encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
         by_shard: dict[tuple[str, int], list] = {}
-        for (doc_id, text, source), tok_doc in zip(docs, encoded):
-            if tok_doc.num_tokens == 0:
+        for (doc_id, text, source), wire in zip(docs, encoded):
+            if not wire[1]:
                 self._empty.inc()
                 yield beam.pvalue.TaggedOutput(
                     "dropped", Dropped(doc_id, source, "pack", "empty_document", text[:200])
                 )
                 continue
-            self._tokens.inc(tok_doc.num_tokens)
             key = assign_shard(doc_id, self._validation_fraction, self._counts)
-            by_shard.setdefault(key, []).append(tok_doc.to_wire())
+            by_shard.setdefault(key, []).append(wire)
+        self._tokens.inc(sum(len(w[1]) for group in by_shard.values() for w in group) // np.dtype(self._dtype).itemsize)
         yield from by_shard.items()
 
 
@@ -442,7 +463,8 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     info = inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
-    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes)
+    spread = spread_batches(job, len(corpus.files), pipeline.options)
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread)
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
         job.tokenizer, job.validation_fraction, counts, dtype.name
     )
