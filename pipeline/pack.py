@@ -198,8 +198,7 @@ class ReadCorpus(beam.PTransform):
     def expand(self, pbegin):
         parsed = (
             pbegin
-            | "ListFiles" >> beam.Create(list(self._corpus.files))
-            | "ReshuffleFiles" >> beam.Reshuffle()
+            | "ListFiles" >> beam.Create(list(self._corpus.files))  # Create reshuffles its values: one file per worker
             | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
         )
         batches = parsed.batches
@@ -471,20 +470,20 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     # an empty list per shard key, so a shard that gets no document is still written (with no rows)
     every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
     shards = (
-        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard))
+        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
         | "MergeShardKeys" >> beam.Flatten()
         | "GroupByShard" >> beam.GroupByKey()
         | "WriteShards" >> beam.ParDo(_WriteShard(job.out, job.pack, info.special, dtype.name, counts,
                                                    job.rows_per_batch))
-        | "CollectShards" >> beam.combiners.ToList()
     )
-    rejected = (
-        (read["dead_letter"], tokenized.dropped)
-        | "MergeRejected" >> beam.Flatten()
-        | "CollectRejected" >> beam.combiners.ToList()
-    )
-    manifest = shards | "WriteMetadata" >> beam.Map(
-        write_metadata, beam.pvalue.AsSingleton(rejected), job, corpus, info, dtype.name, counts
+    rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
+    # one element, with the shard records and rejected records as list side inputs (no combiner stages)
+    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> beam.Map(
+        lambda _, shard_records, rejected_records: write_metadata(
+            list(shard_records), list(rejected_records), job, corpus, info, dtype.name, counts
+        ),
+        beam.pvalue.AsList(shards),
+        beam.pvalue.AsList(rejected),
     )
     return manifest, {"corpus": corpus, "tokenizer": info, "dtype": dtype, "counts": counts}
 
