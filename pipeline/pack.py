@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import math
+import operator
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -21,17 +22,21 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms import arrow_shards
 from kcorpus.transforms.corpus_files import LAYOUTS, PARSERS
 from kcorpus.transforms.packing import (
+    DocBlock,
     PackConfig,
+    PackedColumns,
     PackStats,
     SpecialIds,
     TokenizedDoc,
+    WireDoc,
     ids_dtype,
-    pack_documents,
+    pack_block,
 )
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 from kcorpus.transforms.tokenize import (
@@ -40,13 +45,14 @@ from kcorpus.transforms.tokenize import (
     sha256_hex,
     source_path,
     special_ids,
-    tokenize_documents,
+    tokenize_wire,
     tokenizer_file,
     tokenizer_from_bytes,
 )
 
 SPLITS = ("train", "validation")
 MANIFEST_FORMAT = "kcorpus-pack/1"
+RESHUFFLE_CHOICES = ("auto", "always", "never")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +76,7 @@ class PackJob:
     batch_bytes: int = 1 << 18
     rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
     overwrite: bool = False
+    reshuffle_batches: str = "auto"
 
     def __post_init__(self) -> None:
         if self.input_format not in ("auto", *LAYOUTS):
@@ -80,6 +87,9 @@ class PackJob:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.reshuffle_batches not in RESHUFFLE_CHOICES:
+            raise ValueError(f"reshuffle_batches must be one of {', '.join(RESHUFFLE_CHOICES)}, "
+                             f"got {self.reshuffle_batches!r}")
         if self.shard_size_mb <= 0:
             raise ValueError(f"shard_size_mb must be positive, got {self.shard_size_mb}")
 
@@ -117,6 +127,18 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
     if job.validation_fraction > 0:
         counts["validation"] = job.num_validation_shards or estimate(job.validation_fraction)
     return counts
+
+
+def spread_batches(job: PackJob, num_files: int, options: PipelineOptions) -> bool:
+    """Whether to reshuffle document batches between reading and tokenizing. `auto`: only when the local
+    runner has fewer than two files per worker (files are read one per worker, so with enough similar-sized
+    files the read fuses with tokenizing and no text crosses a shuffle) or on a distributed runner."""
+    if job.reshuffle_batches != "auto":
+        return job.reshuffle_batches == "always"
+    if options.view_as(StandardOptions).runner is not None:
+        return True
+    workers = options.view_as(DirectOptions).direct_num_workers or 1
+    return num_files < 2 * workers
 
 
 def assign_shard(doc_id: str, validation_fraction: float, counts: dict[str, int]) -> tuple[str, int]:
@@ -168,20 +190,22 @@ def batch_documents(
 class ReadCorpus(beam.PTransform):
     """Corpus files -> batches of documents, with unusable lines on the `dead_letter` output."""
 
-    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int):
+    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int, spread: bool = True):
         super().__init__()
         self._corpus = corpus
         self._fn = _ParseFile(corpus.layout, max_docs, max_bytes)
+        self._spread = spread
 
     def expand(self, pbegin):
         parsed = (
             pbegin
-            | "ListFiles" >> beam.Create(list(self._corpus.files))
-            | "ReshuffleFiles" >> beam.Reshuffle()
+            | "ListFiles" >> beam.Create(list(self._corpus.files))  # Create reshuffles its values: one file per worker
             | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
         )
-        # spreads the batches of a few large files over all workers
-        batches = parsed.batches | "ReshuffleBatches" >> beam.Reshuffle()
+        batches = parsed.batches
+        if self._spread:
+            # spreads the batches of a few large files over all workers, at the cost of a shuffle of all text
+            batches = batches | "ReshuffleBatches" >> beam.Reshuffle()
         return {"batches": batches, "dead_letter": parsed.dead_letter}
 
 
@@ -221,18 +245,18 @@ class _TokenizeBatch(beam.DoFn):
         self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
 
     def process(self, docs: Sequence[DocTuple]):
-        encoded = tokenize_documents(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
+        encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
         by_shard: dict[tuple[str, int], list] = {}
-        for (doc_id, text, source), tok_doc in zip(docs, encoded):
-            if tok_doc.num_tokens == 0:
+        for (doc_id, text, source), wire in zip(docs, encoded):
+            if not wire[1]:
                 self._empty.inc()
                 yield beam.pvalue.TaggedOutput(
                     "dropped", Dropped(doc_id, source, "pack", "empty_document", text[:200])
                 )
                 continue
-            self._tokens.inc(tok_doc.num_tokens)
             key = assign_shard(doc_id, self._validation_fraction, self._counts)
-            by_shard.setdefault(key, []).append(tok_doc.to_wire())
+            by_shard.setdefault(key, []).append(wire)
+        self._tokens.inc(sum(len(w[1]) for group in by_shard.values() for w in group) // np.dtype(self._dtype).itemsize)
         yield from by_shard.items()
 
 
@@ -247,22 +271,46 @@ class TokenizeDocuments(beam.PTransform):
         return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
 
 
-def sort_documents(docs: Iterable[TokenizedDoc]) -> list[TokenizedDoc]:
+def sort_wire(docs: Iterable[WireDoc]) -> list[WireDoc]:
     """By id; documents sharing an id (not expected from build-corpus) by a digest of their tokens."""
-    ordered = sorted(docs, key=lambda d: d.id)
-    if any(a.id == b.id for a, b in itertools.pairwise(ordered)):
-        ordered.sort(key=lambda d: (d.id, hashlib.blake2b(d.ids.tobytes(), digest_size=8).digest()))
+    ordered = sorted(docs, key=operator.itemgetter(0))
+    if any(a[0] == b[0] for a, b in itertools.pairwise(ordered)):
+        ordered.sort(key=lambda d: (d[0], hashlib.blake2b(d[1], digest_size=8).digest()))
     return ordered
 
 
-def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
+def sort_documents(docs: Iterable[TokenizedDoc]) -> list[TokenizedDoc]:
+    """`sort_wire` for `TokenizedDoc`s."""
+    return [TokenizedDoc.from_wire(w) for w in sort_wire(d.to_wire() for d in docs)]
+
+
+def block_from_wire(docs: Sequence[WireDoc]) -> DocBlock:
+    """Wire tuples -> one `DocBlock` (one join per column instead of an array per document)."""
+    dtypes = {d[3] for d in docs}
+    if len(dtypes) > 1:
+        raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
+    dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
+    lengths = b"".join(d[2] for d in docs)
+    return DocBlock(
+        [d[0] for d in docs],
+        np.frombuffer(b"".join(d[1] for d in docs), dtype=dtype),
+        np.frombuffer(lengths, dtype=np.uint32),
+        np.fromiter((len(d[2]) // 4 for d in docs), dtype=np.int64, count=len(docs)),
+    )
+
+
+def pack_wire_shard(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds) -> tuple[PackedColumns, PackStats]:
     """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
-    ordered = sort_documents(docs)
-    stats = PackStats(documents=len(ordered), corpus_tokens=sum(d.num_tokens for d in ordered))
-    seqs = list(pack_documents(ordered, config, special))
-    for seq in seqs:
-        stats.add_sequence(seq, config.max_length)
-    return seqs, stats
+    block = block_from_wire(sort_wire(docs))
+    columns = pack_block(block, config, special)
+    stats = PackStats.of_columns(columns, len(block.doc_ids), int(block.ids.shape[0]), config.max_length)
+    return columns, stats
+
+
+def pack_shard(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> tuple[list, PackStats]:
+    """`pack_wire_shard` for `TokenizedDoc`s, as a list of sequences."""
+    columns, stats = pack_wire_shard((d.to_wire() for d in docs), config, special)
+    return list(columns.sequences()), stats
 
 
 class _WriteShard(beam.DoFn):
@@ -279,10 +327,8 @@ class _WriteShard(beam.DoFn):
 
     def process(self, element):
         (split, index), docs = element
-        seqs, stats = pack_shard(
-            (TokenizedDoc.from_wire(d) for group in docs for d in group), self._config, self._special
-        )
-        data = arrow_shards.stream_bytes(seqs, arrow_shards.packed_schema(self._dtype), self._rows)
+        columns, stats = pack_wire_shard((d for group in docs for d in group), self._config, self._special)
+        data = arrow_shards.stream_bytes(columns, arrow_shards.packed_schema(self._dtype), self._rows)
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
         self._sequences.inc(stats.sequences)
@@ -417,27 +463,28 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     info = inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
-    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes)
+    spread = spread_batches(job, len(corpus.files), pipeline.options)
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread)
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
         job.tokenizer, job.validation_fraction, counts, dtype.name
     )
     # an empty list per shard key, so a shard that gets no document is still written (with no rows)
     every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
     shards = (
-        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard))
+        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
         | "MergeShardKeys" >> beam.Flatten()
         | "GroupByShard" >> beam.GroupByKey()
         | "WriteShards" >> beam.ParDo(_WriteShard(job.out, job.pack, info.special, dtype.name, counts,
                                                    job.rows_per_batch))
-        | "CollectShards" >> beam.combiners.ToList()
     )
-    rejected = (
-        (read["dead_letter"], tokenized.dropped)
-        | "MergeRejected" >> beam.Flatten()
-        | "CollectRejected" >> beam.combiners.ToList()
-    )
-    manifest = shards | "WriteMetadata" >> beam.Map(
-        write_metadata, beam.pvalue.AsSingleton(rejected), job, corpus, info, dtype.name, counts
+    rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
+    # one element, with the shard records and rejected records as list side inputs (no combiner stages)
+    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> beam.Map(
+        lambda _, shard_records, rejected_records: write_metadata(
+            list(shard_records), list(rejected_records), job, corpus, info, dtype.name, counts
+        ),
+        beam.pvalue.AsList(shards),
+        beam.pvalue.AsList(rejected),
     )
     return manifest, {"corpus": corpus, "tokenizer": info, "dtype": dtype, "counts": counts}
 

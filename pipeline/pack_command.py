@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pad-token", default="[PAD]")
     parser.add_argument("--mask-token", default="[MASK]")
     parser.add_argument("--overwrite", action="store_true", help="replace a previous pack in --out")
+    parser.add_argument("--reshuffle-batches", choices=("auto", "always", "never"), default="auto",
+                        help="shuffle document batches before tokenizing (auto: when the local runner has fewer "
+                             "than 2 corpus files per worker, and on distributed runners)")
     parser.add_argument("--local-mode", choices=LOCAL_MODES, default="multi_processing",
                         help="FnApiRunner mode when no --runner is passed after --")
     parser.add_argument("beam_args", nargs="*", help="Beam options after --, e.g. -- --runner DataflowRunner")
@@ -64,6 +67,7 @@ def main(args: argparse.Namespace) -> int:
             pad_token=args.pad_token,
             mask_token=args.mask_token,
             overwrite=args.overwrite,
+            reshuffle_batches=args.reshuffle_batches,
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:

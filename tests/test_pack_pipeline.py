@@ -245,3 +245,19 @@ def test_documents_sharing_an_id_sort_reproducibly():
     forward = [d.ids.tolist() for d in sort_documents([a, b, c])]
     assert forward == [d.ids.tolist() for d in sort_documents([b, c, a])]
     assert forward[0] == [9]
+
+
+def test_batches_are_reshuffled_only_when_files_are_too_few_to_spread(kcbert, tmp_path):
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    from kcorpus.pipeline.options import pipeline_options
+    from kcorpus.pipeline.pack import spread_batches
+
+    local = pipeline_options(["--direct_num_workers=2"])
+    auto = job(tmp_path, kcbert)
+    assert spread_batches(auto, 3, local) and not spread_batches(auto, 4, local)
+    assert spread_batches(auto, 100, PipelineOptions(["--runner=DataflowRunner"]))
+    assert not spread_batches(job(tmp_path, kcbert, reshuffle_batches="never"), 1, local)
+    assert spread_batches(job(tmp_path, kcbert, reshuffle_batches="always"), 100, local)
+    with pytest.raises(ValueError, match="reshuffle_batches"):
+        job(tmp_path, kcbert, reshuffle_batches="sometimes")

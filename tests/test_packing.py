@@ -171,3 +171,19 @@ def test_missing_special_token_is_a_clear_error(tokenizer):
 def test_bad_config_is_rejected(kwargs):
     with pytest.raises(ValueError):
         PackConfig(**kwargs)
+
+
+@pytest.mark.parametrize("layout", ["pair", "single"])
+@pytest.mark.parametrize("max_length", [32, 512])
+def test_array_planned_documents_match_the_per_document_plan(docs, layout, max_length):
+    from kcorpus.transforms.packing import DocBlock, _LazyRng, _plan_block, _plan_document
+
+    config = PackConfig(max_length=max_length, layout=layout)
+    block = DocBlock.from_docs(docs + [doc("empty")] + [doc("zeros", 0, 3, 0)])
+    doc_index, segs = _plan_block(block, config)
+    expected, base = [], 0
+    for i, d in enumerate(docs + [doc("empty"), doc("zeros", 0, 3, 0)]):
+        plan = _plan_document(d.lengths.tolist(), base, config, _LazyRng(config.seed, d.id))
+        expected.extend((i, *s) for s in plan)
+        base += d.num_tokens
+    assert [(int(i), *map(int, s)) for i, s in zip(doc_index, segs)] == expected

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from kcorpus.transforms.packing import PackedSequence
+from kcorpus.transforms.packing import PackedColumns
 
 ROWS_PER_BATCH = 1024
 SHARD_NAME = "data-{index:05d}-of-{count:05d}.arrow"
@@ -55,43 +55,38 @@ def packed_schema(ids_dtype: np.dtype) -> pa.Schema:
     )
 
 
-def _list_column(arrays: Sequence[np.ndarray], dtype: pa.DataType) -> pa.ListArray:
-    lengths = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    values = np.concatenate(arrays) if arrays else np.zeros(0)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(dtype.to_pandas_dtype(), copy=False)))
+def _list_column(values: np.ndarray, offsets: np.ndarray, dtype: pa.DataType) -> pa.ListArray:
+    """Rows `offsets[i]:offsets[i+1]` of `values` (offsets rebased to 0) as an Arrow list column."""
+    rebased = (offsets - offsets[0]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(rebased), pa.array(values.astype(dtype.to_pandas_dtype(), copy=False)))
 
 
-def record_batch(seqs: Sequence[PackedSequence], schema: pa.Schema) -> pa.RecordBatch:
+def record_batch(columns: PackedColumns, lo: int, hi: int, schema: pa.Schema) -> pa.RecordBatch:
+    """Rows `lo:hi` of packed columns as one record batch."""
     ids_type = schema.field("input_ids").type.value_type
-    top = max((int(s.input_ids.max()) for s in seqs if s.length), default=0)
-    if top > np.iinfo(ids_type.to_pandas_dtype()).max:
-        raise ValueError(f"token id {top} does not fit {ids_type}")
+    offsets = columns.offsets[lo : hi + 1]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    ids = columns.input_ids[start:stop]
+    if ids.shape[0] and int(ids.max()) > np.iinfo(ids_type.to_pandas_dtype()).max:
+        raise ValueError(f"token id {int(ids.max())} does not fit {ids_type}")
     return pa.record_batch(
         [
-            _list_column([s.input_ids for s in seqs], ids_type),
-            _list_column([s.token_type_ids for s in seqs], pa.uint8()),
-            _list_column([s.special_tokens_mask for s in seqs], pa.uint8()),
-            pa.array([s.length for s in seqs], type=pa.int32()),
-            pa.array([s.doc_id for s in seqs], type=pa.string()),
+            _list_column(ids, offsets, ids_type),
+            _list_column(columns.token_type_ids[start:stop], offsets, pa.uint8()),
+            _list_column(columns.special_tokens_mask[start:stop], offsets, pa.uint8()),
+            pa.array(np.diff(offsets).astype(np.int32), type=pa.int32()),
+            pa.array(columns.doc_ids[lo:hi], type=pa.string()),
         ],
         schema=schema,
     )
 
 
-def stream_bytes(seqs: Iterable[PackedSequence], schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
+def stream_bytes(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
     """One shard as Arrow IPC stream bytes, in fixed-size record batches (so the bytes are reproducible)."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, schema) as writer:
-        batch: list[PackedSequence] = []
-        for seq in seqs:
-            batch.append(seq)
-            if len(batch) == rows_per_batch:
-                writer.write_batch(record_batch(batch, schema))
-                batch = []
-        if batch:
-            writer.write_batch(record_batch(batch, schema))
+        for lo in range(0, columns.num_rows, rows_per_batch):
+            writer.write_batch(record_batch(columns, lo, min(lo + rows_per_batch, columns.num_rows), schema))
     return sink.getvalue().to_pybytes()
 
 

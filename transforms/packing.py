@@ -61,6 +61,10 @@ class SpecialIds:
     pad: int
 
 
+# (id, ids bytes, sentence lengths bytes as uint32, ids dtype string): what crosses Beam stages
+WireDoc = tuple[str, bytes, bytes, str]
+
+
 @dataclasses.dataclass(frozen=True)
 class TokenizedDoc:
     """A document's sentences as token ids (no special tokens): `ids` concatenated, `lengths` per sentence."""
@@ -73,12 +77,12 @@ class TokenizedDoc:
     def num_tokens(self) -> int:
         return int(self.ids.shape[0])
 
-    def to_wire(self) -> tuple[str, bytes, bytes, str]:
+    def to_wire(self) -> WireDoc:
         """Plain (str, bytes, bytes, str) for Beam's fast tuple coder instead of pickled arrays."""
         return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str
 
     @classmethod
-    def from_wire(cls, wire: tuple[str, bytes, bytes, str]) -> TokenizedDoc:
+    def from_wire(cls, wire: WireDoc) -> TokenizedDoc:
         doc_id, ids, lengths, dtype = wire
         return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32))
 
@@ -157,35 +161,17 @@ def _choose_split(sizes: Sequence[int], rng: _LazyRng) -> int:
     return len(sizes) - 1
 
 
-def _assemble(ids: np.ndarray, a: tuple[int, int], b: tuple[int, int] | None, special: SpecialIds,
-              doc_id: str) -> PackedSequence:
-    """`[CLS] ids[a] [SEP]` or `[CLS] ids[a] [SEP] ids[b] [SEP]` (segments are contiguous in the document)."""
-    la = a[1] - a[0]
-    lb = b[1] - b[0] if b else 0
-    length = la + 2 + (lb + 1 if b else 0)
-    out = np.empty(length, dtype=ids.dtype)
-    out[0] = special.cls
-    out[1 : la + 1] = ids[a[0] : a[1]]
-    out[la + 1] = special.sep
-    types = np.zeros(length, dtype=np.uint8)
-    mask = np.zeros(length, dtype=np.uint8)
-    mask[0] = mask[la + 1] = mask[-1] = 1
-    if b:
-        out[la + 2 : length - 1] = ids[b[0] : b[1]]
-        out[-1] = special.sep
-        types[la + 2 :] = 1
-    return PackedSequence(out, types, mask, doc_id)
+# (a_start, a_end, b_start, b_end) offsets of a sequence's segments in its shard's flat ids; b_end == b_start
+# means no segment B
+Segments = tuple[int, int, int, int]
 
 
-def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) -> list[PackedSequence]:
-    """Pack one document's sentences into sequences (`pair` or `single` layout)."""
-    if config.layout == "cross_document":
-        raise ValueError("cross_document packing spans documents: use pack_documents()")
-    rng = _LazyRng(config.seed, doc.id)
+def _plan_document(lengths: list[int], base: int, config: PackConfig, rng: _LazyRng) -> list[Segments]:
+    """The segments of one document's sequences (`pair` or `single` layout); offsets start at `base`."""
     # pair content room is max_length - 3; a single-segment sequence would have one more slot, but using the
     # same room keeps the draw order (and so the output) independent of the single/pair coin.
     specials = 3 if config.layout == "pair" else 2
-    units = _units(doc.lengths.tolist(), config.max_length - specials)
+    units = _units(lengths, config.max_length - specials)
     groups: list[tuple[int, int]] = []  # [first unit, last unit) of each sequence
     targets = [_target_content(config, rng, specials)]
     first, used = 0, 0
@@ -203,7 +189,7 @@ def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) ->
             first, used = k + 1, 0
     if first < len(units):
         groups.append((first, len(units)))
-    out: list[PackedSequence] = []
+    out: list[Segments] = []
     for g_first, g_end in groups:
         group = units[g_first:g_end]
         single = (
@@ -212,47 +198,184 @@ def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) ->
             or (config.single_segment_prob and rng.get().random() < config.single_segment_prob)
         )
         if single:
-            out.append(_assemble(doc.ids, (group[0][0], group[-1][1]), None, special, doc.id))
+            out.append((base + group[0][0], base + group[-1][1], 0, 0))
         else:
             k = _choose_split([hi - lo for lo, hi in group], rng)
-            a, b = (group[0][0], group[k - 1][1]), (group[k][0], group[-1][1])
-            out.append(_assemble(doc.ids, a, b, special, doc.id))
+            out.append((base + group[0][0], base + group[k - 1][1], base + group[k][0], base + group[-1][1]))
     return out
 
 
-def pack_stream(docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds) -> Iterator[PackedSequence]:
+@dataclasses.dataclass(frozen=True)
+class DocBlock:
+    """Many tokenized documents as flat arrays: `ids` concatenated, `lengths` of every sentence,
+    `sentences` per document, in document order."""
+
+    doc_ids: list[str]
+    ids: np.ndarray
+    lengths: np.ndarray
+    sentences: np.ndarray
+
+    @classmethod
+    def from_docs(cls, docs: Sequence[TokenizedDoc]) -> DocBlock:
+        dtype = np.result_type(*{d.ids.dtype for d in docs}) if docs else np.dtype(np.uint32)
+        return cls(
+            [d.id for d in docs],
+            np.concatenate([d.ids for d in docs]).astype(dtype, copy=False) if docs else np.zeros(0, dtype),
+            np.concatenate([d.lengths for d in docs]).astype(np.uint32, copy=False)
+            if docs else np.zeros(0, np.uint32),
+            np.fromiter((d.lengths.shape[0] for d in docs), dtype=np.int64, count=len(docs)),
+        )
+
+    def doc_tokens(self) -> np.ndarray:
+        """Tokens per document (int64)."""
+        return _segment_sums(self.lengths.astype(np.int64), self.sentences)
+
+
+def _segment_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Sums of consecutive runs of `values` of the given lengths (empty runs sum to 0)."""
+    ends = np.cumsum(counts)
+    total = np.concatenate([[0], np.cumsum(values)])
+    return total[ends] - total[ends - counts]
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of `arange(s, s + n)` for every (s, n), without a Python loop."""
+    lengths = lengths.astype(np.int64)
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    before = np.cumsum(lengths) - lengths
+    return np.repeat(starts.astype(np.int64) - before, lengths) + np.arange(total, dtype=np.int64)
+
+
+@dataclasses.dataclass(frozen=True)
+class PackedColumns:
+    """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays."""
+
+    input_ids: np.ndarray
+    token_type_ids: np.ndarray
+    special_tokens_mask: np.ndarray
+    offsets: np.ndarray
+    doc_ids: list[str]
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def row(self, i: int) -> PackedSequence:
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return PackedSequence(
+            self.input_ids[lo:hi], self.token_type_ids[lo:hi], self.special_tokens_mask[lo:hi], self.doc_ids[i]
+        )
+
+    def sequences(self) -> Iterator[PackedSequence]:
+        return (self.row(i) for i in range(self.num_rows))
+
+
+def _plan_block(block: DocBlock, config: PackConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(document index, segments) of every sequence, in document order. Documents that fit one sequence
+    without any random draw (one sentence, or the `single` layout) are planned with array operations."""
+    specials = 3 if config.layout == "pair" else 2
+    room = config.max_length - specials
+    tokens = block.doc_tokens()
+    starts = np.cumsum(tokens) - tokens
+    nonempty = _segment_sums((block.lengths > 0).astype(np.int64), block.sentences)
+    fast = (tokens > 0) & (tokens <= room) & (config.short_seq_prob == 0)
+    fast &= (nonempty == 1) if config.layout == "pair" else True
+    fast_idx = np.flatnonzero(fast)
+    fast_segs = np.zeros((fast_idx.shape[0], 4), dtype=np.int64)
+    fast_segs[:, 0] = starts[fast_idx]
+    fast_segs[:, 1] = starts[fast_idx] + tokens[fast_idx]
+    slow_idx: list[int] = []
+    slow_segs: list[Segments] = []
+    sentence_starts = np.cumsum(block.sentences) - block.sentences
+    for i in np.flatnonzero(~fast & (tokens > 0)).tolist():
+        lo = int(sentence_starts[i])
+        lengths = block.lengths[lo : lo + int(block.sentences[i])].tolist()
+        segs = _plan_document(lengths, int(starts[i]), config, _LazyRng(config.seed, block.doc_ids[i]))
+        slow_idx.extend([i] * len(segs))
+        slow_segs.extend(segs)
+    doc_index = np.concatenate([fast_idx, np.array(slow_idx, dtype=np.int64)])
+    segs = np.concatenate([fast_segs, np.array(slow_segs, dtype=np.int64).reshape(-1, 4)])
+    order = np.argsort(doc_index, kind="stable")
+    return doc_index[order], segs[order]
+
+
+def _columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarray,
+                           special: SpecialIds) -> PackedColumns:
+    """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]` for every planned sequence, built with array operations."""
+    la = segs[:, 1] - segs[:, 0]
+    lb = segs[:, 3] - segs[:, 2]
+    has_b = lb > 0
+    seq_len = la + 2 + np.where(has_b, lb + 1, 0)
+    offsets = np.zeros(seq_len.shape[0] + 1, dtype=np.int64)
+    np.cumsum(seq_len, out=offsets[1:])
+    total = int(offsets[-1])
+    first, end = offsets[:-1], offsets[1:]
+    mask = np.zeros(total, dtype=np.uint8)
+    mask[first] = 1
+    mask[first + la + 1] = 1
+    mask[end - 1] = 1
+    ids = np.empty(total, dtype=block.ids.dtype)
+    ids[first] = special.cls
+    ids[first + la + 1] = special.sep
+    ids[end - 1] = special.sep
+    source = _ranges(segs[:, [0, 2]].ravel(), np.stack([la, lb], axis=1).ravel())
+    ids[mask == 0] = block.ids[source]
+    step = np.zeros(total + 1, dtype=np.int8)
+    step[(first + la + 2)[has_b]] = 1
+    step[end[has_b]] = -1
+    types = np.cumsum(step[:-1], dtype=np.int8).view(np.uint8)
+    return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in doc_index.tolist()])
+
+
+def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
     """`cross_document` layout: `[CLS] d1 [SEP] d2 [SEP] ...` cut every `max_length` tokens."""
-    docs = [d for d in docs if d.num_tokens]
-    if not docs:
-        return
-    room = config.max_length - 1  # after [CLS]
-    dtype = np.result_type(*(d.ids.dtype for d in docs))
-    sep = np.array([special.sep], dtype=dtype)
-    stream = np.concatenate([part for d in docs for part in (d.ids, sep)]).astype(dtype, copy=False)
-    ends = np.cumsum([d.num_tokens + 1 for d in docs])
-    is_sep = np.zeros(stream.shape[0], dtype=np.uint8)
+    tokens = block.doc_tokens()
+    keep = np.flatnonzero(tokens > 0)
+    ends = np.cumsum(tokens[keep] + 1)  # position after each kept document's [SEP] in the stream
+    length = int(ends[-1]) if ends.shape[0] else 0
+    is_sep = np.zeros(length, dtype=np.uint8)
     is_sep[ends - 1] = 1
-    for start in range(0, stream.shape[0], room):
-        body = stream[start : start + room]
-        ids = np.empty(body.shape[0] + 1, dtype=dtype)
-        ids[0] = special.cls
-        ids[1:] = body
-        mask = np.empty(ids.shape[0], dtype=np.uint8)
-        mask[0] = 1
-        mask[1:] = is_sep[start : start + room]
-        doc_id = docs[int(np.searchsorted(ends, start, side="right"))].id
-        yield PackedSequence(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, doc_id)
+    stream = np.empty(length, dtype=block.ids.dtype)
+    stream[is_sep == 1] = special.sep
+    stream[is_sep == 0] = block.ids  # empty documents contribute no ids
+    room = config.max_length - 1  # after [CLS]
+    cuts = np.arange(0, length, room, dtype=np.int64)
+    ids = np.insert(stream, cuts, special.cls)
+    mask = np.insert(is_sep, cuts, 1)
+    seq_len = np.minimum(room, length - cuts) + 1
+    offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(seq_len, out=offsets[1:])
+    owners = keep[np.searchsorted(ends, cuts, side="right")]
+    return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
+                         [block.doc_ids[i] for i in owners.tolist()])
+
+
+def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
+    """Pack documents in block order with any layout, as columns."""
+    if config.layout == "cross_document":
+        return _stream_columns(block, config, special)
+    doc_index, segs = _plan_block(block, config)
+    return _columns_from_segments(block, doc_index, segs, special)
+
+
+def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) -> list[PackedSequence]:
+    """Pack one document's sentences into sequences (`pair` or `single` layout)."""
+    if config.layout == "cross_document":
+        raise ValueError("cross_document packing spans documents: use pack_documents()")
+    return list(pack_block(DocBlock.from_docs([doc]), config, special).sequences())
 
 
 def pack_documents(
     docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds
 ) -> Iterator[PackedSequence]:
     """Pack documents in the given order with any layout."""
-    if config.layout == "cross_document":
-        yield from pack_stream(docs, config, special)
-        return
-    for doc in docs:
-        yield from pack_document(doc, config, special)
+    return pack_block(DocBlock.from_docs(list(docs)), config, special).sequences()
 
 
 def content_tokens(seq: PackedSequence) -> np.ndarray:
@@ -283,6 +406,19 @@ class PackStats:
     def padding_fraction(self) -> float:
         total = self.sequence_tokens + self.padding_tokens
         return self.padding_tokens / total if total else 0.0
+
+    @classmethod
+    def of_columns(cls, columns: PackedColumns, documents: int, corpus_tokens: int, max_length: int) -> PackStats:
+        lengths = columns.lengths
+        specials = int(columns.special_tokens_mask.sum(dtype=np.int64))
+        return cls(
+            documents=documents,
+            corpus_tokens=corpus_tokens,
+            sequences=columns.num_rows,
+            content_tokens=int(lengths.sum()) - specials,
+            special_tokens=specials,
+            padding_tokens=int((max_length - lengths).sum()),
+        )
 
     def add_sequence(self, seq: PackedSequence, max_length: int) -> None:
         specials = int(seq.special_tokens_mask.sum())

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kcorpus.transforms.packing import SpecialIds, TokenizedDoc
+from kcorpus.transforms.packing import SpecialIds, TokenizedDoc, WireDoc
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -76,13 +76,14 @@ def split_sentences(text: str) -> list[str]:
     return [line for line in (s.strip() for s in text.split("\n")) if line]
 
 
-def tokenize_documents(
-    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
-) -> list[TokenizedDoc]:
-    """Encode the sentences of many documents in one batched call; ids as `dtype` (see `ids_dtype`)."""
+def encode_flat(
+    tok: Tokenizer, texts: Sequence[str], dtype: np.dtype | str = np.uint32
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Encode the sentences of many documents in one batched call: (flat ids as `dtype`, uint32 length of
+    every sentence, sentences per document)."""
     sentences: list[str] = []
     counts: list[int] = []
-    for _, text in docs:
+    for text in texts:
         doc_sentences = split_sentences(text)
         sentences.extend(doc_sentences)
         counts.append(len(doc_sentences))
@@ -91,15 +92,31 @@ def tokenize_documents(
     id_lists = [e.ids for e in encodings]
     lengths = np.fromiter(map(len, id_lists), dtype=np.uint32, count=len(id_lists))
     flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=dtype, count=int(lengths.sum(dtype=np.int64)))
-    out: list[TokenizedDoc] = []
-    sent_pos = 0
-    tok_pos = 0
-    for (doc_id, _), n in zip(docs, counts):
-        doc_lengths = lengths[sent_pos : sent_pos + n]
-        n_tokens = int(doc_lengths.sum(dtype=np.int64))
-        out.append(TokenizedDoc(doc_id, flat[tok_pos : tok_pos + n_tokens], doc_lengths))
-        sent_pos += n
-        tok_pos += n_tokens
+    return flat, lengths, counts
+
+
+def tokenize_documents(
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+) -> list[TokenizedDoc]:
+    """Encode the sentences of many documents in one batched call; ids as `dtype` (see `ids_dtype`)."""
+    return [TokenizedDoc.from_wire(w) for w in tokenize_wire(tok, docs, dtype)]
+
+
+def tokenize_wire(
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+) -> list[WireDoc]:
+    """`tokenize_documents` as wire tuples, cut from one bytes object per column (no array per document)."""
+    flat, lengths, counts = encode_flat(tok, [text for _, text in docs], dtype)
+    sent_ends = np.cumsum(np.asarray(counts, dtype=np.int64))
+    token_ends = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])[sent_ends]
+    ids_bytes, len_bytes = flat.tobytes(), lengths.tobytes()
+    size, dtype_str = flat.dtype.itemsize, flat.dtype.str
+    out: list[WireDoc] = []
+    sent_pos = tok_pos = 0
+    for (doc_id, _), sent_end, tok_end in zip(docs, sent_ends.tolist(), token_ends.tolist()):
+        out.append((doc_id, ids_bytes[tok_pos * size : tok_end * size], len_bytes[sent_pos * 4 : sent_end * 4],
+                    dtype_str))
+        sent_pos, tok_pos = sent_end, tok_end
     return out
 
 
