@@ -11,8 +11,9 @@ paragraph (offsets in the whitespace-stripped text); a hypothesis boundary is co
 reference has a boundary at the same offset. Paragraphs where kss changed non-whitespace
 characters are reported and skipped.
 
-Sample: held-out documents (odd index within each source; the rules were tuned on even-index
-ones) taken in order until `--sample-kb` KB per source. kss default splits are cached under
+Sample: odd-index documents within each source (the rules were tuned on even-index ones) taken in
+order until `--sample-kb` KB per source; `--selection tail` takes documents from the end backwards
+instead (a fresh sample once the odd-index one has been looked at). kss default splits are cached under
 `--cache-dir` (per paragraph, by hash) so reruns skip the slow reference pass. Throughput is
 timed for every backend on the same prefix of the sample (`--timing-kb`): kss's cost grows faster
 than linearly with paragraph length (a petition is one long paragraph), so a small prefix keeps the
@@ -21,6 +22,7 @@ run short. kss and pecab memoize whole texts; those caches are cleared before ev
 
     python bench/bench_split.py                   # ../shared/data: 40 KB wiki + 6 KB petitions scored, 6 KB timed
     python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
+    python bench/bench_split.py --selection tail --sources petitions --petitions-kb 25 --reference-only
 """
 
 from __future__ import annotations
