@@ -11,8 +11,9 @@ paragraph (offsets in the whitespace-stripped text); a hypothesis boundary is co
 reference has a boundary at the same offset. Paragraphs where kss changed non-whitespace
 characters are reported and skipped.
 
-Sample: held-out documents (odd index within each source; the rules were tuned on even-index
-ones) taken in order until `--sample-kb` KB per source. kss default splits are cached under
+Sample: odd-index documents within each source (the rules were tuned on even-index ones) taken in
+order until `--sample-kb` KB per source; `--selection tail` takes documents from the end backwards
+instead (a fresh sample once the odd-index one has been looked at). kss default splits are cached under
 `--cache-dir` (per paragraph, by hash) so reruns skip the slow reference pass. Throughput is
 timed for every backend on the same prefix of the sample (`--timing-kb`): kss's cost grows faster
 than linearly with paragraph length (a petition is one long paragraph), so a small prefix keeps the
@@ -21,6 +22,7 @@ run short. kss and pecab memoize whole texts; those caches are cleared before ev
 
     python bench/bench_split.py                   # ../shared/data: 40 KB wiki + 6 KB petitions scored, 6 KB timed
     python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
+    python bench/bench_split.py --selection tail --sources petitions --petitions-kb 25 --reference-only
 """
 
 from __future__ import annotations
@@ -69,11 +71,17 @@ def petition_documents(data_dir: Path) -> list[list[str]]:
     return documents
 
 
-def held_out_sample(documents: list[list[str]], budget_bytes: int) -> list[str]:
-    """Paragraphs of odd-index documents, in order, until `budget_bytes` of UTF-8 text."""
+def held_out_sample(documents: list[list[str]], budget_bytes: int, selection: str = "odd") -> list[str]:
+    """Paragraphs of held-out documents until `budget_bytes` of UTF-8 text.
+
+    `odd`: odd-index documents from the start (the first held-out sample, since looked at while tuning);
+    `tail`: every document from the end of the list backwards (a fresh sample, far from both the
+    even-index tuning documents and the odd-index sample used so far).
+    """
+    indices = range(1, len(documents), 2) if selection == "odd" else range(len(documents) - 1, -1, -1)
     paragraphs: list[str] = []
     size = 0
-    for index in range(1, len(documents), 2):
+    for index in indices:
         for paragraph in documents[index]:
             paragraphs.append(paragraph)
             size += len(paragraph.encode("utf-8"))
@@ -150,16 +158,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing-kb", type=int, default=6, help="KB per source (a prefix) timed for all")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
     parser.add_argument("--kss-repeats", type=int, default=3, help="timed runs of each kss backend")
+    parser.add_argument(
+        "--selection",
+        choices=("odd", "tail"),
+        default="odd",
+        help="held-out documents: odd-index from the start, or all from the end backwards (fresh)",
+    )
+    parser.add_argument(
+        "--sources", default="kowiki,petitions", help="comma-separated sources to run: kowiki, petitions"
+    )
+    parser.add_argument(
+        "--reference-only", action="store_true", help="only compute (and cache) the kss reference"
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/kcorpus-bench-split"))
     parser.add_argument("--show-errors", type=int, default=0, help="print N disagreeing paragraphs")
     args = parser.parse_args(argv)
 
-    sources = {
-        "kowiki": held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000),
-        "petitions": held_out_sample(
-            petition_documents(args.data_dir), (args.petitions_kb or args.sample_kb) * 1000
+    loaders = {
+        "kowiki": lambda: held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000, args.selection),
+        "petitions": lambda: held_out_sample(
+            petition_documents(args.data_dir), (args.petitions_kb or args.sample_kb) * 1000, args.selection
         ),
     }
+    names = [name.strip() for name in args.sources.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(loaders))
+    if unknown or not names:
+        parser.error(f"unknown --sources {', '.join(unknown)}; valid: {', '.join(loaders)}")
+    sources = {name: loaders[name]() for name in names}
     for source, paragraphs in sources.items():
         if not paragraphs:
             parser.error(f"no {source} text under {args.data_dir} (see --data-dir)")
@@ -176,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {}
     for source, paragraphs in sources.items():
         reference = kss_reference(paragraphs, splitters["kss"], source, args.cache_dir)
+        if args.reference_only:
+            continue
         outputs = {name: [split(p) for p in paragraphs] for name, split in splitters.items() if name != "kss"}
         entry: dict = {"paragraphs": len(paragraphs), "kb": round(kilobytes(paragraphs), 1)}
         for name, hypothesis in outputs.items():

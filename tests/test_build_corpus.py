@@ -259,7 +259,7 @@ EXPECTED_TOTAL = {
         "repetitive": 28,
         "too_short": 938,
     },
-    "sentences": 21407,
+    "sentences": 21509,
 }
 EXPECTED_INPUTS = {"kowiki": 124, "nsmc": 10352, "petitions": 336}
 EXPECTED_KEPT = {"kowiki": 113, "nsmc": 9284, "petitions": 302}

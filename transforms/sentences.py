@@ -21,21 +21,31 @@ _HANGUL = "가-힣"
 _JAMO = "ㄱ-ㅎㅏ-ㅣ"
 _CLOSERS = "\"'”’)\\]}」』》〉»"
 # After a terminator, jamo (`ㅋㅋ`, a bullet `ㅇ`) and decorative symbols stay with the sentence
-# they follow, as kss does.
-_TRAILERS = rf"[{_JAMO}★☆♡♥♪^]*(?:\s+[{_JAMO}★☆♡♥♪^]+)*"
+# they follow, as kss does; so do `~` (`습니다.~`) and `>`/`>>`, even glued to the next word
+# (`보냈습니다.. >그래서`).
+_TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # A candidate boundary: a terminator run, closing quotes/brackets, trailers, then whitespace.
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
 _PUNCT_CANDIDATE = re.compile(
-    rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*)([{_CLOSERS}]*{_TRAILERS})(?=\s)"
+    rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*)([{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|(?<=>))"
 )
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
 _GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
-# Polite and formal final endings that end a sentence even without punctuation.
+# `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
+_QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『])")
+# Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one
+# before anything but punctuation (`들어왔습니다 50평인`, `있습니다(신기독`); polite `-요`/`-죠`
+# before Hangul or a bullet; nominal `-음`/`-함` before a bullet, taking a jamo bullet (`있음 ㅇ`) along.
+_BULLETS = "ㆍ※□■○●◆▶"
+# Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
+_B_FINAL = "".join(chr(code) for code in range(0xAC00, 0xD7A4) if (code - 0xAC00) % 28 == 17)
 _BARE_ENDING = re.compile(
-    rf"(?:습니다|입니다|합니다|됩니다|립니다|십시오|[아어여해봐와줘워져쳐돼네데지게래세까나군]요|[가-힣]죠)(?=\s+[{_HANGUL}ㆍ※□■○●◆▶-])"
-    rf"|(?<=[{_HANGUL}])(?:있음|없음|[음함됨임])(?=\s+[ㆍ※□■○●◆▶{_JAMO}])"
+    rf"(?:[{_B_FINAL}](?:니다|니까|시다)|십시오)(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
+    rf"|(?<=[{_HANGUL}\s])[었았였했겠있없같한된는]다(?=\s+[{_HANGUL}])(?!\s+(?:하|해|했|한|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등))"
+    rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
 )
 # Regions that are never split inside: balanced quotes and brackets within one paragraph.
 _ENCLOSED = re.compile(
@@ -54,10 +64,14 @@ _ABBREVIATIONS = frozenset(
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
 _KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
 # An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
-_PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로")
-# A quotation followed by a quotative particle (`"좋아." 라고 답했다`) continues the sentence.
-_QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s)")
+_PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로께")
+# A quotation followed by a quotative particle (`"좋아." 라고 답했다`) or `등` continues the sentence.
+_QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s|라\s|등(?=[의을이과도]?\s))")
+# `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
+_QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
 _QUOTES = frozenset("\"'”’」』")
+# A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
+_SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 
 
 def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
@@ -94,10 +108,16 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
     previous = paragraph[start - 1]
     if previous == "(":
         return False  # `(?)`, `(!)`: a remark inside the sentence
+    if terminator[0] == "?" and previous.isdigit():
+        return False  # `10?초`: an uncertain number
+    if _SEPARATOR.match(paragraph, end):
+        return False
     if terminator == ".":
         if _is_non_final_period(paragraph, start):
             return False
     elif terminator[0] in ".…‥" and previous in _PARTICLE_BEFORE_ELLIPSIS:
+        return False
+    if _QUOTATIVE_UNQUOTED.match(paragraph, end):
         return False
     return not (_QUOTES.intersection(closers) and _QUOTATIVE.match(paragraph, end))
 
@@ -105,7 +125,7 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
 def _boundaries(paragraph: str) -> list[int]:
     spans: list[tuple[int, int]] | None = None
     cuts: list[int] = []
-    for pattern in (_PUNCT_CANDIDATE, _GLUED_CANDIDATE):
+    for pattern in (_PUNCT_CANDIDATE, _GLUED_CANDIDATE, _QUOTE_PAIR_CANDIDATE):
         for match in pattern.finditer(paragraph):
             start, end = match.start(1), match.end()
             if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
