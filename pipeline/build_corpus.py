@@ -285,22 +285,30 @@ def _signature_buckets(batch: list[Meta]) -> Iterator[Any]:
     yield from sorted(out.items())
 
 
-def _signatures_of(groups: Iterable[list[tuple[str, bytes]]], wanted: set[str]) -> dict[str, bytes]:
-    return {node: sig for node, sig in _flat(groups) if node in wanted}
+def _pair_ends(pair: tuple[str, str, str]) -> Iterator[Any]:
+    """A candidate pair under the signature bucket of each of its ends (once if both share one)."""
+    _, a, b = pair
+    buckets = {shard_of(a, SIGNATURE_BUCKETS), shard_of(b, SIGNATURE_BUCKETS)}
+    for bucket in sorted(buckets):
+        yield bucket, (a, b)
 
 
-def _attach_first(kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
-    """Joined on the bucket of `a`: `(bucket of b, (a, b, signature of a))`."""
-    pairs = list(kv[1]["pairs"])
+def _end_signatures(kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+    """Joined on a signature bucket: `((a, b), (end, signature))` for each end of a pair in the bucket."""
+    bucket, joined = kv
+    pairs = list(joined["pairs"])
     if not pairs:
         return
-    sigs = _signatures_of(kv[1]["sigs"], {a for a, _ in pairs})
+    wanted = {node for pair in pairs for node in pair if shard_of(node, SIGNATURE_BUCKETS) == bucket}
+    sigs = {node: sig for node, sig in _flat(joined["sigs"]) if node in wanted}
     for a, b in pairs:
-        yield shard_of(b, SIGNATURE_BUCKETS), (a, b, sigs[a])
+        for end, node in ((0, a), (1, b)):
+            if node in sigs:
+                yield (a, b), (end, sigs[node])
 
 
 class VerifyPairsFn(beam.DoFn):
-    """Joined on the bucket of `b`: a candidate whose estimated Jaccard reaches the threshold is an edge.
+    """A candidate pair with both signatures is an edge when its estimated Jaccard reaches the threshold.
 
     Main output: verified edges `(a, b)`. Tagged `counts`: `((source of b, counter), 1)` per pair.
     """
@@ -308,19 +316,16 @@ class VerifyPairsFn(beam.DoFn):
     def __init__(self, min_jaccard: float) -> None:
         self.min_jaccard = min_jaccard
 
-    def process(self, kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
-        pairs = sorted(kv[1]["pairs"])
-        if not pairs:
-            return
-        sigs = _signatures_of(kv[1]["sigs"], {b for _, b, _ in pairs})
-        for a, b, sig_a in pairs:
-            source = _source_of(b)
-            yield from _pair_counts(source, "dedup:near_candidates")
-            if estimated_jaccard(sig_a, sigs[b]) >= self.min_jaccard:
-                yield from _pair_counts(source, "dedup:near_verified")
-                yield a, b
-            else:
-                yield from _pair_counts(source, "dedup:near_rejected")
+    def process(self, kv: tuple[tuple[str, str], Iterable[tuple[int, bytes]]]) -> Iterator[Any]:
+        (a, b), ends = kv
+        sigs = dict(ends)
+        source = _source_of(b)
+        yield from _pair_counts(source, "dedup:near_candidates")
+        if estimated_jaccard(sigs[0], sigs[1]) >= self.min_jaccard:
+            yield from _pair_counts(source, "dedup:near_verified")
+            yield a, b
+        else:
+            yield from _pair_counts(source, "dedup:near_rejected")
 
 
 def _pair_counts(source: str, name: str) -> Iterator[Any]:
@@ -366,7 +371,7 @@ class NearDedup(beam.PTransform):
 
     Members of a bucket with identical signatures are linked at once; every other pair is verified by its
     estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, shuffled
-    in buckets). Edges are few, so the components are computed in one place with a union-find whose result
+    once, in buckets). Edges are few, so the components are computed in one place with a union-find whose result
     depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
     survivor)), "counts": ((source, counter), n)}` (candidate, verified and rejected pairs).
     """
@@ -387,19 +392,16 @@ class NearDedup(beam.PTransform):
         same = pairs | "SameSignature" >> beam.Filter(lambda p: p[0] == SAME)
         same_edges = same | "SameEdges" >> beam.ParDo(_same_edge).with_outputs("counts", main="edges")
         sigs = meta | "SignaturesByBucket" >> beam.FlatMap(_signature_buckets)
-        candidates = (
+        ends = (
             pairs
             | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
-            | "KeyByFirst" >> beam.Map(lambda p: (shard_of(p[1], SIGNATURE_BUCKETS), (p[1], p[2])))
-        )
-        with_first = (
-            {"sigs": sigs, "pairs": candidates}
-            | "JoinFirstSignature" >> beam.CoGroupByKey()
-            | "AttachFirstSignature" >> beam.FlatMap(_attach_first)
+            | "KeyByEnds" >> beam.FlatMap(_pair_ends)
         )
         verified = (
-            {"sigs": sigs, "pairs": with_first}
-            | "JoinSecondSignature" >> beam.CoGroupByKey()
+            {"sigs": sigs, "pairs": ends}
+            | "JoinSignatures" >> beam.CoGroupByKey()
+            | "EndSignatures" >> beam.FlatMap(_end_signatures)
+            | "GroupPairs" >> beam.GroupByKey()
             | "VerifyPairs" >> beam.ParDo(VerifyPairsFn(min_jaccard)).with_outputs("counts", main="edges")
         )
         losers = (
