@@ -295,3 +295,21 @@ output: {{num_shards: 1}}
         ("nsmc:1001", "filter", "too_short"),
         ("nsmc:1007", "read", "empty"),
     ]
+
+
+def test_documents_are_prepared_in_the_stage_that_reads_them():
+    # The local runner pickles and buffers every input of a multi-input Flatten: no Flatten (and no
+    # shuffle) may sit between reading the documents and preparing them.
+    from kcorpus.pipeline.build_corpus import BuildCorpus
+
+    config = load_config(str(ROOT / "configs" / "sample.yaml"))
+    pipeline = beam.Pipeline()
+    _ = pipeline | "BuildCorpus" >> BuildCorpus(config, "/unused", "/unused/tmp")
+    components = pipeline.to_runner_api().components
+    producer = {
+        pcoll: t for t in components.transforms.values() if not t.subtransforms for pcoll in t.outputs.values()
+    }
+    prepares = [t for t in producer.values() if "/PrepareDocuments/" in t.unique_name]
+    assert {t.unique_name for t in prepares} == {"BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)"}
+    (batches,) = prepares[0].inputs.values()
+    assert producer[batches].unique_name == "BuildCorpus/Read[nsmc,petitions,kowiki]/ReadRanges"
