@@ -27,16 +27,19 @@ from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.transforms.dedup import (
-    bucket_edges,
+    NearDedupConfig,
+    bucket_candidates,
     bucketed,
     connected_components,
     dedup_text,
     digest,
     duplicate_losers,
+    estimated_jaccard,
     ids_by_key,
-    lsh_keys,
+    lsh_keys_and_signatures,
     scope_key,
     shard_of,
+    signature_id,
 )
 from kcorpus.transforms.prepare import DocumentPreparer, identity
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
@@ -72,7 +75,7 @@ class PrepareBatchFn(beam.DoFn):
     """Prepares batches of `(source, record)`; spills kept and dropped records to sorted runs.
 
     Main output: `((source, counter), n)` counts. Tagged outputs: `meta` (`(node, source, digest,
-    lsh_keys)` per kept document), `run` (`(kind, shard, path)`), `dead_letter` (`(source, DeadLetter)`).
+    lsh_keys, signature)` per kept document), `run` (`(kind, shard, path)`), `dead_letter` (`(source, DeadLetter)`).
     """
 
     def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
@@ -184,11 +187,14 @@ class PrepareBatchFn(beam.DoFn):
             return
         texts = [dedup_text(d.text) for d, _ in kept]
         near = self.config.dedup.near
-        keys = lsh_keys(texts, near) if near.enabled else [[] for _ in kept]
+        if near.enabled:
+            keys, signatures = lsh_keys_and_signatures(texts, near)
+        else:
+            keys, signatures = [[] for _ in kept], [b"" for _ in kept]
         meta = []
-        for (doc, payload), text, bands in zip(kept, texts, keys, strict=True):
+        for (doc, payload), text, bands, sig in zip(kept, texts, keys, signatures, strict=True):
             node = node_key(doc.id, doc.source)
-            meta.append((node, doc.source, digest(text), bands))
+            meta.append((node, doc.source, digest(text), bands, sig))
             yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), payload)
         yield beam.pvalue.TaggedOutput("meta", meta)
 
@@ -222,21 +228,25 @@ class PrepareBatchFn(beam.DoFn):
 DEDUP_BUCKETS = 64
 
 
-def _exact_keys(batch: list[tuple[str, str, bytes, list[int]]], scope: str) -> Iterator[Any]:
+Meta = tuple[str, str, bytes, list[int], bytes]
+
+
+def _exact_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
     by_scope: dict[str, list[tuple[bytes, str]]] = {}
-    for node, source, text_digest, _ in batch:
+    for node, source, text_digest, _, _ in batch:
         by_scope.setdefault(scope_key(source, scope), []).append((text_digest, node))
     for sk, pairs in sorted(by_scope.items()):
         for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
             yield (sk, bucket), members
 
 
-def _band_keys(batch: list[tuple[str, str, bytes, list[int]]], scope: str) -> Iterator[Any]:
-    by_band: dict[tuple[str, int], list[tuple[int, str]]] = {}
-    for node, source, _, bands in batch:
+def _band_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
+    by_band: dict[tuple[str, int], list[tuple[int, tuple[str, int]]]] = {}
+    for node, source, _, bands, sig in batch:
         sk = scope_key(source, scope)
+        member = (node, signature_id(sig))
         for band, key in enumerate(bands):
-            by_band.setdefault((sk, band), []).append((key, node))
+            by_band.setdefault((sk, band), []).append((key, member))
     for (sk, band), pairs in sorted(by_band.items()):
         for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
             yield (sk, band, bucket), members
@@ -245,6 +255,91 @@ def _band_keys(batch: list[tuple[str, str, bytes, list[int]]], scope: str) -> It
 def _flat(groups: Iterable[list[Any]]) -> Iterator[Any]:
     for group in groups:
         yield from group
+
+
+# Buckets of the signature joins: one element per (batch, bucket); a bucket's signatures fit in memory.
+SIGNATURE_BUCKETS = 16
+SAME, CANDIDATE = "same", "candidate"
+
+
+def _source_of(node: str) -> str:
+    return node.partition("\x00")[2]
+
+
+def _bucket_pairs(kv: tuple[Any, Iterable[list[tuple[int, tuple[str, int]]]]]) -> Iterator[Any]:
+    """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
+    groups: dict[int, list[tuple[str, int]]] = {}
+    for key, member in _flat(kv[1]):
+        groups.setdefault(key, []).append(member)
+    for _, members in sorted(groups.items()):
+        if len({node for node, _ in members}) > 1:
+            same, candidates = bucket_candidates(members)
+            yield from ((SAME, a, b) for a, b in same)
+            yield from ((CANDIDATE, a, b) for a, b in candidates)
+
+
+def _signature_buckets(batch: list[Meta]) -> Iterator[Any]:
+    out: dict[int, list[tuple[str, bytes]]] = {}
+    for node, _, _, _, sig in batch:
+        out.setdefault(shard_of(node, SIGNATURE_BUCKETS), []).append((node, sig))
+    yield from sorted(out.items())
+
+
+def _pair_ends(pair: tuple[str, str, str]) -> Iterator[Any]:
+    """A candidate pair under the signature bucket of each of its ends (once if both share one)."""
+    _, a, b = pair
+    buckets = {shard_of(a, SIGNATURE_BUCKETS), shard_of(b, SIGNATURE_BUCKETS)}
+    for bucket in sorted(buckets):
+        yield bucket, (a, b)
+
+
+def _end_signatures(kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+    """Joined on a signature bucket: `((a, b), (end, signature))` for each end of a pair in the bucket."""
+    bucket, joined = kv
+    pairs = list(joined["pairs"])
+    if not pairs:
+        return
+    wanted = {node for pair in pairs for node in pair if shard_of(node, SIGNATURE_BUCKETS) == bucket}
+    sigs = {node: sig for node, sig in _flat(joined["sigs"]) if node in wanted}
+    for a, b in pairs:
+        for end, node in ((0, a), (1, b)):
+            if node in sigs:
+                yield (a, b), (end, sigs[node])
+
+
+class VerifyPairsFn(beam.DoFn):
+    """A candidate pair with both signatures is an edge when its estimated Jaccard reaches the threshold.
+
+    Main output: verified edges `(a, b)`. Tagged `counts`: `((source of b, counter), 1)` per pair.
+    """
+
+    def __init__(self, min_jaccard: float) -> None:
+        self.min_jaccard = min_jaccard
+
+    def process(self, kv: tuple[tuple[str, str], Iterable[tuple[int, bytes]]]) -> Iterator[Any]:
+        (a, b), ends = kv
+        sigs = dict(ends)
+        source = _source_of(b)
+        yield from _pair_counts(source, "dedup:near_candidates")
+        if estimated_jaccard(sigs[0], sigs[1]) >= self.min_jaccard:
+            yield from _pair_counts(source, "dedup:near_verified")
+            yield a, b
+        else:
+            yield from _pair_counts(source, "dedup:near_rejected")
+
+
+def _pair_counts(source: str, name: str) -> Iterator[Any]:
+    Metrics.counter(METRICS_NAMESPACE, name).inc()
+    yield beam.pvalue.TaggedOutput("counts", ((source, name), 1))
+
+
+def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
+    """An identical-signature pair: a candidate and a verified edge at once (estimated Jaccard 1)."""
+    _, a, b = kind_edge
+    source = _source_of(b)
+    yield from _pair_counts(source, "dedup:near_candidates")
+    yield from _pair_counts(source, "dedup:near_verified")
+    yield a, b
 
 
 class ExactDedup(beam.PTransform):
@@ -272,29 +367,52 @@ class ExactDedup(beam.PTransform):
 
 
 class NearDedup(beam.PTransform):
-    """MinHash LSH buckets -> star edges -> connected components -> `(node, (priority, reason, survivor))`.
+    """MinHash LSH buckets -> candidate pairs -> verified edges -> connected components -> losers.
 
-    Candidate edges are few (only documents sharing a bucket), so the components are computed in one
-    place with a union-find whose result depends only on the set of edges: deterministic.
+    Members of a bucket with identical signatures are linked at once; every other pair is verified by its
+    estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, shuffled
+    once, in buckets). Edges are few, so the components are computed in one place with a union-find whose result
+    depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
+    survivor)), "counts": ((source, counter), n)}` (candidate, verified and rejected pairs).
     """
 
-    def __init__(self, scope: str) -> None:
+    def __init__(self, config: NearDedupConfig) -> None:
         super().__init__()
-        self.scope = scope
+        self.config = config
 
-    def expand(self, meta: beam.PCollection) -> beam.PCollection:
-        scope = self.scope
-        return (
+    def expand(self, meta: beam.PCollection) -> dict[str, beam.PCollection]:
+        scope, min_jaccard = self.config.scope, self.config.min_jaccard
+        pairs = (
             meta
             | "KeyByBandBucket" >> beam.FlatMap(_band_keys, scope)
             | "GroupByBandBucket" >> beam.GroupByKey()
-            | "StarEdges"
-            >> beam.FlatMap(lambda kv: [e for ids in ids_by_key(_flat(kv[1])) for e in bucket_edges(ids)])
-            | "DistinctEdges" >> beam.Distinct()
-            | "AllEdges" >> beam.combiners.ToList()
+            | "BucketPairs" >> beam.FlatMap(_bucket_pairs)
+            | "DistinctPairs" >> beam.Distinct()
+        )
+        same = pairs | "SameSignature" >> beam.Filter(lambda p: p[0] == SAME)
+        same_edges = same | "SameEdges" >> beam.ParDo(_same_edge).with_outputs("counts", main="edges")
+        sigs = meta | "SignaturesByBucket" >> beam.FlatMap(_signature_buckets)
+        ends = (
+            pairs
+            | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
+            | "KeyByEnds" >> beam.FlatMap(_pair_ends)
+        )
+        verified = (
+            {"sigs": sigs, "pairs": ends}
+            | "JoinSignatures" >> beam.CoGroupByKey()
+            | "EndSignatures" >> beam.FlatMap(_end_signatures)
+            | "GroupPairs" >> beam.GroupByKey()
+            | "VerifyPairs" >> beam.ParDo(VerifyPairsFn(min_jaccard)).with_outputs("counts", main="edges")
+        )
+        losers = (
+            (same_edges.edges, verified.edges)
+            | "AllEdges" >> beam.Flatten()
+            | "EdgeList" >> beam.combiners.ToList()
             | "Components" >> beam.FlatMap(lambda edges: sorted(connected_components(edges).items()))
             | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
         )
+        counts = (same_edges.counts, verified.counts) | "PairCounts" >> beam.Flatten()
+        return {"losers": losers, "counts": counts}
 
 
 class WriteShardFn(beam.DoFn):
@@ -429,6 +547,33 @@ def _tag(source: str) -> Any:
     return beam.Map(lambda item, s=source: (s, item))
 
 
+class PrepareDocuments(beam.PTransform):
+    """`PrepareBatchFn` over one or more collections of batches -> `{counts, meta, run, dead_letter}`.
+
+    A ParDo per input keeps the documents inside the stage that read them; only the small outputs are
+    flattened (the local runner pickles and buffers every input of a multi-input Flatten).
+    """
+
+    TAGS = ("counts", "meta", "run", "dead_letter")
+
+    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+        super().__init__()
+        self.config, self.tmp_dir = config, tmp_dir
+
+    def expand(self, batches: tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        outputs = [
+            b
+            | f"Prepare[{i}]"
+            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir)).with_outputs(
+                "meta", "run", "dead_letter", main="counts"
+            )
+            for i, b in enumerate(batches)
+        ]
+        if len(outputs) == 1:
+            return {tag: outputs[0][tag] for tag in self.TAGS}
+        return {tag: [o[tag] for o in outputs] | f"All[{tag}]" >> beam.Flatten() for tag in self.TAGS}
+
+
 class BuildCorpus(beam.PTransform):
     """The whole build-corpus pipeline, applied to a `Pipeline` (PBegin)."""
 
@@ -448,20 +593,17 @@ class BuildCorpus(beam.PTransform):
         self.batch_size = batch_size
         self.reshuffle = reshuffle
 
-    def _read(self, pbegin: Any) -> beam.PCollection:
-        """Batches of `(source, record)` from every source."""
-        from kcorpus.transforms.read_batches import ReadBatches, uses_fast_path
+    def _read(self, pbegin: Any) -> list[beam.PCollection]:
+        """Batches of `(source, record)`: one collection for every source the fast path reads, plus one per
+        other source. They are never flattened: each gets its own prepare step, fused with its reading."""
+        from kcorpus.transforms.read_batches import BatchSource, ReadSourceBatches, uses_fast_path
         from kcorpus.transforms.readers_beam import ReadDocuments
 
-        batches = []
+        fast, batches = [], []
         for s in self.config.sources:
             options = dict(s.options) or None
             if uses_fast_path(s.format, options):
-                batches.append(
-                    pbegin
-                    | f"Read[{s.name}]"
-                    >> ReadBatches(s.format, list(s.paths), options, s.name, batch_size=self.batch_size)
-                )
+                fast.append(BatchSource(s.format, tuple(s.paths), options, s.name))
                 continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
                 s.format, list(s.paths), options=options, source=s.name, rebalance=False
@@ -476,22 +618,26 @@ class BuildCorpus(beam.PTransform):
                 | f"Batch[{s.name}]"
                 >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
             )
-        return batches | "ReadAll" >> beam.Flatten()
+        if fast:
+            label = "Read[" + ",".join(b.source for b in fast) + "]"
+            batches.insert(0, pbegin | label >> ReadSourceBatches(fast, batch_size=self.batch_size))
+        return batches
 
     def expand(self, pbegin: Any) -> beam.PCollection:
         cfg, out = self.config, self.out_dir
         n = cfg.output.num_shards
         batches = self._read(pbegin)
         if self.reshuffle:
-            batches = batches | "Reshuffle" >> beam.Reshuffle()
-        prepared = batches | "PrepareDocuments" >> beam.ParDo(PrepareBatchFn(cfg, self.tmp_dir)).with_outputs(
-            "meta", "run", "dead_letter", main="counts"
-        )
+            batches = [b | f"Reshuffle[{i}]" >> beam.Reshuffle() for i, b in enumerate(batches)]
+        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(cfg, self.tmp_dir)
         losers = []
+        counts = [prepared["counts"]]
         if cfg.dedup.exact.enabled:
-            losers.append(prepared.meta | "ExactDedup" >> ExactDedup(cfg.dedup.exact.scope))
+            losers.append(prepared["meta"] | "ExactDedup" >> ExactDedup(cfg.dedup.exact.scope))
         if cfg.dedup.near.enabled:
-            losers.append(prepared.meta | "NearDedup" >> NearDedup(cfg.dedup.near.scope))
+            near = prepared["meta"] | "NearDedup" >> NearDedup(cfg.dedup.near)
+            losers.append(near["losers"])
+            counts.append(near["counts"])
         losers_by_node = (
             (losers or [pbegin | "NoDedup" >> beam.Create([])])
             | "AllLosers" >> beam.Flatten()
@@ -500,7 +646,7 @@ class BuildCorpus(beam.PTransform):
         shards = pbegin | "AllShards" >> beam.Create(
             [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
         )
-        runs = prepared.run | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
+        runs = prepared["run"] | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
         written = (
             (shards, runs)
             | "RunsAndShards" >> beam.Flatten()
@@ -508,14 +654,14 @@ class BuildCorpus(beam.PTransform):
             | "WriteShards" >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node))
         )
         dead = (
-            prepared.dead_letter
+            prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
             | "WriteDeadLetters" >> beam.Map(write_dead_letters, out)
         )
         names = [s.name for s in cfg.sources]
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
         return (
-            (prepared.counts, written)
+            (*counts, written)
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()

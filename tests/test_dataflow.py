@@ -106,7 +106,7 @@ def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path
     assert len(submitted) == 1
     labels = check_dataflow_graph(
         *submitted[0],
-        {"Read[nsmc]", "Read[kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "WriteShards"},
+        {"Read[nsmc,petitions,kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "WriteShards"},
     )
     assert "WriteStats" in labels
     assert not (out / "stats.json").exists()

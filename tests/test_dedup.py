@@ -14,15 +14,18 @@ from apache_beam.testing.util import assert_that, equal_to
 from kcorpus.pipeline.build_corpus import ExactDedup, NearDedup
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
+    bucket_candidates,
     bucket_edges,
     bucketed,
     connected_components,
     dedup_text,
     digest,
     duplicate_losers,
+    estimated_jaccard,
     ids_by_key,
     jaccard,
     lsh_keys,
+    lsh_keys_and_signatures,
     minhash_signatures,
     shard_of,
     shingle_hashes,
@@ -118,11 +121,16 @@ def test_near_config_validation():
     with pytest.raises(ValueError):
         NearDedupConfig(scope="everywhere")
     assert NearDedupConfig(bands=16, rows=8).num_perm == 128
-    assert 0.70 < NearDedupConfig().threshold < 0.72
+    assert 0.70 < NearDedupConfig().lsh_step < 0.72
+    assert NearDedupConfig().min_jaccard == NearDedupConfig().lsh_step
+    assert NearDedupConfig(threshold=0.8).min_jaccard == 0.8
+    with pytest.raises(ValueError):
+        NearDedupConfig(threshold=1.5)
 
 
 def _meta(node, source, text):
-    return (node, source, digest(dedup_text(text)), lsh_keys([dedup_text(text)], NEAR)[0])
+    keys, sigs = lsh_keys_and_signatures([dedup_text(text)], NEAR)
+    return (node, source, digest(dedup_text(text)), keys[0], sigs[0])
 
 
 def test_exact_dedup_transform_global_and_per_source():
@@ -155,5 +163,73 @@ def test_near_dedup_transform_links_chains_into_one_cluster():
     c3 = c2 + "합니다"
     meta = [_meta("k3", "s", c3), _meta("k1", "s", c1), _meta("k2", "s", c2), _meta("k9", "s", B)]
     with local_test_pipeline() as p:
-        out = p | beam.Create([meta[:1], meta[1:]]) | NearDedup("global")
-        assert_that(out, equal_to([("k2", (1, "near_duplicate", "k1")), ("k3", (1, "near_duplicate", "k1"))]))
+        out = p | beam.Create([meta[:1], meta[1:]]) | NearDedup(NEAR)
+        assert_that(
+            out["losers"], equal_to([("k2", (1, "near_duplicate", "k1")), ("k3", (1, "near_duplicate", "k1"))])
+        )
+
+
+# Two real NSMC reviews (tests/testdata/sample): exact 5-gram Jaccard 0.54, yet they share an LSH bucket
+# with the default 16 x 8 bands. Unverified LSH merged them.
+FALSE_A = "평점 1점도 아까운 영화."
+FALSE_B = "솔직히 1점도 아까운 영화"
+
+
+def test_compact_signatures_estimate_jaccard():
+    keys, sigs = lsh_keys_and_signatures([A, A2, B, A], NEAR)
+    assert keys == lsh_keys([A, A2, B, A], NEAR)
+    assert [len(s) for s in sigs] == [128] * 4
+    assert estimated_jaccard(sigs[0], sigs[3]) == 1.0
+    assert abs(estimated_jaccard(sigs[0], sigs[1]) - jaccard(A, A2, 5)) < 0.1
+    assert estimated_jaccard(sigs[0], sigs[2]) < 0.1
+    with pytest.raises(ValueError):
+        estimated_jaccard(sigs[0], sigs[0][:64])
+
+
+def test_real_false_candidate_pair_is_a_candidate_but_fails_verification():
+    keys, sigs = lsh_keys_and_signatures([FALSE_A, FALSE_B], NEAR)
+    assert set(keys[0]) & set(keys[1])  # LSH alone links them
+    assert 0.5 < jaccard(FALSE_A, FALSE_B, 5) < 0.55
+    assert estimated_jaccard(sigs[0], sigs[1]) < NEAR.min_jaccard
+
+
+def test_bucket_candidates_links_identical_signatures_and_pairs_the_rest():
+    members = [("d", 1), ("b", 2), ("a", 1), ("c", 3), ("e", 2), ("a", 1)]
+    same, candidates = bucket_candidates(members)
+    assert same == [("a", "d"), ("b", "e")]
+    assert candidates == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert bucket_candidates([("x", 5)]) == ([], [])
+
+
+def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted():
+    # Planted near-duplicates of real reviews (a few characters edited) must merge; the real pair of
+    # different reviews that LSH pairs must both survive.
+    base = "이게 뭥미? 이건 머 감동도 없고 재미도 없고 개연성도 없고...1점도 아까운 영화..마이너스 5점 주구 싶다."
+    planted = base.replace("5점", "10점")
+    texts = {"n1": FALSE_A, "n2": FALSE_B, "n3": base, "n4": planted, "n5": base + "!!"}
+    assert all(jaccard(base, t, 5) > 0.8 for t in (planted, base + "!!"))
+    meta = [_meta(node + "\x00nsmc", "nsmc", text) for node, text in sorted(texts.items())]
+    with local_test_pipeline() as p:
+        out = p | beam.Create([meta[:2], meta[2:]]) | NearDedup(NEAR)
+        assert_that(
+            out["losers"],
+            equal_to(
+                [
+                    ("n4\x00nsmc", (1, "near_duplicate", "n3\x00nsmc")),
+                    ("n5\x00nsmc", (1, "near_duplicate", "n3\x00nsmc")),
+                ]
+            ),
+            label="Losers",
+        )
+        counts = out["counts"] | beam.CombinePerKey(sum)
+        assert_that(
+            counts,
+            equal_to(
+                [
+                    (("nsmc", "dedup:near_candidates"), 4),
+                    (("nsmc", "dedup:near_verified"), 3),
+                    (("nsmc", "dedup:near_rejected"), 1),
+                ]
+            ),
+            label="Counts",
+        )

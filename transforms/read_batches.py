@@ -4,13 +4,14 @@ The same records as `readers_beam.ReadDocuments` (the same `parse_line` / `read_
 on byte offsets), without a Beam element per line: per-element overhead dominates on the local runner, and
 build-corpus prepares documents in batches anyway. Line-based files are cut into byte ranges (a range owns
 the lines that start inside it) so one large file still spreads over workers; compressed and non-line
-files are read whole, one file per element. Comment threads (`thread_field`) and raw dumps need a
+files are read whole, one file per element. Several sources share one read step (`ReadSourceBatches`). Comment threads (`thread_field`) and raw dumps need a
 grouping step, so those sources fall back to `ReadDocuments`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import apache_beam as beam
@@ -44,56 +45,122 @@ def byte_ranges(path: str, size: int, range_bytes: int, splittable: bool) -> lis
     return [(path, start, min(start + range_bytes, size)) for start in range(0, size, range_bytes)]
 
 
+@dataclasses.dataclass(frozen=True)
+class BatchSource:
+    """One source read by `ReadBatches`: its reader format, file patterns, reader options and name."""
+
+    fmt: str
+    patterns: tuple[str, ...]
+    options: Mapping[str, Any] | None
+    source: str
+
+
+class PlanRanges(beam.DoFn):
+    """`(source index, pattern)` -> `(source index, (path, start, end))` ranges, or a DeadLetter for a
+    pattern that matches nothing (`(source index, DeadLetter)`)."""
+
+    def __init__(self, sources: Sequence[BatchSource], range_bytes: int) -> None:
+        self.sources, self.range_bytes = tuple(sources), range_bytes
+
+    def setup(self) -> None:
+        from kcorpus.transforms.readers_beam import MatchFiles
+
+        self._options = [as_options(s.options) for s in self.sources]
+        self._matchers = [MatchFiles(s.fmt, o) for s, o in zip(self.sources, self._options, strict=True)]
+
+    def process(self, element: tuple[int, str]) -> Iterator[tuple[int, Any]]:
+        index, pattern = element
+        fmt, options = self.sources[index].fmt, self._options[index]
+        for out in self._matchers[index].process(pattern):
+            tag = getattr(out, "tag", None)
+            value = getattr(out, "value", out)
+            if tag == "dead_letter":
+                yield index, value
+                continue
+            splittable = tag != "whole" and is_line_splittable(fmt, value.path, options)
+            for rng in byte_ranges(value.path, value.size_in_bytes, self.range_bytes, splittable):
+                yield index, rng
+
+
 class ReadRangeBatches(beam.DoFn):
     """Reads one range or whole file into batches of `(source, record)`."""
 
-    def __init__(self, fmt: str, options: Mapping[str, Any] | None, source: str, batch_size: int) -> None:
-        self.fmt, self.options, self.source, self.batch_size = fmt, options, source, batch_size
+    def __init__(self, sources: Sequence[BatchSource], batch_size: int) -> None:
+        self.sources, self.batch_size = tuple(sources), batch_size
 
     def setup(self) -> None:
-        self._options = as_options(self.options)
+        self._options = [as_options(s.options) for s in self.sources]
 
-    def process(self, element: tuple[str, int, int]) -> Iterator[list[tuple[str, Any]]]:
-        path, start, end = element
-        records = (
-            read_file(self.fmt, path, self._options, self.source)
-            if end < 0
-            else self._range(path, start, end)
-        )
+    def process(self, element: tuple[int, Any]) -> Iterator[list[tuple[str, Any]]]:
+        index, work = element
+        source = self.sources[index].source
+        if isinstance(work, DeadLetter):
+            yield [(source, work)]
+            return
+        path, start, end = work
+        fmt, options = self.sources[index].fmt, self._options[index]
+        records = read_file(fmt, path, options, source) if end < 0 else _range(fmt, options, source, path, start, end)
         batch: list[tuple[str, Any]] = []
         for record in records:
-            batch.append((self.source, record))
+            batch.append((source, record))
             if len(batch) >= self.batch_size:
                 yield batch
                 batch = []
         if batch:
             yield batch
 
-    def _range(self, path: str, start: int, end: int) -> Iterator[Any]:
-        fmt, options, source = self.fmt, self._options, self.source
-        position = start
-        try:
-            header = None
-            if needs_header(fmt, path, options):
-                with open_binary(path) as stream:
-                    header = stream.readline()
+
+def _range(fmt: str, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:
+    position = start
+    try:
+        header = None
+        if needs_header(fmt, path, options):
             with open_binary(path) as stream:
-                if start > 0:
-                    # The line straddling `start` belongs to the previous range.
-                    stream.seek(start - 1)
-                    position = start - 1 + len(stream.readline())
-                while position < end:
-                    raw = stream.readline()
-                    if not raw:
-                        return
-                    yield from parse_line(fmt, path, position, raw, options, source, header=header)
-                    position += len(raw)
-        except STREAM_ERRORS as err:
-            yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")
+                header = stream.readline()
+        with open_binary(path) as stream:
+            if start > 0:
+                # The line straddling `start` belongs to the previous range.
+                stream.seek(start - 1)
+                position = start - 1 + len(stream.readline())
+            while position < end:
+                raw = stream.readline()
+                if not raw:
+                    return
+                yield from parse_line(fmt, path, position, raw, options, source, header=header)
+                position += len(raw)
+    except STREAM_ERRORS as err:
+        yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")
 
 
-class ReadBatches(beam.PTransform):
-    """Batches of `(source, record)` for one source's patterns (Document, DeadLetter or Dropped records)."""
+class ReadSourceBatches(beam.PTransform):
+    """Batches of `(source, record)` (Document, DeadLetter or Dropped records) for several sources.
+
+    All the sources go through one read step, so the batches come out of a single ParDo and a consumer of
+    them is fused with the reading on the local runner, which materializes (pickles and holds in memory)
+    every input of a multi-input Flatten.
+    """
+
+    def __init__(
+        self, sources: Sequence[BatchSource], batch_size: int = 1000, range_bytes: int = RANGE_BYTES
+    ) -> None:
+        super().__init__()
+        if not sources:
+            raise ValueError("ReadSourceBatches needs at least one source")
+        self.sources, self.batch_size, self.range_bytes = tuple(sources), batch_size, range_bytes
+
+    def expand(self, pbegin: Any) -> beam.PCollection:
+        work = [(i, pattern) for i, s in enumerate(self.sources) for pattern in s.patterns]
+        return (
+            pbegin
+            | "Patterns" >> beam.Create(work)
+            | "MatchFiles" >> beam.ParDo(PlanRanges(self.sources, self.range_bytes))
+            | "SpreadRanges" >> beam.Reshuffle()
+            | "ReadRanges" >> beam.ParDo(ReadRangeBatches(self.sources, self.batch_size))
+        )
+
+
+class ReadBatches(ReadSourceBatches):
+    """`ReadSourceBatches` for one source."""
 
     def __init__(
         self,
@@ -104,32 +171,4 @@ class ReadBatches(beam.PTransform):
         batch_size: int = 1000,
         range_bytes: int = RANGE_BYTES,
     ) -> None:
-        super().__init__()
-        self.fmt, self.patterns, self.options, self.source = fmt, patterns, options, source
-        self.batch_size, self.range_bytes = batch_size, range_bytes
-
-    def expand(self, pbegin: Any) -> beam.PCollection:
-        from kcorpus.transforms.readers_beam import MatchFiles
-
-        fmt, source, range_bytes = self.fmt, self.source, self.range_bytes
-        options = as_options(self.options)
-        matched = (
-            pbegin
-            | "Patterns" >> beam.Create(self.patterns)
-            | "MatchFiles"
-            >> beam.ParDo(MatchFiles(fmt, options)).with_outputs("dead_letter", "whole", main="files")
-        )
-        batches = (
-            (matched.files, matched.whole)
-            | "AllFiles" >> beam.Flatten()
-            | "ByteRanges"
-            >> beam.FlatMap(
-                lambda m: byte_ranges(
-                    m.path, m.size_in_bytes, range_bytes, is_line_splittable(fmt, m.path, options)
-                )
-            )
-            | "SpreadRanges" >> beam.Reshuffle()
-            | "ReadRanges" >> beam.ParDo(ReadRangeBatches(fmt, self.options, source, self.batch_size))
-        )
-        unmatched = matched.dead_letter | "UnmatchedAsBatches" >> beam.Map(lambda dl: [(source, dl)])
-        return (batches, unmatched) | "AllBatches" >> beam.Flatten()
+        super().__init__([BatchSource(fmt, tuple(patterns), options, source)], batch_size, range_bytes)
