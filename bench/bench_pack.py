@@ -106,9 +106,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from kcorpus.data import MLMCollator, PackedDataLoader, PackedDataset
-    from kcorpus.pipeline.pack import PackJob, run
-    from kcorpus.transforms.packing import PackConfig
-    from kcorpus.transforms.tokenize import tokenizer_from_bytes
+    from kcorpus.pipeline.pack.build import PackJob, run
+    from kcorpus.transforms.packing.packer import PackConfig
+    from kcorpus.transforms.packing.tokenize import tokenizer_from_bytes
 
     work = Path(tempfile.mkdtemp(prefix="bench_pack_"))
     try:

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kcorpus.transforms.readers import read_file
+from kcorpus.transforms.readers.wiki import wikitext_to_text
 from kcorpus.transforms.record import Document
-from kcorpus.transforms.wiki import wikitext_to_text
 
 
 def median_seconds(run: Callable[[], object], repeat: int) -> float:
@@ -66,8 +66,8 @@ def wikitext(repeat: int) -> None:
 def beam_read(data: Path, copies: int) -> None:
     import apache_beam as beam
 
+    from kcorpus.pipeline.corpus.read import ReadDocuments
     from kcorpus.pipeline.options import make_pipeline
-    from kcorpus.transforms.readers_beam import ReadDocuments
 
     lines = (data / "nsmc" / "ratings_test.txt").read_bytes().split(b"\n")
     header, rows = lines[0], [row for row in lines[1:] if row]

@@ -151,7 +151,7 @@ def main() -> None:
         t = time.perf_counter()
         size = build_text(text, args.mb, args.shared)
         print(f"built {size / 1e6:.1f} MB of text in {time.perf_counter() - t:.0f}s: {text}", file=sys.stderr)
-    from kcorpus.transforms.vocab_sample import read_sample
+    from kcorpus.transforms.vocab.sample import read_sample
 
     lines, stats, _ = read_sample([text], max_sentences=10**9, seed=0)
     encode_lines, budget = [], args.encode_mb * 1e6

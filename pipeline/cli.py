@@ -12,14 +12,14 @@ import sys
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "clean": ("kcorpus.pipeline.clean_command", "clean text lines KcELECTRA-style (a Unix filter)"),
-    "read": ("kcorpus.pipeline.read_command", "read one source format into a normalized JSONL corpus"),
-    "build-corpus": ("kcorpus.pipeline.build_corpus_command", "raw sources -> clean, deduplicated corpus shards"),
-    "train-vocab": ("kcorpus.pipeline.train_vocab_command", "train a WordPiece or SentencePiece vocabulary"),
-    "vocab-merge": ("kcorpus.pipeline.vocab_merge_command", "append another vocab's missing tokens to a vocab"),
-    "vocab-report": ("kcorpus.pipeline.vocab_report_command", "compare two vocabularies (json, md, html)"),
-    "pack": ("kcorpus.pipeline.pack_command", "tokenize and pack a corpus into Arrow shards for pretraining"),
-    "run": ("kcorpus.pipeline.run_command", "run a profile's stages resumably and write the run report"),
+    "clean": ("kcorpus.pipeline.commands.clean", "clean text lines KcELECTRA-style (a Unix filter)"),
+    "read": ("kcorpus.pipeline.commands.read", "read one source format into a normalized JSONL corpus"),
+    "build-corpus": ("kcorpus.pipeline.commands.build_corpus", "raw sources -> clean, deduplicated corpus shards"),
+    "train-vocab": ("kcorpus.pipeline.commands.train_vocab", "train a WordPiece or SentencePiece vocabulary"),
+    "vocab-merge": ("kcorpus.pipeline.commands.vocab_merge", "append another vocab's missing tokens to a vocab"),
+    "vocab-report": ("kcorpus.pipeline.commands.vocab_report", "compare two vocabularies (json, md, html)"),
+    "pack": ("kcorpus.pipeline.commands.pack", "tokenize and pack a corpus into Arrow shards for pretraining"),
+    "run": ("kcorpus.pipeline.commands.run", "run a profile's stages resumably and write the run report"),
 }
 
 

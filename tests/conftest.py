@@ -1,8 +1,7 @@
 from pathlib import Path
 
 import pytest
-
-TESTDATA = Path(__file__).parent / "testdata"
+from testdata_paths import TESTDATA
 
 
 @pytest.fixture

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-PACK_DATA = Path(__file__).parent / "testdata" / "pack"
+from testdata_paths import TESTDATA
+
+PACK_DATA = TESTDATA / "pack"
 CORPUS = PACK_DATA / "corpus"
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 

@@ -236,7 +236,7 @@ def build_dump() -> None:
 
 
 def build_wikiextractor() -> None:
-    from kcorpus.transforms.wiki import DOC_OPEN
+    from kcorpus.transforms.readers.wiki import DOC_OPEN
 
     plain = (HERE / "kowiki_wiki_00").read_bytes()
     (HERE / "kowiki_wiki_00.bz2").write_bytes(bz2.compress(plain))

@@ -1,0 +1,91 @@
+"""`kcorpus build-corpus --config C [--out DIR] [overrides] [-- beam options]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from kcorpus.pipeline.options import LOCAL_MODES
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="YAML profile (configs/*.yaml)")
+    parser.add_argument("--out", help="output directory (local or gs://); overrides output.dir")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a profile value, e.g. filters.min_chars=5 or sources.nsmc.preset=none (repeatable)",
+    )
+    parser.add_argument("--num-shards", type=int, help="overrides output.num_shards")
+    parser.add_argument("--split-backend", help="overrides split.backend (kcorpus, kss, kss-fast, none)")
+    parser.add_argument("--dropped", choices=("all", "sample", "none"), help="overrides output.dropped")
+    parser.add_argument("--batch-size", type=int, default=1000, help="documents per Beam element (1000)")
+    parser.add_argument(
+        "--reshuffle",
+        action="store_true",
+        help="redistribute documents after reading (one big input file, many workers); "
+        "costs a shuffle of all texts",
+    )
+    parser.add_argument(
+        "--local-mode",
+        choices=LOCAL_MODES,
+        default="multi_processing",
+        help="FnApiRunner mode when no --runner is given after --",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
+    parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
+
+
+def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.config import load_config
+    from kcorpus.pipeline.corpus.build import run_build
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("kcorpus").setLevel(logging.INFO)
+    overrides = list(args.overrides)
+    if args.num_shards is not None:
+        overrides.append(f"output.num_shards={args.num_shards}")
+    if args.split_backend:
+        overrides.append(f"split.backend={args.split_backend}")
+    if args.dropped:
+        overrides.append(f"output.dropped={args.dropped}")
+    try:
+        config = load_config(args.config, overrides)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or config.output.dir
+    if not out:
+        print("kcorpus build-corpus: no output directory (give --out or output.dir)", file=sys.stderr)
+        return 2
+    try:
+        stats = run_build(
+            config,
+            out,
+            args.beam_args,
+            local_mode=args.local_mode,
+            batch_size=args.batch_size,
+            reshuffle=args.reshuffle,
+            overwrite=args.overwrite,
+        )
+    except FileExistsError as exc:
+        print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
+        return 2
+    total = {k: v for k, v in stats["total"].items() if k != "counters"}
+    print(json.dumps(total, ensure_ascii=False))
+    if not stats["total"]["reconciled"]:
+        print("kcorpus build-corpus: counts do not reconcile; see stats.json", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Entry point for tests and scripts: `run(["--config", "c.yaml", "--out", "o"])`."""
+    parser = argparse.ArgumentParser(prog="kcorpus build-corpus")
+    add_arguments(parser)
+    return main(parser.parse_args(argv))

@@ -1,0 +1,78 @@
+"""`kcorpus pack`: build-corpus output + a tokenizer -> packed Arrow datasets for pretraining."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kcorpus.pipeline.options import LOCAL_MODES
+from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", required=True, help="build-corpus output directory (docs/*.jsonl or text/*.txt)")
+    parser.add_argument("--tokenizer", required=True, help="directory with tokenizer.json (or the file itself)")
+    parser.add_argument("--out", required=True, help="output directory (local or gs://)")
+    parser.add_argument("--max-length", type=int, default=512, help="sequence length incl. special tokens")
+    parser.add_argument("--layout", choices=LAYOUTS, default="pair",
+                        help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
+                             "cross_document: full-length sequences across documents separated by [SEP]")
+    parser.add_argument("--single-segment-prob", type=float, default=0.0,
+                        help="pair layout: chance a sequence has one segment (ELECTRA: 0.1)")
+    parser.add_argument("--short-seq-prob", type=float, default=0.0,
+                        help="chance of a random shorter target length (ELECTRA: 0.05)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--validation-fraction", type=float, default=0.01,
+                        help="share of documents (by a hash of the id) in validation/; 0 writes train only")
+    parser.add_argument("--num-shards", type=int, default=None, help="train shards (default: from --shard-size-mb)")
+    parser.add_argument("--num-validation-shards", type=int, default=None)
+    parser.add_argument("--shard-size-mb", type=float, default=256.0, help="approximate shard size")
+    parser.add_argument("--input-format", choices=("auto", "docs", "text"), default="auto")
+    parser.add_argument("--cls-token", default="[CLS]")
+    parser.add_argument("--sep-token", default="[SEP]")
+    parser.add_argument("--pad-token", default="[PAD]")
+    parser.add_argument("--mask-token", default="[MASK]")
+    parser.add_argument("--overwrite", action="store_true", help="replace a previous pack in --out")
+    parser.add_argument("--reshuffle-batches", choices=("auto", "always", "never"), default="auto",
+                        help="shuffle document batches before tokenizing (auto: when the local runner has fewer "
+                             "than 2 corpus files per worker, and on distributed runners)")
+    parser.add_argument("--local-mode", choices=LOCAL_MODES, default="multi_processing",
+                        help="FnApiRunner mode when no --runner is passed after --")
+    parser.add_argument("beam_args", nargs="*", help="Beam options after --, e.g. -- --runner DataflowRunner")
+
+
+def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.pack.build import PackJob, run
+
+    try:
+        job = PackJob(
+            corpus=args.corpus,
+            tokenizer=args.tokenizer,
+            out=args.out,
+            pack=PackConfig(
+                max_length=args.max_length,
+                layout=args.layout,
+                single_segment_prob=args.single_segment_prob,
+                short_seq_prob=args.short_seq_prob,
+                seed=args.seed,
+            ),
+            input_format=args.input_format,
+            validation_fraction=args.validation_fraction,
+            num_shards=args.num_shards,
+            num_validation_shards=args.num_validation_shards,
+            shard_size_mb=args.shard_size_mb,
+            cls_token=args.cls_token,
+            sep_token=args.sep_token,
+            pad_token=args.pad_token,
+            mask_token=args.mask_token,
+            overwrite=args.overwrite,
+            reshuffle_batches=args.reshuffle_batches,
+        )
+        manifest = run(job, args.beam_args, local_mode=args.local_mode)
+    except (ValueError, FileNotFoundError, FileExistsError) as err:
+        print(f"kcorpus pack: {err}", file=sys.stderr)
+        return 2
+    counts = {k: v for k, v in manifest["counts"].items() if k != "splits"}
+    print(json.dumps(counts, ensure_ascii=False))
+    return 0

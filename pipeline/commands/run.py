@@ -1,0 +1,50 @@
+"""`kcorpus run PROFILE [--out DIR] [--force] [--only STAGE...] [-- beam options]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+
+from kcorpus.pipeline.run.orchestrate import STAGE_NAMES, RunError, StageFailed, load_profile, run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="YAML profile (configs/sample.yaml, configs/dataflow.yaml, ...)")
+    parser.add_argument("--out", help="run folder; default: the profile's run.out")
+    parser.add_argument("--force", action="store_true", help="redo the selected stages even if up to date")
+    parser.add_argument(
+        "--only", nargs="+", default=[], metavar="STAGE",
+        help=f"run only these stages ({', '.join(STAGE_NAMES)}); their upstream stages must be up to date",
+    )  # fmt: skip
+    parser.add_argument("--no-report", action="store_true", help="do not write report.html / report.md")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        profile = load_profile(args.config)
+        out = args.out or profile.out
+        if not out:
+            raise RunError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
+        results = run(profile, out, beam_args=args.beam_args, force=args.force, only=args.only)
+    except StageFailed as err:
+        if err.__cause__ is not None:
+            traceback.print_exception(err.__cause__, file=sys.stderr)
+        print(f"kcorpus run: {err}", file=sys.stderr)
+        return 1
+    except (RunError, FileNotFoundError) as err:
+        print(f"kcorpus run: {err}", file=sys.stderr)
+        return 1
+    out_dir = Path(out).resolve()
+    for r in results:
+        print(f"{r.name:<13} {r.status:<13} {r.reason}" + (f" ({r.seconds:.1f} s)" if r.seconds else ""))
+    if not args.no_report:
+        from kcorpus.pipeline.run.report import write_report
+
+        html, md = write_report(out_dir)
+        print(f"report:  {html}\n         {md}")
+    pack = out_dir / "pack"
+    if (pack / "train").is_dir():
+        print(f"dataset: {pack / 'train'}  (datasets.load_from_disk; validation: {pack / 'validation'})")
+    return 0

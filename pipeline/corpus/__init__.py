@@ -1,0 +1,1 @@
+"""The build-corpus Beam pipeline: reading, preparing, dedup and sharded writing."""

@@ -1,0 +1,174 @@
+"""`ReadBatches`: a source's records as batches `[(source, record), ...]`, one Beam element per batch.
+
+The same records as `readers_beam.ReadDocuments` (the same `parse_line` / `read_file`, ids that depend only
+on byte offsets), without a Beam element per line: per-element overhead dominates on the local runner, and
+build-corpus prepares documents in batches anyway. Line-based files are cut into byte ranges (a range owns
+the lines that start inside it) so one large file still spreads over workers; compressed and non-line
+files are read whole, one file per element. Several sources share one read step (`ReadSourceBatches`). Comment threads (`thread_field`) and raw dumps need a
+grouping step, so those sources fall back to `ReadDocuments`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import apache_beam as beam
+
+from kcorpus.transforms.readers import (
+    STREAM_ERRORS,
+    as_options,
+    is_line_splittable,
+    needs_header,
+    open_binary,
+    parse_line,
+    read_file,
+    threaded,
+)
+from kcorpus.transforms.record import DeadLetter
+
+# Small enough that the local runner, which partitions a stage's elements statically, balances workers.
+RANGE_BYTES = 4 << 20
+_COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
+
+
+def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
+    """Whether `ReadBatches` reads this source itself (else it delegates to `ReadDocuments`)."""
+    return fmt != "wiki-dump" and not threaded(fmt, as_options(options))
+
+
+def byte_ranges(path: str, size: int, range_bytes: int, splittable: bool) -> list[tuple[str, int, int]]:
+    """`(path, start, end)` ranges covering a file; `end == -1` means the whole file, read by `read_file`."""
+    if not splittable or path.endswith(_COMPRESSED) or size <= 0:
+        return [(path, 0, -1)]
+    return [(path, start, min(start + range_bytes, size)) for start in range(0, size, range_bytes)]
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchSource:
+    """One source read by `ReadBatches`: its reader format, file patterns, reader options and name."""
+
+    fmt: str
+    patterns: tuple[str, ...]
+    options: Mapping[str, Any] | None
+    source: str
+
+
+class PlanRanges(beam.DoFn):
+    """`(source index, pattern)` -> `(source index, (path, start, end))` ranges, or a DeadLetter for a
+    pattern that matches nothing (`(source index, DeadLetter)`)."""
+
+    def __init__(self, sources: Sequence[BatchSource], range_bytes: int) -> None:
+        self.sources, self.range_bytes = tuple(sources), range_bytes
+
+    def setup(self) -> None:
+        from kcorpus.pipeline.corpus.read import MatchFiles
+
+        self._options = [as_options(s.options) for s in self.sources]
+        self._matchers = [MatchFiles(s.fmt, o) for s, o in zip(self.sources, self._options, strict=True)]
+
+    def process(self, element: tuple[int, str]) -> Iterator[tuple[int, Any]]:
+        index, pattern = element
+        fmt, options = self.sources[index].fmt, self._options[index]
+        for out in self._matchers[index].process(pattern):
+            tag = getattr(out, "tag", None)
+            value = getattr(out, "value", out)
+            if tag == "dead_letter":
+                yield index, value
+                continue
+            splittable = tag != "whole" and is_line_splittable(fmt, value.path, options)
+            for rng in byte_ranges(value.path, value.size_in_bytes, self.range_bytes, splittable):
+                yield index, rng
+
+
+class ReadRangeBatches(beam.DoFn):
+    """Reads one range or whole file into batches of `(source, record)`."""
+
+    def __init__(self, sources: Sequence[BatchSource], batch_size: int) -> None:
+        self.sources, self.batch_size = tuple(sources), batch_size
+
+    def setup(self) -> None:
+        self._options = [as_options(s.options) for s in self.sources]
+
+    def process(self, element: tuple[int, Any]) -> Iterator[list[tuple[str, Any]]]:
+        index, work = element
+        source = self.sources[index].source
+        if isinstance(work, DeadLetter):
+            yield [(source, work)]
+            return
+        path, start, end = work
+        fmt, options = self.sources[index].fmt, self._options[index]
+        records = read_file(fmt, path, options, source) if end < 0 else _range(fmt, options, source, path, start, end)
+        batch: list[tuple[str, Any]] = []
+        for record in records:
+            batch.append((source, record))
+            if len(batch) >= self.batch_size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+
+def _range(fmt: str, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:
+    position = start
+    try:
+        header = None
+        if needs_header(fmt, path, options):
+            with open_binary(path) as stream:
+                header = stream.readline()
+        with open_binary(path) as stream:
+            if start > 0:
+                # The line straddling `start` belongs to the previous range.
+                stream.seek(start - 1)
+                position = start - 1 + len(stream.readline())
+            while position < end:
+                raw = stream.readline()
+                if not raw:
+                    return
+                yield from parse_line(fmt, path, position, raw, options, source, header=header)
+                position += len(raw)
+    except STREAM_ERRORS as err:
+        yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")
+
+
+class ReadSourceBatches(beam.PTransform):
+    """Batches of `(source, record)` (Document, DeadLetter or Dropped records) for several sources.
+
+    All the sources go through one read step, so the batches come out of a single ParDo and a consumer of
+    them is fused with the reading on the local runner, which materializes (pickles and holds in memory)
+    every input of a multi-input Flatten.
+    """
+
+    def __init__(
+        self, sources: Sequence[BatchSource], batch_size: int = 1000, range_bytes: int = RANGE_BYTES
+    ) -> None:
+        super().__init__()
+        if not sources:
+            raise ValueError("ReadSourceBatches needs at least one source")
+        self.sources, self.batch_size, self.range_bytes = tuple(sources), batch_size, range_bytes
+
+    def expand(self, pbegin: Any) -> beam.PCollection:
+        work = [(i, pattern) for i, s in enumerate(self.sources) for pattern in s.patterns]
+        return (
+            pbegin
+            | "Patterns" >> beam.Create(work)
+            | "MatchFiles" >> beam.ParDo(PlanRanges(self.sources, self.range_bytes))
+            | "SpreadRanges" >> beam.Reshuffle()
+            | "ReadRanges" >> beam.ParDo(ReadRangeBatches(self.sources, self.batch_size))
+        )
+
+
+class ReadBatches(ReadSourceBatches):
+    """`ReadSourceBatches` for one source."""
+
+    def __init__(
+        self,
+        fmt: str,
+        patterns: list[str],
+        options: Mapping[str, Any] | None,
+        source: str,
+        batch_size: int = 1000,
+        range_bytes: int = RANGE_BYTES,
+    ) -> None:
+        super().__init__([BatchSource(fmt, tuple(patterns), options, source)], batch_size, range_bytes)

@@ -1,0 +1,1 @@
+"""The pack Beam pipeline: read a corpus, tokenize, pack and write Arrow shards."""

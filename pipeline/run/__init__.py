@@ -1,0 +1,1 @@
+"""`kcorpus run`: the resumable stage orchestration and the run report."""

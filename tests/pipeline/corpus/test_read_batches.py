@@ -1,0 +1,44 @@
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+from testdata_paths import TESTDATA
+
+from kcorpus.pipeline.corpus.read_batches import ReadBatches, byte_ranges, uses_fast_path
+from kcorpus.transforms.readers import read_file
+
+NSMC = TESTDATA / "sample" / "nsmc_ratings_test_head.txt"
+PETITIONS = TESTDATA / "sample" / "petitions_2017-08_head"
+
+
+def test_byte_ranges_cover_the_file():
+    assert byte_ranges("a.txt", 10, 4, True) == [("a.txt", 0, 4), ("a.txt", 4, 8), ("a.txt", 8, 10)]
+    assert byte_ranges("a.txt.gz", 10, 4, True) == [("a.txt.gz", 0, -1)]
+    assert byte_ranges("wiki_00", 10, 4, False) == [("wiki_00", 0, -1)]
+    assert uses_fast_path("nsmc", None) and not uses_fast_path("wiki-dump", None)
+    assert not uses_fast_path("comments", {"thread_field": "thread"})
+
+
+def _key(record):
+    return (
+        type(record).__name__,
+        record.id if hasattr(record, "id") else record.path,
+        getattr(record, "text", ""),
+    )
+
+
+def test_small_ranges_give_exactly_the_records_of_one_pass():
+    expected = [("nsmc", _key(r)) for r in read_file("nsmc", str(NSMC), source="nsmc")]
+    expected += [("pet", _key(r)) for r in read_file("petitions", str(PETITIONS), source="pet")]
+    assert sum(1 for _, k in expected if k[0] == "Document") > 10_000
+    with TestPipeline(runner=FnApiRunner(), options=PipelineOptions([])) as p:
+        nsmc = p | "N" >> ReadBatches("nsmc", [str(NSMC)], None, "nsmc", batch_size=97, range_bytes=50_000)
+        pet = p | "P" >> ReadBatches(
+            "petitions", [str(PETITIONS)], None, "pet", batch_size=10, range_bytes=30_000
+        )
+        records = (nsmc, pet) | beam.Flatten() | beam.FlatMap(lambda batch: batch)
+        assert_that(records | beam.MapTuple(lambda s, r: (s, _key(r))), equal_to(expected))
+        sizes = nsmc | beam.Map(len)
+        assert_that(sizes | "Max" >> beam.combiners.Top.Largest(1), equal_to([[97]]), label="BatchSize")

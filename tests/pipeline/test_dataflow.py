@@ -1,0 +1,124 @@
+"""The Beam stages construct and pickle for Dataflow, with no network: everything but the submission.
+
+`DataflowRunner.run_pipeline` is replaced by a stub that captures the pipeline and stops; everything before
+it runs for real (option validation, the runner-API round trip Beam does before handing a pipeline to a
+runner). The test then serializes the graph to the runner API proto, as a Dataflow job request carries it,
+and unpickles every DoFn the way a worker does. Any socket connection fails the test.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import apache_beam as beam
+import pytest
+from apache_beam.internal import pickler
+from apache_beam.portability import common_urns, python_urns
+from apache_beam.portability.api import beam_runner_api_pb2
+from apache_beam.runners.dataflow.dataflow_runner import DataflowRunner
+from packing_fixtures import CORPUS, kcbert_tokenizer_dir
+from testdata_paths import ROOT
+
+SAMPLE_PROFILE = ROOT / "configs" / "sample.yaml"
+DATAFLOW_ARGS = [
+    "--runner=DataflowRunner",
+    "--project=kcorpus-demo",
+    "--region=us-central1",
+    "--temp_location=gs://kcorpus-demo-bucket/tmp",
+    "--staging_location=gs://kcorpus-demo-bucket/staging",
+    "--sdk_container_image=us-central1-docker.pkg.dev/kcorpus-demo/kcorpus/worker:0.1.0",
+    "--num_workers=2",
+    "--max_num_workers=8",
+    "--machine_type=n2-standard-4",
+    "--disk_size_gb=50",
+]
+
+
+class Submitted(Exception):
+    """Raised by the stubbed DataflowRunner instead of submitting a job."""
+
+
+@pytest.fixture
+def submitted(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Captured (pipeline, options) pairs; the network is off while the fixture is active."""
+    captured: list = []
+
+    def run_pipeline(self, pipeline, options, pipeline_proto=None):
+        captured.append((pipeline, options))
+        raise Submitted()
+
+    def no_network(self, *args, **kwargs):
+        raise AssertionError(f"network access attempted: {args}")
+
+    monkeypatch.setattr(DataflowRunner, "run_pipeline", run_pipeline)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    return captured
+
+
+def check_dataflow_graph(pipeline, options, expected_labels: set[str]) -> set[str]:
+    """The pipeline as a Dataflow job carries it: options, proto, and DoFns that unpickle."""
+    from apache_beam.options.pipeline_options import GoogleCloudOptions, WorkerOptions
+
+    assert isinstance(pipeline.runner, DataflowRunner)
+    assert options.view_as(GoogleCloudOptions).project == "kcorpus-demo"
+    assert options.view_as(WorkerOptions).sdk_container_image.endswith("/kcorpus/worker:0.1.0")
+    proto = pipeline.to_runner_api()
+    blob = proto.SerializeToString()
+    assert beam_runner_api_pb2.Pipeline.FromString(blob) == proto
+    transforms = proto.components.transforms.values()
+    labels = {t.unique_name.split("/")[-1] for t in transforms}
+    assert expected_labels <= labels, sorted(expected_labels - labels)
+    dofns = 0
+    for transform in transforms:
+        if transform.spec.urn != common_urns.primitives.PAR_DO.urn:
+            continue
+        payload = beam_runner_api_pb2.ParDoPayload.FromString(transform.spec.payload)
+        if payload.do_fn.urn != python_urns.PICKLED_DOFN_INFO:
+            continue
+        fn = pickler.loads(payload.do_fn.payload)[0]
+        assert isinstance(fn, beam.DoFn), transform.unique_name
+        dofns += type(fn).__module__.startswith("kcorpus.")
+    assert dofns >= 1
+    return labels
+
+
+def test_pack_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline import cli
+
+    tokenizer = kcbert_tokenizer_dir(tmp_path / "tok")
+    out = tmp_path / "packed"
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tokenizer), "--out", str(out),
+            "--max-length", "128", "--", *DATAFLOW_ARGS]  # fmt: skip
+    with pytest.raises(Submitted):
+        cli.main(argv)
+    assert len(submitted) == 1
+    check_dataflow_graph(*submitted[0], {"ReadCorpus", "TokenizeDocuments", "GroupByShard", "WriteShards"})
+    assert not (out / "manifest.json").exists()
+
+
+def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline import cli
+
+    out = tmp_path / "corpus"
+    with pytest.raises(Submitted):
+        cli.main(["build-corpus", "--config", str(SAMPLE_PROFILE), "--out", str(out), "--", *DATAFLOW_ARGS])
+    assert len(submitted) == 1
+    labels = check_dataflow_graph(
+        *submitted[0],
+        {"Read[nsmc,petitions,kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "WriteShards"},
+    )
+    assert "WriteStats" in labels
+    assert not (out / "stats.json").exists()
+
+
+def test_kcorpus_run_refuses_a_remote_runner_on_a_local_run_folder(submitted: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline.run.orchestrate import RunError, load_profile, run
+
+    with pytest.raises(
+        RunError, match="--runner DataflowRunner: its workers cannot write the local run folder"
+    ):
+        run(load_profile(SAMPLE_PROFILE), tmp_path / "run", beam_args=DATAFLOW_ARGS)
+    assert submitted == []
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,107 @@
+import gzip
+import json
+import unicodedata
+
+import pytest
+
+from kcorpus.transforms.vocab.sample import (
+    InputStats,
+    expand_inputs,
+    iter_sentences,
+    prenormalize,
+    read_sample,
+    reservoir_sample,
+)
+
+
+def test_prenormalize_composes_nfd_and_collapses_whitespace():
+    nfd = unicodedata.normalize("NFD", "한국어")
+    assert len(nfd) == 8  # 한=3, 국=3, 어=2 jamo
+    assert prenormalize(f"  {nfd}\t 문장\u3000끝 \n") == "한국어 문장 끝"
+
+
+def test_text_shards_blank_lines_separate_documents(tmp_path):
+    shard = tmp_path / "part-00000-of-00002.txt"
+    shard.write_text("첫 문장.\n둘째 문장.\n\n\n다른 문서.\n   \n마지막", encoding="utf-8")
+    stats = InputStats()
+    assert list(iter_sentences([str(shard)], stats)) == ["첫 문장.", "둘째 문장.", "다른 문서.", "마지막"]
+    assert (stats.files, stats.lines, stats.documents, stats.sentences) == (1, 7, 3, 4)
+
+
+def test_jsonl_documents_are_split_into_sentences_and_bad_lines_counted(tmp_path):
+    docs = tmp_path / "part-00000-of-00001.jsonl"
+    good = {"id": "a", "text": "문장 하나.\n문장 둘.", "source": "nsmc", "metadata": {}}
+    docs.write_text(
+        json.dumps(good, ensure_ascii=False) + "\n{not json\n" + json.dumps({"id": "b"}) + "\n\n",
+        encoding="utf-8",
+    )
+    stats = InputStats()
+    assert list(iter_sentences([str(docs)], stats)) == ["문장 하나.", "문장 둘."]
+    assert (stats.documents, stats.bad_records) == (1, 2)
+    assert stats.problems[0].startswith(f"{docs}:2: bad JSON")
+    assert stats.problems[1] == f"{docs}:3: JSON line without a string 'text' field"
+
+
+def test_gzip_and_undecodable_bytes_are_read_and_counted(tmp_path):
+    path = tmp_path / "a.txt.gz"
+    with gzip.open(path, "wb") as f:
+        f.write("좋다\n".encode() + b"bad \xff byte\n")
+    stats = InputStats()
+    assert list(iter_sentences([str(path)], stats)) == ["좋다", "bad \ufffd byte"]
+    assert stats.decode_errors == 1 and stats.problems == [f"{path}:2: not valid UTF-8"]
+
+
+def test_expand_inputs_walks_dirs_sorted_and_rejects_missing(tmp_path):
+    (tmp_path / "text").mkdir()
+    for name in ("b.txt", "a.txt", ".hidden"):
+        (tmp_path / "text" / name).write_text("x\n", encoding="utf-8")
+    assert expand_inputs([str(tmp_path), str(tmp_path / "text" / "a.txt")]) == [
+        str(tmp_path / "text" / "a.txt"),
+        str(tmp_path / "text" / "b.txt"),
+    ]
+    with pytest.raises(FileNotFoundError, match="nope"):
+        expand_inputs([str(tmp_path / "nope.txt")])
+
+
+def test_reservoir_sample_is_bounded_seeded_and_in_input_order():
+    items = [f"s{i}" for i in range(1000)]
+    sample, total = reservoir_sample(iter(items), 100, seed=7)
+    assert total == 1000 and len(sample) == 100 and len(set(sample)) == 100
+    assert sample == sorted(sample, key=lambda s: int(s[1:]))
+    assert reservoir_sample(iter(items), 100, seed=7)[0] == sample
+    assert reservoir_sample(iter(items), 100, seed=8)[0] != sample
+    assert reservoir_sample(iter(items[:50]), 100, seed=7) == (items[:50], 50)
+    with pytest.raises(ValueError):
+        reservoir_sample(iter(items), 0, seed=0)
+
+
+def test_reservoir_sample_is_uniform_over_positions():
+    # Each of 10 blocks of 1,000 items should get about 1/10 of a 2,000-item sample (seeded, so exact).
+    sample, _ = reservoir_sample(iter(range(10_000)), 2000, seed=3)
+    per_block = [sum(1 for i in sample if i // 1000 == b) for b in range(10)]
+    assert sum(per_block) == 2000
+    assert all(150 <= n <= 250 for n in per_block), per_block
+
+
+def test_read_sample_counts_reconcile(testdata):
+    sample, stats, files = read_sample([str(testdata / "vocab")], max_sentences=500, seed=1)
+    everything, _, _ = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=1)
+    rest = iter(everything)
+    assert len(sample) == 500 and all(s in rest for s in sample)  # a subsequence: input order kept
+    assert files == [str(testdata / "vocab" / "nsmc_petitions.txt")]
+    assert (stats.sentences, stats.sampled, stats.not_sampled) == (1347, 500, 847)
+    assert stats.documents == 1304 and stats.bytes == 211242
+
+
+def test_build_corpus_dir_means_its_text_shards_only(tmp_path):
+    for sub in ("text", "docs", "rejected"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "stats.json").write_text("{}", encoding="utf-8")
+    for i in (1, 0):
+        (tmp_path / "text" / f"part-0000{i}-of-00002.txt").write_text("문장\n", encoding="utf-8")
+    (tmp_path / "docs" / "part-00000-of-00001.jsonl").write_text('{"text": "문장"}\n', encoding="utf-8")
+    (tmp_path / "rejected" / "dropped.jsonl").write_text('{"text": "버림"}\n', encoding="utf-8")
+    assert expand_inputs([str(tmp_path)]) == [
+        str(tmp_path / "text" / "part-00000-of-00002.txt"),
+        str(tmp_path / "text" / "part-00001-of-00002.txt"),
+    ]

@@ -1,0 +1,221 @@
+"""Training on a real 211 KB slice of NSMC reviews and national petitions (tests/testdata/vocab)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from testdata_paths import TESTDATA
+
+from kcorpus.pipeline.cli import main as cli
+from kcorpus.transforms.vocab.checks import check_vocab, is_conjoining_jamo, wordpiece_spacing
+from kcorpus.transforms.vocab.files import SPECIAL_TOKENS, read_vocab_txt, wordpiece_tokenizer
+from kcorpus.transforms.vocab.sample import read_sample
+from kcorpus.transforms.vocab.train import (
+    SentencePieceConfig,
+    WordPieceConfig,
+    is_hangul_syllable,
+    split_long_sentence,
+    train_sentencepiece,
+    train_wordpiece,
+)
+
+TEXT = TESTDATA / "vocab" / "nsmc_petitions.txt"
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    return read_sample([str(TEXT)], max_sentences=10_000, seed=0)[0]
+
+
+@pytest.fixture(scope="module")
+def wordpiece_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wp")
+    assert cli(["train-vocab", "--kind", "wordpiece", "--vocab-size", "4000", "--unused", "20",
+                "--input", str(TEXT), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def spm_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("spm")
+    assert cli(["train-vocab", "--kind", "sentencepiece", "--vocab-size", "3000", "--input", str(TEXT),
+                "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def _jamo(tokens):
+    return [t for t in tokens if any(0x1100 <= ord(c) <= 0x11FF for c in t)]
+
+
+def test_wordpiece_layout_specials_unused_and_size(wordpiece_dir):
+    tokens = read_vocab_txt(str(wordpiece_dir / "vocab.txt"))
+    assert len(tokens) == 4000 == len(set(tokens))
+    assert tokens[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert tokens[-20:] == [f"[unused{i}]" for i in range(20)]
+    assert sorted(p.name for p in wordpiece_dir.iterdir()) == [
+        "manifest.json", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt"]
+    manifest = json.loads((wordpiece_dir / "manifest.json").read_text())
+    assert manifest["checks"]["passed"] and manifest["checks"]["round_trip_checked"] == 1347
+    assert manifest["input"]["sentences"] == manifest["input"]["sampled"] == 1347
+
+
+def test_wordpiece_keeps_every_hangul_syllable_in_both_positions(wordpiece_dir):
+    tokens = set(read_vocab_txt(str(wordpiece_dir / "vocab.txt")))
+    syllables = {c for c in TEXT.read_text(encoding="utf-8") if is_hangul_syllable(c)}
+    assert len(syllables) == 1099
+    assert {s for s in syllables if s not in tokens or f"##{s}" not in tokens} == set()
+    assert _jamo(tokens) == []
+
+
+def test_hf_bert_wordpiece_with_lowercase_makes_jamo_and_ours_does_not(sentences, wordpiece_dir):
+    from tokenizers import BertWordPieceTokenizer
+
+    hf = BertWordPieceTokenizer(lowercase=True)  # strip_accents follows lowercase: NFD, then drop marks
+    hf.train_from_iterator(sentences, vocab_size=4000, show_progress=False)
+    hf_tokens = list(hf.get_vocab())
+    assert len(_jamo(hf_tokens)) > 100
+    assert "ᄒ" in hf_tokens and "한" not in hf_tokens
+    report = check_vocab(hf._tokenizer, "wordpiece", hf_tokens, sentences, max_round_trip=50)
+    assert report.errors and "conjoining jamo" in report.errors[0]
+    assert _jamo(read_vocab_txt(str(wordpiece_dir / "vocab.txt"))) == []
+
+
+def test_wordpiece_spacing_rule_and_round_trip(wordpiece_dir):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(wordpiece_dir / "tokenizer.json"))
+    assert wordpiece_spacing(tok, "재밌다!!(진짜)  최고") == "재밌다 ! ! ( 진짜 ) 최고"
+    for text in ("재밌다!!(진짜)  최고", "청와대 국민청원, 2017년 8월.", "ㅋㅋ 영화 보고 왔어요"):
+        enc = tok.encode(text)
+        assert enc.tokens[0] == "[CLS]" and enc.tokens[-1] == "[SEP]" and "[UNK]" not in enc.tokens
+        assert tok.decode(enc.ids) == wordpiece_spacing(tok, text)
+
+
+def test_wordpiece_limit_alphabet_never_cuts_hangul(sentences):
+    tokens = train_wordpiece(sentences, WordPieceConfig(vocab_size=3000, limit_alphabet=50))
+    syllables = {c for s in sentences for c in s if is_hangul_syllable(c)}
+    assert syllables <= set(tokens)
+    once = ["U", "乃", "＼", "–"]  # characters that occur once in the slice: below the limit, cut
+    assert all(sum(s.count(c) for s in sentences) == 1 for c in once)
+    assert [c for c in once if c in tokens] == []
+    assert len(tokens) == 3000
+
+
+def test_vocab_too_small_for_alphabet_is_a_clear_error(tmp_path, capsys):
+    rc = cli(["train-vocab", "--kind", "wordpiece", "--vocab-size", "1000", "--input", str(TEXT),
+              "--out", str(tmp_path), "--quiet"])
+    assert rc == 2
+    assert "smaller than the alphabet" in capsys.readouterr().err
+
+
+def _train_in_fresh_process(kind, out, *extra):
+    subprocess.run([sys.executable, "-m", "kcorpus.pipeline.cli", "train-vocab", "--kind", kind, "--vocab-size",
+                    "3000", "--input", str(TEXT), "--out", str(out), "--quiet", *extra], check=True)
+    return {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "sentencepiece"])
+def test_same_input_and_seed_give_identical_files_across_processes(tmp_path, kind):
+    # HF's trainer hashes with a per-process random seed, so determinism must hold across processes.
+    extra = ("--max-sentences", "900", "--seed", "5")
+    first = _train_in_fresh_process(kind, tmp_path / "a", *extra)
+    second = _train_in_fresh_process(kind, tmp_path / "b", *extra)
+    assert first.keys() == second.keys()
+    for name in first:
+        if name != "manifest.json":
+            assert first[name] == second[name], name
+    other_seed = _train_in_fresh_process(kind, tmp_path / "c", "--max-sentences", "900", "--seed", "6")
+    assert other_seed["tokenizer.json"] != first["tokenizer.json"]
+    manifest = json.loads(first["manifest.json"])
+    assert (manifest["input"]["sampled"], manifest["input"]["not_sampled"]) == (900, 447)
+
+
+def test_sentencepiece_layout_identity_and_specials(spm_dir):
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(spm_dir / "spm.model"))
+    assert [sp.id_to_piece(i) for i in range(5)] == list(SPECIAL_TOKENS)
+    assert sp.get_piece_size() == 3000 and sp.unk_id() == 1 and sp.pad_id() == 0
+    assert sp.encode("[CLS] 재밌다 [MASK]", out_type=str)[:2] == ["▁", "[CLS]"]
+    assert "ㅋㅋ" in {sp.id_to_piece(i).lstrip("▁") for i in range(3000)}
+    assert _jamo(sp.id_to_piece(i) for i in range(3000)) == []
+    assert sp.decode(sp.encode("ㅋㅋ 진짜 웃기다")) == "ㅋㅋ 진짜 웃기다"
+    vocab_lines = (spm_dir / "spm.vocab").read_text(encoding="utf-8").splitlines()
+    assert len(vocab_lines) == 3000 and vocab_lines[0] == "[PAD]\t0"
+
+
+def test_sentencepiece_nfkc_default_turns_kieuk_into_conjoining_jamo(sentences):
+    import io
+
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=model, vocab_size=3000,
+                                   character_coverage=1.0, minloglevel=2)  # default rule: nmt_nfkc
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    assert "\u110f" in "".join(pieces) and "\u314b" not in "".join(pieces)  # ᄏ in, ㅋ gone
+    report = check_vocab(_spm_tokenizer(model.getvalue()), "sentencepiece", pieces, sentences, max_round_trip=10)
+    assert "conjoining jamo" in report.errors[0]
+    ours = train_sentencepiece(sentences, SentencePieceConfig(vocab_size=3000))
+    ours_sp = spm.SentencePieceProcessor(model_proto=ours)
+    assert not any(is_conjoining_jamo(c) for i in range(3000) for c in ours_sp.id_to_piece(i))
+
+
+def _spm_tokenizer(proto):
+    from kcorpus.transforms.vocab.files import sentencepiece_tokenizer
+
+    return sentencepiece_tokenizer(proto)
+
+
+def test_sentencepiece_low_coverage_fails_the_syllable_check_loudly(tmp_path, capsys):
+    rc = cli(["train-vocab", "--kind", "sentencepiece", "--vocab-size", "3000", "--character-coverage", "0.995",
+              "--input", str(TEXT), "--out", str(tmp_path), "--quiet"])
+    assert rc == 1
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    missing = manifest["checks"]["unencodable_syllables"]
+    assert not manifest["checks"]["passed"] and len(missing) > 0
+    assert all(is_hangul_syllable(c) for c in missing)
+    assert "encode to [UNK]" in capsys.readouterr().err
+
+
+def test_sentencepiece_bpe_with_byte_fallback_round_trips(tmp_path, sentences):
+    assert cli(["train-vocab", "--kind", "sentencepiece", "--model-type", "bpe", "--byte-fallback",
+                "--vocab-size", "3000", "--input", str(TEXT), "--out", str(tmp_path), "--quiet"]) == 0
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    text = "龍 이모지 없는 희귀 글자 뷁"
+    enc = tok.encode(text, add_special_tokens=False)
+    assert "[UNK]" not in enc.tokens and any(t.startswith("<0x") for t in enc.tokens)
+    assert tok.decode(enc.ids) == text
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["checks"]["spm_disagreements"] == 0 and manifest["checks"]["round_trip_failures"] == 0
+
+
+def test_long_sentences_are_split_for_sentencepiece_not_dropped():
+    assert split_long_sentence("가나 다라 마바", 7) == ["가나", "다라", "마바"]
+    assert split_long_sentence("가나다라마바사", 6) == ["가나", "다라", "마바", "사"]
+    assert split_long_sentence("ab cd", 5) == ["ab cd"]
+
+
+@pytest.mark.parametrize("fixture, cls", [("wordpiece_dir", "BertTokenizer"), ("spm_dir", "DebertaV2Tokenizer")])
+def test_autotokenizer_loads_and_encodes_like_tokenizer_json(request, fixture, cls, sentences):
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    directory = request.getfixturevalue(fixture)
+    auto = AutoTokenizer.from_pretrained(str(directory))
+    assert type(auto).__name__ == cls and auto.is_fast
+    assert [auto.pad_token_id, auto.unk_token_id, auto.cls_token_id, auto.sep_token_id, auto.mask_token_id] == [
+        0, 1, 2, 3, 4]
+    raw = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    assert [auto(s)["input_ids"] for s in sentences] == [e.ids for e in raw.encode_batch(sentences)]
+    assert _jamo(auto.tokenize("한국어 ㅋㅋ 최고")) == []
+
+
+def test_merged_and_foreign_vocab_txt_build_the_same_tokenizer_as_training(wordpiece_dir):
+    tokens = read_vocab_txt(str(wordpiece_dir / "vocab.txt"))
+    rebuilt = wordpiece_tokenizer(tokens).to_str()
+    assert json.loads(rebuilt) == json.loads((wordpiece_dir / "tokenizer.json").read_text(encoding="utf-8"))

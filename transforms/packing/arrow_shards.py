@@ -1,0 +1,117 @@
+"""Packed sequences as Hugging Face `datasets` save_to_disk shards (Arrow IPC stream) and their metadata.
+
+`datasets.load_from_disk` reads Arrow IPC *stream* files and needs `state.json` (all seven keys below) and a
+`dataset_info.json` whose declared features match the schema exactly. Rows are stored unpadded; `length` is
+the number of real tokens, so a loader pads to `max_length` (or to the longest row) and builds the mask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from kcorpus.transforms.packing.packer import PackedColumns
+
+ROWS_PER_BATCH = 1024
+SHARD_NAME = "data-{index:05d}-of-{count:05d}.arrow"
+
+
+def shard_name(index: int, count: int) -> str:
+    return SHARD_NAME.format(index=index, count=count)
+
+
+def _value(dtype: str) -> dict:
+    return {"dtype": dtype, "_type": "Value"}
+
+
+def features_dict(ids_dtype: np.dtype) -> dict:
+    """The `datasets` features of a packed split, in `dataset_info.json` form."""
+    return {
+        "input_ids": {"feature": _value(np.dtype(ids_dtype).name), "_type": "List"},
+        "token_type_ids": {"feature": _value("uint8"), "_type": "List"},
+        "special_tokens_mask": {"feature": _value("uint8"), "_type": "List"},
+        "length": _value("int32"),
+        "doc_id": _value("string"),
+    }
+
+
+def packed_schema(ids_dtype: np.dtype) -> pa.Schema:
+    """Arrow schema with the `huggingface` metadata `datasets` itself writes."""
+    ids_type = pa.from_numpy_dtype(np.dtype(ids_dtype))
+    meta = json.dumps({"info": {"features": features_dict(ids_dtype)}}, separators=(", ", ": "))
+    return pa.schema(
+        [
+            ("input_ids", pa.list_(ids_type)),
+            ("token_type_ids", pa.list_(pa.uint8())),
+            ("special_tokens_mask", pa.list_(pa.uint8())),
+            ("length", pa.int32()),
+            ("doc_id", pa.string()),
+        ],
+        metadata={"huggingface": meta},
+    )
+
+
+def _list_column(values: np.ndarray, offsets: np.ndarray, dtype: pa.DataType) -> pa.ListArray:
+    """Rows `offsets[i]:offsets[i+1]` of `values` (offsets rebased to 0) as an Arrow list column."""
+    rebased = (offsets - offsets[0]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(rebased), pa.array(values.astype(dtype.to_pandas_dtype(), copy=False)))
+
+
+def record_batch(columns: PackedColumns, lo: int, hi: int, schema: pa.Schema) -> pa.RecordBatch:
+    """Rows `lo:hi` of packed columns as one record batch."""
+    ids_type = schema.field("input_ids").type.value_type
+    offsets = columns.offsets[lo : hi + 1]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    ids = columns.input_ids[start:stop]
+    if ids.shape[0] and int(ids.max()) > np.iinfo(ids_type.to_pandas_dtype()).max:
+        raise ValueError(f"token id {int(ids.max())} does not fit {ids_type}")
+    return pa.record_batch(
+        [
+            _list_column(ids, offsets, ids_type),
+            _list_column(columns.token_type_ids[start:stop], offsets, pa.uint8()),
+            _list_column(columns.special_tokens_mask[start:stop], offsets, pa.uint8()),
+            pa.array(np.diff(offsets).astype(np.int32), type=pa.int32()),
+            pa.array(columns.doc_ids[lo:hi], type=pa.string()),
+        ],
+        schema=schema,
+    )
+
+
+def stream_bytes(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
+    """One shard as Arrow IPC stream bytes, in fixed-size record batches (so the bytes are reproducible)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema) as writer:
+        for lo in range(0, columns.num_rows, rows_per_batch):
+            writer.write_batch(record_batch(columns, lo, min(lo + rows_per_batch, columns.num_rows), schema))
+    return sink.getvalue().to_pybytes()
+
+
+def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str) -> str:
+    info = {
+        "citation": "",
+        "description": "Packed pretraining sequences written by `kcorpus pack`.",
+        "features": features_dict(ids_dtype),
+        "homepage": "",
+        "license": "",
+        "splits": {split: {"name": split, "num_bytes": num_bytes, "num_examples": num_rows}},
+    }
+    return json.dumps(info, indent=2, ensure_ascii=False) + "\n"
+
+
+def state_json(files: Sequence[str], shard_digests: Sequence[str], split: str) -> str:
+    """`datasets` state; the fingerprint is derived from the shard contents so it is reproducible."""
+    fingerprint = hashlib.sha256("".join(shard_digests).encode()).hexdigest()[:16]
+    state = {
+        "_data_files": [{"filename": f} for f in files],
+        "_fingerprint": fingerprint,
+        "_format_columns": None,
+        "_format_kwargs": {},
+        "_format_type": None,
+        "_output_all_columns": False,
+        "_split": split,
+    }
+    return json.dumps(state, indent=2) + "\n"

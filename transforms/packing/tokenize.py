@@ -1,0 +1,125 @@
+"""Loading a `tokenizer.json` and turning documents into sentence token ids for the packer.
+
+The packer inserts `[CLS]`/`[SEP]` itself, so sentences are encoded without the tokenizer's post-processor,
+truncation or padding. `encode_batch_fast` (no offsets) is used when the installed `tokenizers` has it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kcorpus.transforms.packing.packer import SpecialIds, TokenizedDoc, WireDoc
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+TOKENIZER_FILE = "tokenizer.json"
+
+
+def tokenizer_file(path: str) -> str:
+    """`DIR/tokenizer.json` for a directory, the path itself for a file (local or any Beam filesystem)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    if path.endswith(".json"):
+        return path
+    return FileSystems.join(path, TOKENIZER_FILE)
+
+
+def read_tokenizer_bytes(path: str) -> bytes:
+    from apache_beam.io.filesystems import FileSystems
+
+    file = tokenizer_file(path)
+    if not FileSystems.exists(file):
+        raise FileNotFoundError(f"no tokenizer at {file} (expected a directory with {TOKENIZER_FILE})")
+    with FileSystems.open(file) as f:
+        return f.read()
+
+
+def tokenizer_from_bytes(data: bytes) -> Tokenizer:
+    """A `tokenizers.Tokenizer` with truncation and padding switched off."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(data.decode("utf-8"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def full_vocab_size(tok: Tokenizer) -> int:
+    """Vocabulary length with added tokens: ids run from 0 to this minus one."""
+    size = tok.get_vocab_size(with_added_tokens=True)
+    top = max(tok.get_vocab(with_added_tokens=True).values(), default=-1) + 1
+    return max(size, top)
+
+
+def special_ids(tok: Tokenizer, cls: str = "[CLS]", sep: str = "[SEP]", pad: str = "[PAD]") -> SpecialIds:
+    """Ids of the tokens the packer inserts; a clear error naming the missing ones."""
+    ids = {name: tok.token_to_id(name) for name in (cls, sep, pad)}
+    missing = [name for name, i in ids.items() if i is None]
+    if missing:
+        raise ValueError(f"tokenizer has no {', '.join(missing)} token; name them with --cls-token/--sep-token/--pad-token")
+    return SpecialIds(cls=ids[cls], sep=ids[sep], pad=ids[pad])
+
+
+def split_sentences(text: str) -> list[str]:
+    """Corpus text is one sentence per line; blank lines carry nothing."""
+    return [line for line in (s.strip() for s in text.split("\n")) if line]
+
+
+def encode_flat(
+    tok: Tokenizer, texts: Sequence[str], dtype: np.dtype | str = np.uint32
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Encode the sentences of many documents in one batched call: (flat ids as `dtype`, uint32 length of
+    every sentence, sentences per document)."""
+    sentences: list[str] = []
+    counts: list[int] = []
+    for text in texts:
+        doc_sentences = split_sentences(text)
+        sentences.extend(doc_sentences)
+        counts.append(len(doc_sentences))
+    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+    encodings = encode(sentences, add_special_tokens=False) if sentences else []
+    id_lists = [e.ids for e in encodings]
+    lengths = np.fromiter(map(len, id_lists), dtype=np.uint32, count=len(id_lists))
+    flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=dtype, count=int(lengths.sum(dtype=np.int64)))
+    return flat, lengths, counts
+
+
+def tokenize_documents(
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+) -> list[TokenizedDoc]:
+    """Encode the sentences of many documents in one batched call; ids as `dtype` (see `ids_dtype`)."""
+    return [TokenizedDoc.from_wire(w) for w in tokenize_wire(tok, docs, dtype)]
+
+
+def tokenize_wire(
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+) -> list[WireDoc]:
+    """`tokenize_documents` as wire tuples, cut from one bytes object per column (no array per document)."""
+    flat, lengths, counts = encode_flat(tok, [text for _, text in docs], dtype)
+    sent_ends = np.cumsum(np.asarray(counts, dtype=np.int64))
+    token_ends = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])[sent_ends]
+    ids_bytes, len_bytes = flat.tobytes(), lengths.tobytes()
+    size, dtype_str = flat.dtype.itemsize, flat.dtype.str
+    out: list[WireDoc] = []
+    sent_pos = tok_pos = 0
+    for (doc_id, _), sent_end, tok_end in zip(docs, sent_ends.tolist(), token_ends.tolist()):
+        out.append((doc_id, ids_bytes[tok_pos * size : tok_end * size], len_bytes[sent_pos * 4 : sent_end * 4],
+                    dtype_str))
+        sent_pos, tok_pos = sent_end, tok_end
+    return out
+
+
+def source_path(path: str) -> str:
+    """A local path made absolute (for the manifest); a URL unchanged."""
+    return path if "://" in path else str(Path(path).resolve())

@@ -1,0 +1,1 @@
+"""Vocabularies: training, files, checks, merging and comparison (pure; no Beam)."""

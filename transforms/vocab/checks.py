@@ -1,0 +1,169 @@
+"""Checks run after training; a failed check makes `train-vocab` exit non-zero with the evidence.
+
+Round-trip rules. SentencePiece: `decode(encode(s)) == s` for pre-normalized text (NFC, single spaces,
+stripped). WordPiece: whitespace is not kept and punctuation is split off (BertPreTokenizer), so
+`decode(encode(s))` must equal `wordpiece_spacing(s)`: the pre-tokenized words of `s` joined by one space,
+e.g. "재밌다!!(진짜)" -> "재밌다 ! ! ( 진짜 )". Sentences containing `[UNK]` are counted, not compared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kcorpus.transforms.vocab.files import SPM_SPACE, WORDPIECE, WORDPIECE_PREFIX
+from kcorpus.transforms.vocab.train import is_hangul_syllable
+
+MAX_EXAMPLES = 10
+
+
+class VocabCheckError(RuntimeError):
+    """A trained vocabulary failed a post-training check."""
+
+
+def is_conjoining_jamo(char: str) -> bool:
+    """Hangul Jamo U+1100–U+11FF and its Extended-A/B blocks (what NFD/NFKC produce from Hangul)."""
+    code = ord(char)
+    return 0x1100 <= code <= 0x11FF or 0xA960 <= code <= 0xA97F or 0xD7B0 <= code <= 0xD7FF
+
+
+def strip_marker(token: str) -> str:
+    if token.startswith(WORDPIECE_PREFIX) and len(token) > len(WORDPIECE_PREFIX):
+        return token[len(WORDPIECE_PREFIX) :]
+    return token.lstrip(SPM_SPACE) or token
+
+
+def jamo_tokens(tokens: Iterable[str]) -> list[str]:
+    return [t for t in tokens if any(is_conjoining_jamo(c) for c in t)]
+
+
+def wordpiece_spacing(tokenizer: Any, text: str) -> str:
+    """What WordPiece decoding gives back for `text`: its normalized, pre-tokenized words joined by spaces."""
+    normalized = tokenizer.normalizer.normalize_str(text)
+    return " ".join(word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized))
+
+
+def unencodable_syllables(tokenizer: Any, unk_id: int | None, syllables: Sequence[str], anchor: str) -> list[str]:
+    """Syllables that encode to `[UNK]` alone or inside a word (after `anchor`, a syllable known to encode)."""
+    if unk_id is None or not syllables:
+        return []
+    texts = [s for s in syllables] + [anchor + s for s in syllables]
+    encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    bad = {texts[i][-1] for i, enc in enumerate(encodings) if unk_id in enc.ids}
+    return sorted(bad)
+
+
+@dataclasses.dataclass
+class CheckReport:
+    jamo_tokens: list[str]
+    sample_syllables: int
+    unencodable_syllables: list[str]
+    round_trip_checked: int
+    round_trip_with_unk: int
+    round_trip_failures: list[dict[str, str]]
+    failure_count: int
+    spm_disagreements: list[str] = dataclasses.field(default_factory=list)
+    spm_equal_score_ties: int = 0
+    allow_jamo: bool = False
+
+    @property
+    def errors(self) -> list[str]:
+        errors = []
+        if self.jamo_tokens and not self.allow_jamo:
+            errors.append(
+                f"{len(self.jamo_tokens)} tokens contain conjoining jamo (U+1100-U+11FF), e.g. "
+                f"{self.jamo_tokens[:MAX_EXAMPLES]}; the text was decomposed (NFD/NFKC)"
+            )
+        if self.unencodable_syllables:
+            errors.append(
+                f"{len(self.unencodable_syllables)} Hangul syllables of the sample encode to [UNK]: "
+                f"{''.join(self.unencodable_syllables[:50])}"
+            )
+        if self.failure_count:
+            errors.append(
+                f"{self.failure_count} of {self.round_trip_checked} sentences do not round-trip, e.g. "
+                f"{self.round_trip_failures[:3]}"
+            )
+        if self.spm_disagreements:
+            errors.append(
+                f"{len(self.spm_disagreements)} sentences encode differently with spm.model and tokenizer.json,"
+                f" e.g. {self.spm_disagreements[:3]}"
+            )
+        return errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": not self.errors,
+            "errors": self.errors,
+            "jamo_tokens": len(self.jamo_tokens),
+            "allow_jamo": self.allow_jamo,
+            "sample_hangul_syllables": self.sample_syllables,
+            "unencodable_syllables": "".join(self.unencodable_syllables),
+            "round_trip_checked": self.round_trip_checked,
+            "round_trip_with_unk": self.round_trip_with_unk,
+            "round_trip_failures": self.failure_count,
+            "spm_disagreements": len(self.spm_disagreements),
+            "spm_equal_score_ties": self.spm_equal_score_ties,
+        }
+
+
+def check_vocab(
+    tokenizer: Any,
+    kind: str,
+    tokens: Sequence[str],
+    sentences: Sequence[str],
+    *,
+    max_round_trip: int = 2000,
+    allow_jamo: bool = False,
+    spm_processor: Any = None,
+) -> CheckReport:
+    """Run every check on a trained tokenizer against its (pre-normalized) training sample."""
+    unk_id = tokenizer.token_to_id("[UNK]")
+    syllable_counts: Counter[str] = Counter(c for s in sentences for c in s if is_hangul_syllable(c))
+    syllables = sorted(syllable_counts)
+    anchor = syllable_counts.most_common(1)[0][0] if syllable_counts else "가"
+    unencodable = unencodable_syllables(tokenizer, unk_id, syllables, anchor)
+
+    checked = list(sentences[:max_round_trip])
+    encodings = tokenizer.encode_batch(checked, add_special_tokens=False)
+    decoded = tokenizer.decode_batch([e.ids for e in encodings], skip_special_tokens=False)
+    with_unk = 0
+    failures: list[dict[str, str]] = []
+    failure_count = 0
+    for text, enc, back in zip(checked, encodings, decoded):
+        if unk_id is not None and unk_id in enc.ids:
+            with_unk += 1
+            continue
+        expected = wordpiece_spacing(tokenizer, text) if kind == WORDPIECE else text
+        if back != expected:
+            failure_count += 1
+            if len(failures) < MAX_EXAMPLES:
+                failures.append({"text": text, "expected": expected, "decoded": back})
+    disagreements: list[str] = []
+    ties = 0
+    if spm_processor is not None:
+        for text, enc in zip(checked, encodings):
+            ids = spm_processor.encode(text)
+            if ids == enc.ids:
+                continue
+            # Viterbi ties (equal total score, same text) may break differently in the two libraries.
+            score = sum(spm_processor.get_score(i) for i in ids)
+            other = sum(spm_processor.get_score(i) for i in enc.ids)
+            if abs(score - other) < 1e-3 and spm_processor.decode(ids) == spm_processor.decode(enc.ids):
+                ties += 1
+            else:
+                disagreements.append(text)
+    return CheckReport(
+        jamo_tokens=jamo_tokens(tokens),
+        sample_syllables=len(syllables),
+        unencodable_syllables=unencodable,
+        round_trip_checked=len(checked),
+        round_trip_with_unk=with_unk,
+        round_trip_failures=failures,
+        failure_count=failure_count,
+        spm_disagreements=disagreements,
+        spm_equal_score_ties=ties,
+        allow_jamo=allow_jamo,
+    )

@@ -1,0 +1,216 @@
+"""Train a Hangul-safe WordPiece (HF tokenizers) or SentencePiece (unigram/BPE) vocabulary on sentences.
+
+Deterministic by construction. HF's WordPiece trainer numbers continuation pieces (`##가`) in hash-map order,
+which changes merge tie-breaks from run to run; here every `##c` of the alphabet is given an id up front (as a
+trainer special token), so ids, and with them all tie-breaks, are the same on every run. A side effect we want:
+every character of the alphabet is encodable both word-initially and inside a word.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from kcorpus.transforms.vocab.files import SPECIAL_TOKENS, WORDPIECE_PREFIX, unused_tokens
+
+KINDS = ("wordpiece", "sentencepiece")
+SPM_MODEL_TYPES = ("unigram", "bpe")
+
+
+@dataclasses.dataclass(frozen=True)
+class WordPieceConfig:
+    """`vocab_size` counts every token written, `[unusedN]` slots (appended last, KoELECTRA-style) included."""
+
+    vocab_size: int = 32000
+    min_frequency: int = 2
+    limit_alphabet: int | None = None  # None: every character of the sample
+    num_unused: int = 0
+
+    def __post_init__(self) -> None:
+        floor = len(SPECIAL_TOKENS) + self.num_unused
+        if self.vocab_size <= floor:
+            raise ValueError(f"vocab_size {self.vocab_size} leaves no room after {floor} special tokens")
+        if self.min_frequency < 1 or (self.limit_alphabet is not None and self.limit_alphabet < 1):
+            raise ValueError("min_frequency and limit_alphabet must be positive")
+
+
+@dataclasses.dataclass(frozen=True)
+class SentencePieceConfig:
+    vocab_size: int = 32000
+    model_type: str = "unigram"
+    character_coverage: float = 1.0
+    byte_fallback: bool = False
+    max_sentence_length: int = 4192  # bytes; SentencePiece skips longer sentences, so we count them first
+    num_threads: int = 8  # stored in the model file, so fixed rather than taken from the machine
+    seed_sentencepiece_size: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        if self.model_type not in SPM_MODEL_TYPES:
+            raise ValueError(f"unknown model_type {self.model_type!r}; valid: {', '.join(SPM_MODEL_TYPES)}")
+        if not 0.0 < self.character_coverage <= 1.0:
+            raise ValueError(f"character_coverage must be in (0, 1], got {self.character_coverage}")
+        if self.vocab_size <= len(SPECIAL_TOKENS):
+            raise ValueError(f"vocab_size {self.vocab_size} is too small")
+
+
+def is_hangul_syllable(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3"
+
+
+def _is_bert_punctuation(char: str) -> bool:
+    """BertPreTokenizer's rule: such characters are always words of their own, never `##` continuations."""
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _is_cjk_ideograph(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
+
+
+def _is_bert_dropped(char: str) -> bool:
+    # BertNormalizer(clean_text=True) removes NUL, U+FFFD and control characters.
+    return char in ("\x00", "\ufffd") or (unicodedata.category(char) in ("Cc", "Cf") and not char.isspace())
+
+
+def wordpiece_alphabet(sentences: Sequence[str], limit: int | None) -> list[str]:
+    """The alphabet, sorted: the `limit` most frequent characters, plus every Hangul syllable of the sample."""
+    counts: Counter[str] = Counter()
+    for sentence in sentences:
+        counts.update(sentence)
+    chars = [c for c in counts if not c.isspace() and not _is_bert_dropped(c)]
+    if limit is not None and len(chars) > limit:
+        ranked = sorted(chars, key=lambda c: (-counts[c], c))
+        chars = ranked[:limit] + [c for c in ranked[limit:] if is_hangul_syllable(c)]
+    return sorted(chars)
+
+
+def train_wordpiece(sentences: Sequence[str], config: WordPieceConfig, *, progress: bool = False) -> list[str]:
+    """The trained vocabulary in id order: specials, `##c`, alphabet, merges, then `[unusedN]`."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    alphabet = wordpiece_alphabet(sentences, config.limit_alphabet)
+    continuations = [
+        WORDPIECE_PREFIX + c for c in alphabet if not _is_bert_punctuation(c) and not _is_cjk_ideograph(c)
+    ]
+    trained_size = config.vocab_size - config.num_unused
+    fixed = len(SPECIAL_TOKENS) + len(continuations) + len(alphabet)
+    if fixed > trained_size:
+        raise ValueError(
+            f"vocab_size {config.vocab_size} is smaller than the alphabet: {len(alphabet)} characters and "
+            f"{len(continuations)} ## continuations need {fixed} ids; raise --vocab-size or set --limit-alphabet"
+        )
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=trained_size,
+        min_frequency=config.min_frequency,
+        special_tokens=list(SPECIAL_TOKENS) + continuations,
+        limit_alphabet=len(alphabet),
+        initial_alphabet=alphabet,
+        continuing_subword_prefix=WORDPIECE_PREFIX,
+        show_progress=progress,
+    )
+    tokenizer.train_from_iterator(sentences, trainer=trainer, length=len(sentences))
+    vocab = tokenizer.get_vocab(with_added_tokens=True)
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda item: item[1])]
+    if sorted(vocab.values()) != list(range(len(tokens))):
+        raise RuntimeError("WordPiece trainer returned non-contiguous ids")
+    return tokens + unused_tokens(config.num_unused)
+
+
+def split_long_sentence(sentence: str, max_bytes: int) -> list[str]:
+    """Pieces of at most `max_bytes` UTF-8 bytes, cut at spaces where possible (SentencePiece skips longer ones)."""
+    if len(sentence.encode("utf-8")) <= max_bytes:
+        return [sentence]
+    pieces: list[str] = []
+    current = ""
+    for word in sentence.split(" "):
+        while len(word.encode("utf-8")) > max_bytes:
+            cut = len(word.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore"))
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(word[:cut])
+            word = word[cut:]
+        candidate = f"{current} {word}" if current else word
+        if len(candidate.encode("utf-8")) > max_bytes:
+            pieces.append(current)
+            candidate = word
+        current = candidate
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def spm_trainable(sentences: Sequence[str], max_bytes: int) -> tuple[list[str], int]:
+    """Sentences SentencePiece accepts (longer ones split at spaces), and how many had to be split."""
+    kept: list[str] = []
+    split = 0
+    for sentence in sentences:
+        pieces = split_long_sentence(sentence, max_bytes)
+        split += len(pieces) > 1
+        kept.extend(pieces)
+    return kept, split
+
+
+def train_sentencepiece(sentences: Sequence[str], config: SentencePieceConfig, *, progress: bool = False) -> bytes:
+    """A serialized SentencePiece model: identity normalization, `[PAD]`=0, `[UNK]`=1, `[CLS] [SEP] [MASK]`=2-4.
+
+    The text must already be NFC (see `prenormalize`): SentencePiece's default NFKC would turn the
+    compatibility jamo `ㅋ` into the conjoining jamo `ᄏ`.
+    """
+    import sentencepiece as spm
+
+    if not sentences:
+        raise ValueError("no sentences to train on")
+    model = io.BytesIO()
+    try:
+        _spm_train(spm, sentences, model, config, progress)
+    except RuntimeError as error:  # SentencePiece reports bad settings (vocab too large, ...) this way
+        raise ValueError(f"SentencePiece training failed: {error}") from error
+    return model.getvalue()
+
+
+def _spm_train(spm: Any, sentences: Sequence[str], model: io.BytesIO, config: SentencePieceConfig, progress: bool) -> None:
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        model_type=config.model_type,
+        vocab_size=config.vocab_size,
+        character_coverage=config.character_coverage,
+        byte_fallback=config.byte_fallback,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=True,
+        split_digits=False,
+        pad_id=0,
+        pad_piece="[PAD]",
+        unk_id=1,
+        unk_piece="[UNK]",
+        bos_id=-1,
+        eos_id=-1,
+        user_defined_symbols=["[CLS]", "[SEP]", "[MASK]"],
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+        max_sentence_length=config.max_sentence_length,
+        seed_sentencepiece_size=config.seed_sentencepiece_size,
+        num_threads=config.num_threads,
+        hard_vocab_limit=True,
+        train_extremely_large_corpus=len(sentences) > 20_000_000,
+        minloglevel=0 if progress else 2,
+    )
