@@ -69,8 +69,8 @@ def installed(tmp_path_factory) -> Path:
 
 def run_in(cwd: Path, env_dir: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(env_dir / "bin" / "kcorpus"), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run([str(env_dir / "bin" / "kcorpus"), *args], check=False, cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("where", ["root", "elsewhere"])
