@@ -9,11 +9,11 @@ import datasets
 import numpy as np
 import pyarrow as pa
 import pytest
-from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 
 from kcorpus.data import EpochPlan, MLMCollator, PackedDataLoader, PackedDataset
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.transforms.packing.packer import PackConfig
+from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,9 @@
 from pathlib import Path
 
 import pytest
-from testdata_paths import ROOT
 
 from kcorpus.pipeline.config import apply_overrides, config_from_dict, load_config, resolve_path
+from testdata_paths import ROOT
 
 CONFIGS = ROOT / "configs"
 MINIMAL = {"sources": [{"name": "nsmc", "format": "nsmc", "paths": ["data/*.txt"]}]}

@@ -17,6 +17,7 @@ from apache_beam.internal import pickler
 from apache_beam.portability import common_urns, python_urns
 from apache_beam.portability.api import beam_runner_api_pb2
 from apache_beam.runners.dataflow.dataflow_runner import DataflowRunner
+
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 from testdata_paths import ROOT
 

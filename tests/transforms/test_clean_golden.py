@@ -13,10 +13,10 @@ import unicodedata
 from functools import cache
 
 import pytest
-from testdata_paths import TESTDATA
 
 from kcorpus import clean
 from kcorpus.transforms.clean import make_cleaner, repeat_normalize
+from testdata_paths import TESTDATA
 
 GOLDEN = TESTDATA / "golden"
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from testdata_paths import TESTDATA
-
 from kcorpus.pipeline.cli import main
 from kcorpus.transforms.record import Document
+from testdata_paths import TESTDATA
 
 DATA = TESTDATA / "readers"
 

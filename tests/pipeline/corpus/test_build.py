@@ -8,12 +8,12 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from testdata_paths import ROOT, TESTDATA
 
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.config import config_from_dict, load_config
 from kcorpus.pipeline.corpus.build import PrepareBatchFn, run_build, summarize
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
+from testdata_paths import ROOT, TESTDATA
 
 
 def local_test_pipeline() -> TestPipeline:

@@ -12,12 +12,12 @@ import apache_beam as beam
 from apache_beam.io.filesystem import FileMetadata
 from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.testing.util import assert_that, equal_to
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.corpus.read import LineRecordSource, MatchFiles, ReadDocuments, input_bytes
 from kcorpus.pipeline.options import make_pipeline
 from kcorpus.transforms.readers import read_file, read_files
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
+from testdata_paths import TESTDATA
 
 DATA = TESTDATA / "readers"
 FAULTS = DATA / "faults"

@@ -4,10 +4,10 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.corpus.read_batches import ReadBatches, byte_ranges, uses_fast_path
 from kcorpus.transforms.readers import read_file
+from testdata_paths import TESTDATA
 
 NSMC = TESTDATA / "sample" / "nsmc_ratings_test_head.txt"
 PETITIONS = TESTDATA / "sample" / "petitions_2017-08_head"

@@ -12,6 +12,11 @@ import datasets
 import numpy as np
 import pyarrow as pa
 import pytest
+
+from kcorpus.pipeline import cli
+from kcorpus.pipeline.pack.build import PackJob, assign_shard, pack_shard, run
+from kcorpus.transforms.packing.packer import PackConfig, content_tokens
+from kcorpus.transforms.packing.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
 from packing_fixtures import (
     CORPUS,
     big_vocab_tokenizer_dir,
@@ -19,11 +24,6 @@ from packing_fixtures import (
     spm_tokenizer_dir,
     write_text_layout,
 )
-
-from kcorpus.pipeline import cli
-from kcorpus.pipeline.pack.build import PackJob, assign_shard, pack_shard, run
-from kcorpus.transforms.packing.packer import PackConfig, content_tokens
-from kcorpus.transforms.packing.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
 
 COUNTS = {"train": 3, "validation": 1}
 

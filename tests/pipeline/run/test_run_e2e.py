@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.orchestrate import STAGE_MANIFEST, StageFailed, load_profile
+from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
 IN_MEMORY = ["--direct_running_mode=in_memory"]

@@ -7,7 +7,6 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 from kcorpus.transforms.packing.packer import (
     PackConfig,
@@ -25,6 +24,7 @@ from kcorpus.transforms.packing.tokenize import (
     split_sentences,
     tokenize_documents,
 )
+from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 SPECIAL = SpecialIds(cls=2, sep=3, pad=0)
 

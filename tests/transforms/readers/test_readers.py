@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from testdata_paths import TESTDATA
 
 from kcorpus.transforms.readers import (
     FORMATS,
@@ -24,6 +23,7 @@ from kcorpus.transforms.readers import (
 )
 from kcorpus.transforms.readers.wiki import wikitext_to_text
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from testdata_paths import TESTDATA
 
 DATA = TESTDATA / "readers"
 FAULTS = DATA / "faults"

@@ -4,11 +4,11 @@ import json
 import re
 
 import pytest
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab.files import read_vocab_txt
 from kcorpus.transforms.vocab.merge import merge_vocabs, to_wordpiece_convention
+from testdata_paths import TESTDATA
 
 VOCABS = TESTDATA / "vocabs"
 KCBERT = VOCABS / "kcbert" / "vocab.txt"

@@ -6,10 +6,10 @@ import unicodedata
 from xml.etree import ElementTree
 
 import pytest
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab.report import all_syllables, ks_x_1001_syllables
+from testdata_paths import TESTDATA
 
 DATA = TESTDATA
 KCBERT = DATA / "vocabs" / "kcbert" / "vocab.txt"

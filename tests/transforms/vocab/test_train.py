@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab.checks import check_vocab, is_conjoining_jamo, wordpiece_spacing
@@ -19,6 +18,7 @@ from kcorpus.transforms.vocab.train import (
     train_sentencepiece,
     train_wordpiece,
 )
+from testdata_paths import TESTDATA
 
 TEXT = TESTDATA / "vocab" / "nsmc_petitions.txt"
 
