@@ -402,7 +402,7 @@ def default_invoke(command: str, argv: Sequence[str]) -> int:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def _log(message: str) -> None:
