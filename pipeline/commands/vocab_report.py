@@ -10,9 +10,9 @@ import json
 import os
 import sys
 
+from kcorpus.pipeline.report.vocab import render_html, render_markdown
 from kcorpus.transforms.vocab.files import load_vocab
 from kcorpus.transforms.vocab.report import compare_vocabs
-from kcorpus.transforms.vocab.report_render import render_html, render_markdown
 from kcorpus.transforms.vocab.sample import read_sample
 
 

@@ -5,6 +5,9 @@ vocabulary, `vocab-report/report.json`, `pack/manifest.json` and the Arrow shard
 renders one self-contained page: tables plus inline SVG charts, no script, no server, no network. A stage
 that has not run yet is reported as missing, never guessed. Large outputs are read up to a byte budget; the
 report says when a figure comes from a prefix of the shards.
+
+This module collects (plain data, also written as `report.json`); `report_sections` turns the data into
+sections and `kcorpus.pipeline.report.render` renders them.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import glob
-import html
 import json
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
 
 STAGES = ("corpus", "vocab", "vocab-report", "pack")
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -134,13 +138,6 @@ def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
             return {str(k): dict(v) for k, v in value.items()}
     return {}
-
-
-def sentence_drops(total: Mapping[str, Any]) -> dict[str, int]:
-    """Sentences removed inside kept documents, per rule, from the `filter:sentences_dropped:*` counters."""
-    prefix = "filter:sentences_dropped:"
-    counters = total.get("counters") or {}
-    return {k.removeprefix(prefix): int(v) for k, v in sorted(counters.items()) if k.startswith(prefix)}
 
 
 def dedup_rows(total: Mapping[str, Any]) -> list[tuple[str, int, float]]:
@@ -266,373 +263,13 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
         data["vocab_report"] = overlap
     pack_manifest = read_json(out / "pack" / "manifest.json")
     if pack_manifest is not None:
-        max_length = _find(pack_manifest, "max_length") or 512
+        max_length = find_key(pack_manifest, "max_length") or 512
         data["pack"] = {
             "manifest": pack_manifest,
             "lengths": sequence_lengths(out / "pack", int(max_length), max_scan_bytes),
             "max_length": int(max_length),
         }
     return data
-
-
-def _find(obj: Any, key: str) -> Any:
-    """The first value under `key` anywhere in a nested JSON object (manifests nest their config)."""
-    if isinstance(obj, Mapping):
-        if key in obj:
-            return obj[key]
-        for value in obj.values():
-            found = _find(value, key)
-            if found is not None:
-                return found
-    return None
-
-
-PACK_COUNT_KEYS = ("documents", "sequences", "tokens", "padding_fraction", "dropped_tokens")
-
-
-def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The numeric counts of a pack manifest: every number under `counts`, else the contract keys at top level."""
-    counts = manifest.get("counts")
-    if isinstance(counts, Mapping):
-        return {k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    return {k: manifest[k] for k in PACK_COUNT_KEYS if k in manifest}
-
-
-def pack_splits(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per-split counts when the manifest has them (`splits: {train: {...}, ...}`, top level or in counts)."""
-    counts = manifest.get("counts")
-    splits = manifest.get("splits") or (counts.get("splits") if isinstance(counts, Mapping) else None)
-    if isinstance(splits, Mapping):
-        return {str(k): pack_counts(v) for k, v in splits.items() if isinstance(v, Mapping)}
-    return {}
-
-
-# ---- SVG charts --------------------------------------------------------------------------------------------
-
-_PALETTE = ("#3b6ea8", "#d9822b", "#5a9e4b", "#b44b4b", "#7d5ba6", "#8c6d31")
-
-
-def _fmt(value: float) -> str:
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.3g}" if value < 10 else f"{value:,.1f}"
-    return f"{int(value):,}"
-
-
-def svg_hbars(title: str, labels: Sequence[str], values: Sequence[float], unit: str = "") -> str:
-    """A horizontal bar chart, one bar per label, value printed at the bar's end."""
-    if not labels:
-        return ""
-    row, left, width = 22, 170, 420
-    height = 30 + row * len(labels)
-    top = max(values) or 1
-    parts = [
-        (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 110}" height="{height}" '
-            f'role="img" aria-label="{html.escape(title)}">'
-        ),
-        f'<text x="0" y="16" font-weight="bold">{html.escape(title)}</text>',
-    ]
-    for i, (label, value) in enumerate(zip(labels, values)):
-        y = 26 + i * row
-        w = max(1.0, width * value / top) if value else 0
-        parts += [
-            f'<text x="{left - 6}" y="{y + 14}" text-anchor="end">{html.escape(str(label))}</text>',
-            (
-                f'<rect x="{left}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" '
-                f'fill="{_PALETTE[i % len(_PALETTE)]}"/>'
-            ),
-            f'<text x="{left + w + 4:.1f}" y="{y + 14}">{_fmt(value)}{html.escape(unit)}</text>',
-        ]
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def svg_histogram(title: str, hist: Histogram, x_label: str) -> str:
-    """A vertical-bar histogram with bin labels under the bars."""
-    if not hist.total:
-        return ""
-    bar, gap, height, base = 44, 6, 160, 190
-    width = 60 + (bar + gap) * len(hist.counts)
-    top = max(hist.counts) or 1
-    parts = [
-        (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + 44}" '
-            f'role="img" aria-label="{html.escape(title)}">'
-        ),
-        f'<text x="0" y="16" font-weight="bold">{html.escape(title)}</text>',
-    ]
-    for i, (label, count) in enumerate(zip(hist.labels(), hist.counts)):
-        x = 40 + i * (bar + gap)
-        h = height * count / top
-        parts += [
-            f'<rect x="{x}" y="{base - h:.1f}" width="{bar}" height="{h:.1f}" fill="{_PALETTE[0]}"/>',
-            (
-                f'<text x="{x + bar / 2}" y="{base - h - 3:.1f}" text-anchor="middle" font-size="10">'
-                f"{_fmt(count)}</text>"
-            ),
-            (
-                f'<text x="{x + bar / 2}" y="{base + 14}" text-anchor="middle" font-size="10">'
-                f"{html.escape(label)}</text>"
-            ),
-        ]
-    parts.append(
-        f'<text x="{width / 2}" y="{base + 36}" text-anchor="middle" font-size="11">{html.escape(x_label)}</text>'
-    )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-# ---- rendering ---------------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Section:
-    """One report section: a title, tables (header + rows), charts (SVG) and notes."""
-
-    title: str
-    tables: list[tuple[list[str], list[list[Any]]]] = dataclasses.field(default_factory=list)
-    charts: list[str] = dataclasses.field(default_factory=list)
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.2f}%"
-
-
-def build_sections(data: Mapping[str, Any]) -> list[Section]:
-    """The report's content, shared by the HTML and Markdown renderers."""
-    sections = [_stages_section(data["stages"])]
-    if "corpus" in data:
-        sections += _corpus_sections(data["corpus"])
-    else:
-        sections.append(Section("Corpus", notes=["build-corpus has not completed: no corpus/stats.json."]))
-    if "vocab" in data or "vocab_report" in data:
-        sections.append(_vocab_section(data.get("vocab", {}), data.get("vocab_report")))
-    else:
-        sections.append(Section("Vocabulary", notes=["train-vocab has not completed."]))
-    if "pack" in data:
-        sections.append(_pack_section(data["pack"]))
-    else:
-        sections.append(Section("Packed sequences", notes=["pack has not completed."]))
-    return sections
-
-
-def _stages_section(stages: Mapping[str, Mapping[str, Any]]) -> Section:
-    rows = [
-        [name, s["status"], _fmt(s["seconds"]) if s.get("seconds") is not None else "",
-         _fmt(s["output_bytes"] / 1e6) if s.get("output_bytes") is not None else "", s.get("finished_at", "")]
-        for name, s in stages.items()
-    ]  # fmt: skip
-    timed = [(n, s["seconds"]) for n, s in stages.items() if s.get("seconds") is not None]
-    if timed:
-        rows.append(["total", "", _fmt(sum(t for _, t in timed)), "", ""])
-    return Section(
-        "Stages",
-        tables=[(["stage", "status", "seconds", "output MB", "finished (UTC)"], rows)],
-        charts=[svg_hbars("Time per stage", [n for n, _ in timed], [t for _, t in timed], " s")],
-    )
-
-
-def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
-    total, scan = corpus["total"], corpus["scan"]
-    n_in = total.get("input", 0)
-    totals = Section(
-        "Corpus: documents in and out",
-        tables=[(
-            ["input", "kept", "dropped", "dead-lettered", "reconciles"],
-            [[_fmt(n_in), _fmt(total.get("kept", 0)), _fmt(total.get("dropped", 0)),
-              _fmt(total.get("dead_lettered", 0)),
-              "yes" if n_in == total.get("kept", 0) + total.get("dropped", 0) + total.get("dead_lettered", 0)
-              else "NO"]],
-        )],
-    )  # fmt: skip
-    per_in = corpus["per_source_in"]
-    sources = sorted(set(per_in) | set(scan.documents))
-    rows = []
-    for src in sources:
-        counts = per_in.get(src, {})
-        counters = counts.get("counters") or {}
-        chars_in = counts.get("characters", counters.get("read:characters"))
-        rows.append([
-            src, _fmt(counts["input"]) if "input" in counts else "",
-            _fmt(chars_in) if chars_in is not None else "",
-            _fmt(scan.documents[src]), _fmt(scan.characters[src]), _fmt(scan.sentences[src]),
-            _fmt(counts["dropped"]) if "dropped" in counts else "",
-            _fmt(counts["dead_lettered"]) if "dead_lettered" in counts else "",
-        ])  # fmt: skip
-    totals.tables.append((
-        ["source", "docs in", "chars in", "docs out", "chars out", "sentences out", "dropped", "dead-lettered"],
-        rows,
-    ))  # fmt: skip
-    totals.charts.append(svg_hbars("Documents out per source", sources, [scan.documents[s] for s in sources]))
-    totals.charts.append(
-        svg_hbars("Characters out per source", sources, [scan.characters[s] for s in sources])
-    )
-    if not scan.complete:
-        totals.notes.append(
-            f"Output figures (docs/chars/sentences out, histograms) come from the first {scan.shards_read} of "
-            f"{scan.shards_total} docs shards (the report's read budget); stats.json counts are complete."
-        )
-
-    reasons = sorted((total.get("dropped_by_reason") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
-    drops = Section(
-        "Drops per rule",
-        tables=[(["reason", "documents", "share of input"],
-                 [[r, _fmt(c), _pct(c / n_in) if n_in else ""] for r, c in reasons])],
-        charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
-    )  # fmt: skip
-    sentences = sentence_drops(total)
-    if sentences:
-        counters = total.get("counters") or {}
-        n_sent = counters.get("filter:sentences_in", 0)
-        drops.tables.append((
-            ["sentence rule (inside documents)", "sentences", "share of sentences in"],
-            [[r, _fmt(c), _pct(c / n_sent) if n_sent else ""] for r, c in sentences.items()],
-        ))  # fmt: skip
-        drops.charts.append(
-            svg_hbars("Dropped sentences per rule", list(sentences), list(sentences.values()))
-        )
-    dedup = corpus["dedup"]
-    drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
-                         [[r, _fmt(c), _pct(share)] for r, c, share in dedup]))  # fmt: skip
-    if not dedup:
-        drops.notes.append("No dedup reason among the drops (dedup off, or no duplicates found).")
-    hist = Section(
-        "Sentence and length histograms",
-        charts=[
-            svg_histogram("Characters per sentence", scan.sentence_chars, "characters"),
-            svg_histogram("Sentences per document", scan.sentences_per_doc, "sentences"),
-            svg_histogram("Characters per document", scan.doc_chars, "characters"),
-        ],
-        tables=[(
-            ["histogram", *scan.sentence_chars.labels()], [["sentences", *scan.sentence_chars.counts]],
-        ), (
-            ["histogram", *scan.sentences_per_doc.labels()], [["documents", *scan.sentences_per_doc.counts]],
-        ), (
-            ["histogram", *scan.doc_chars.labels()], [["documents", *scan.doc_chars.counts]],
-        )],
-    )  # fmt: skip
-    return [totals, drops, hist]
-
-
-def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -> Section:
-    section = Section("Vocabulary")
-    summary, manifest = vocab.get("summary", {}), vocab.get("manifest", {})
-    facts = [["kind", _find(manifest, "kind") or ""], *[[k, v] for k, v in summary.items()]]
-    section.tables.append(
-        (["vocab", "value"], [[k, ", ".join(v) if isinstance(v, list) else v] for k, v in facts])
-    )
-    if summary:
-        parts = ["continuation_pieces", "word_start_pieces", "hangul_pieces", "latin_pieces", "unused_slots"]
-        section.charts.append(svg_hbars("Vocabulary make-up (pieces)", parts, [summary[p] for p in parts]))
-    if report is None:
-        section.notes.append("No reference vocabulary in the profile: no overlap report.")
-        return section
-    keys = ("size_a", "size_b", "overlap", "only_a", "only_b", "union", "jaccard")
-    rows = [[k, report[k]] for k in keys if k in report]
-    normalized = report.get("normalized")
-    if isinstance(normalized, Mapping):
-        # Across the ## / ▁ conventions, so a WordPiece and a SentencePiece vocab compare fairly.
-        rows += [[f"normalized {k}", normalized[k]] for k in ("overlap", "jaccard") if k in normalized]
-    section.tables.append((["this vocab (A) vs the reference (B)", "value"], rows))
-    present = [k for k in ("only_a", "overlap", "only_b") if isinstance(report.get(k), (int, float))]
-    if present:
-        section.charts.append(
-            svg_hbars("This vocab (A) vs the reference (B)", present, [report[k] for k in present])
-        )
-    for key in ("examples_only_a", "examples_only_b"):
-        if report.get(key):
-            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(map(str, report[key][:20])))
-    corpus = report.get("corpus") if isinstance(report.get("corpus"), Mapping) else report
-    metrics = ("fertility", "continued_words", "unk_rate")
-    per_vocab = [
-        [name, *(corpus[name].get(m, "") if isinstance(corpus.get(name), Mapping) else "" for m in metrics)]
-        for name in ("a", "b")
-    ]
-    if any(any(cell != "" for cell in row[1:]) for row in per_vocab):
-        lines = corpus.get("lines")
-        title = f"on {lines:,} corpus lines" if isinstance(lines, int) else "on the corpus"
-        section.tables.append(([f"vocab ({title})", *metrics], per_vocab))
-    return section
-
-
-def _count(key: str, value: Any) -> str:
-    if not isinstance(value, (int, float)):
-        return str(value)
-    return _pct(value) if key.endswith("fraction") else _fmt(value)
-
-
-def _pack_section(pack: Mapping[str, Any]) -> Section:
-    manifest, lengths = pack["manifest"], pack["lengths"]
-    counts = pack_counts(manifest)
-    section = Section(
-        "Packed sequences",
-        tables=[
-            (
-                ["count", "value"],
-                [[k, _count(k, v)] for k, v in counts.items()],
-            )
-        ],
-    )
-    splits = pack_splits(manifest)
-    if splits:
-        keys = sorted({k for c in splits.values() for k in c})
-        section.tables.append(
-            (["split", *keys], [[s, *(_count(k, c.get(k, "")) for k in keys)] for s, c in splits.items()])
-        )
-    section.charts.append(
-        svg_histogram(f"Tokens per train sequence (max {pack['max_length']})", lengths, "real tokens")
-    )
-    return section
-
-
-def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|")
-
-
-def render_markdown(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
-    """The report as Markdown tables (charts are in the HTML)."""
-    lines = [f"# kcorpus run report: {data['out']}", "", f"Generated {data['generated_at']}.", ""]
-    for section in sections:
-        lines += [f"## {section.title}", ""]
-        for header, rows in section.tables:
-            lines.append("| " + " | ".join(map(_cell, header)) + " |")
-            lines.append("|" + "---|" * len(header))
-            lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in rows]
-            lines.append("")
-        lines += [f"> {note}" for note in section.notes]
-        if section.notes:
-            lines.append("")
-    return "\n".join(lines)
-
-
-_CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:.6em 0 1em}td,th{border:1px solid #ccc;padding:3px 8px;"
-    "text-align:right;font-size:13px}td:first-child,th:first-child{text-align:left}th{background:#f2f2f2}"
-    "svg{font-family:system-ui,sans-serif;font-size:12px;margin:.4em 1.5em .8em 0;vertical-align:top}"
-    ".note{color:#8a5a00}"
-)
-
-
-def render_html(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
-    """The report as one self-contained HTML page with inline SVG charts."""
-    title = f"kcorpus run report: {data['out']}"
-    body = [f"<h1>{html.escape(title)}</h1>", f"<p>Generated {html.escape(data['generated_at'])}.</p>"]
-    for section in sections:
-        body.append(f"<h2>{html.escape(section.title)}</h2>")
-        for header, rows in section.tables:
-            body.append("<table><tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>")
-            body += [
-                "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
-            ]
-            body.append("</table>")
-        body += [c for c in section.charts if c]
-        body += [f'<p class="note">{html.escape(n)}</p>' for n in section.notes]
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
 
 
 def _jsonable(obj: Any) -> Any:

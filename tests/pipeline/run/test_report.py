@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from kcorpus.pipeline.report.render import svg_hbars
 from kcorpus.pipeline.run.report import (
     Histogram,
     load_vocab_tokens,
     scan_documents,
-    svg_hbars,
     vocab_summary,
     write_report,
 )

@@ -1,0 +1,1 @@
+"""Report rendering (Markdown, HTML, inline SVG), shared by the run report and vocab-report."""

@@ -1,0 +1,152 @@
+"""vocab-report's `report.md` and `report.html`, from the comparison `transforms.vocab.report` computes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kcorpus.pipeline.report.render import (
+    Section,
+    escape,
+    html_page,
+    md_table,
+    sections_html,
+    svg_grouped_hbars,
+    svg_stacked_bar,
+)
+
+TITLE = "Vocabulary comparison"
+COUNT_KEYS = ("size_a", "size_b", "overlap", "only_a", "only_b", "union", "jaccard")
+PER_VOCAB_KEYS = (
+    "specials",
+    "continuation_tokens",
+    "ksx1001_syllables_in_vocab",
+    "all_syllables_in_vocab",
+    "jamo_tokens",
+)
+CORPUS_KEYS = (
+    "fertility",
+    "continued_words",
+    "unk_rate",
+    "unk_words",
+    "corpus_syllables",
+    "corpus_syllables_encodable",
+    "corpus_syllable_occurrence_coverage",
+)
+EXAMPLES = 30
+
+
+def _tables(report: dict[str, Any]) -> list[tuple[list[str], list[list[Any]]]]:
+    """The figures as (header, rows): the three comparisons, per-vocab counts, corpus figures when present."""
+    a, b = report["a"], report["b"]
+    comparisons = (
+        ("exact strings", report),
+        ("normalized (## / ▁)", report["normalized"]),
+        ("surface (no position)", report["surface"]),
+    )
+    tables = [
+        (
+            ["comparison", *COUNT_KEYS],
+            [[name, *(figures[k] for k in COUNT_KEYS)] for name, figures in comparisons],
+        ),
+        (["per vocab", "A", "B"], [[key, a[key], b[key]] for key in PER_VOCAB_KEYS]),
+    ]
+    if "corpus" in report:
+        ca, cb = report["corpus"]["a"], report["corpus"]["b"]
+        tables.append((["corpus figure", "A", "B"], [[key, ca[key], cb[key]] for key in CORPUS_KEYS]))
+    return tables
+
+
+def _vocab_line(name: str, vocab: dict[str, Any]) -> str:
+    return f"{name}: `{vocab['path']}` ({vocab['kind']}, {vocab['size']} tokens)"
+
+
+def _corpus_line(report: dict[str, Any]) -> str:
+    return f"On the corpus ({report['corpus']['lines']} lines, {report['corpus']['a']['eojeol']} eojeol):"
+
+
+def _examples_line(report: dict[str, Any], side: str) -> str:
+    tokens = report[f"examples_only_{side.lower()}"][:EXAMPLES]
+    return f"Tokens only in {side} (first in id order): " + " ".join(f"`{t}`" for t in tokens)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The comparison as Markdown: the two vocabularies, the figure tables, example tokens only in one."""
+    comparison, per_vocab, *corpus = _tables(report)
+    lines = [
+        f"# {TITLE}",
+        "",
+        f"- {_vocab_line('A', report['a'])}",
+        f"- {_vocab_line('B', report['b'])}",
+        "",
+        *md_table(*comparison),
+        "",
+        *md_table(*per_vocab),
+    ]
+    if corpus:
+        lines += ["", _corpus_line(report), "", *md_table(*corpus[0])]
+    lines += ["", _examples_line(report, "A"), "", _examples_line(report, "B"), ""]
+    return "\n".join(lines)
+
+
+def _charts(report: dict[str, Any]) -> list[str]:
+    a, b = report["a"], report["b"]
+    lengths = sorted(set(a["token_length"]) | set(b["token_length"]), key=int)
+    scripts = sorted(set(a["script"]) | set(b["script"]))
+    charts = [
+        svg_stacked_bar(
+            f"Exact-string overlap (Jaccard {report['jaccard']})",
+            [(k, report[k]) for k in ("only_a", "overlap", "only_b")],
+        ),
+        svg_stacked_bar(
+            f"Normalized overlap (## and ▁ conventions) (Jaccard {report['normalized']['jaccard']})",
+            [(k, report["normalized"][k]) for k in ("only_a", "overlap", "only_b")],
+        ),
+        svg_grouped_hbars(
+            "Tokens by length (characters, 8 = 8 or more)",
+            [f"{k} chars" for k in lengths],
+            {
+                "A": [a["token_length"].get(k, 0) for k in lengths],
+                "B": [b["token_length"].get(k, 0) for k in lengths],
+            },
+        ),
+        svg_grouped_hbars(
+            "Tokens by script",
+            scripts,
+            {"A": [a["script"].get(s, 0) for s in scripts], "B": [b["script"].get(s, 0) for s in scripts]},
+        ),
+        svg_grouped_hbars(
+            "Hangul syllables that are tokens",
+            ["KS X 1001 (of 2,350)", "all (of 11,172)"],
+            {
+                "A": [a["ksx1001_syllables_in_vocab"], a["all_syllables_in_vocab"]],
+                "B": [b["ksx1001_syllables_in_vocab"], b["all_syllables_in_vocab"]],
+            },
+            fmt="{:d}",
+        ),
+    ]
+    if "corpus" in report:
+        ca, cb = report["corpus"]["a"], report["corpus"]["b"]
+        keys = ("fertility", "continued_words", "unk_rate")
+        charts.append(
+            svg_grouped_hbars(
+                "On the corpus", keys, {"A": [ca[k] for k in keys], "B": [cb[k] for k in keys]}, fmt="{:.4f}"
+            )
+        )
+    return charts
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The comparison as one self-contained HTML page: the charts, then the same tables as the Markdown."""
+    comparison, per_vocab, *corpus = _tables(report)
+    notes = [_corpus_line(report)] if corpus else []
+    notes += [_examples_line(report, "A"), _examples_line(report, "B")]
+    figures = Section("Figures", tables=[comparison, per_vocab, *corpus], notes=notes)
+    intro = (
+        "<p>"
+        + "<br>".join(
+            f"{n}: <code>{escape(v['path'])}</code> ({escape(v['kind'])}, {v['size']} tokens)"
+            for n, v in (("A", report["a"]), ("B", report["b"]))
+        )
+        + "</p>"
+    )
+    return html_page(TITLE, [intro, *_charts(report), *sections_html([figures])])

@@ -1,0 +1,260 @@
+"""The run report's content: `Section`s built from the data `report.collect` gathered, rendered as HTML/Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kcorpus.pipeline.report.render import (
+    Section,
+    fmt_number,
+    html_page,
+    pct,
+    sections_html,
+    sections_markdown,
+    svg_hbars,
+    svg_histogram,
+)
+
+
+def find_key(obj: Any, key: str) -> Any:
+    """The first value under `key` anywhere in a nested JSON object (manifests nest their config)."""
+    if isinstance(obj, Mapping):
+        if key in obj:
+            return obj[key]
+        for value in obj.values():
+            found = find_key(value, key)
+            if found is not None:
+                return found
+    return None
+
+
+def sentence_drops(total: Mapping[str, Any]) -> dict[str, int]:
+    """Sentences removed inside kept documents, per rule, from the `filter:sentences_dropped:*` counters."""
+    prefix = "filter:sentences_dropped:"
+    counters = total.get("counters") or {}
+    return {k.removeprefix(prefix): int(v) for k, v in sorted(counters.items()) if k.startswith(prefix)}
+
+
+PACK_COUNT_KEYS = ("documents", "sequences", "tokens", "padding_fraction", "dropped_tokens")
+
+
+def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The numeric counts of a pack manifest: every number under `counts`, else the contract keys at top level."""
+    counts = manifest.get("counts")
+    if isinstance(counts, Mapping):
+        return {k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {k: manifest[k] for k in PACK_COUNT_KEYS if k in manifest}
+
+
+def pack_splits(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per-split counts when the manifest has them (`splits: {train: {...}, ...}`, top level or in counts)."""
+    counts = manifest.get("counts")
+    splits = manifest.get("splits") or (counts.get("splits") if isinstance(counts, Mapping) else None)
+    if isinstance(splits, Mapping):
+        return {str(k): pack_counts(v) for k, v in splits.items() if isinstance(v, Mapping)}
+    return {}
+
+
+def build_sections(data: Mapping[str, Any]) -> list[Section]:
+    """The report's content, shared by the HTML and Markdown renderers."""
+    sections = [_stages_section(data["stages"])]
+    if "corpus" in data:
+        sections += _corpus_sections(data["corpus"])
+    else:
+        sections.append(Section("Corpus", notes=["build-corpus has not completed: no corpus/stats.json."]))
+    if "vocab" in data or "vocab_report" in data:
+        sections.append(_vocab_section(data.get("vocab", {}), data.get("vocab_report")))
+    else:
+        sections.append(Section("Vocabulary", notes=["train-vocab has not completed."]))
+    if "pack" in data:
+        sections.append(_pack_section(data["pack"]))
+    else:
+        sections.append(Section("Packed sequences", notes=["pack has not completed."]))
+    return sections
+
+
+def _stages_section(stages: Mapping[str, Mapping[str, Any]]) -> Section:
+    rows = [
+        [name, s["status"], fmt_number(s["seconds"]) if s.get("seconds") is not None else "",
+         fmt_number(s["output_bytes"] / 1e6) if s.get("output_bytes") is not None else "", s.get("finished_at", "")]
+        for name, s in stages.items()
+    ]  # fmt: skip
+    timed = [(n, s["seconds"]) for n, s in stages.items() if s.get("seconds") is not None]
+    if timed:
+        rows.append(["total", "", fmt_number(sum(t for _, t in timed)), "", ""])
+    return Section(
+        "Stages",
+        tables=[(["stage", "status", "seconds", "output MB", "finished (UTC)"], rows)],
+        charts=[svg_hbars("Time per stage", [n for n, _ in timed], [t for _, t in timed], " s")],
+    )
+
+
+def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
+    total, scan = corpus["total"], corpus["scan"]
+    n_in = total.get("input", 0)
+    totals = Section(
+        "Corpus: documents in and out",
+        tables=[(
+            ["input", "kept", "dropped", "dead-lettered", "reconciles"],
+            [[fmt_number(n_in), fmt_number(total.get("kept", 0)), fmt_number(total.get("dropped", 0)),
+              fmt_number(total.get("dead_lettered", 0)),
+              "yes" if n_in == total.get("kept", 0) + total.get("dropped", 0) + total.get("dead_lettered", 0)
+              else "NO"]],
+        )],
+    )  # fmt: skip
+    per_in = corpus["per_source_in"]
+    sources = sorted(set(per_in) | set(scan.documents))
+    rows = []
+    for src in sources:
+        counts = per_in.get(src, {})
+        counters = counts.get("counters") or {}
+        chars_in = counts.get("characters", counters.get("read:characters"))
+        rows.append([
+            src, fmt_number(counts["input"]) if "input" in counts else "",
+            fmt_number(chars_in) if chars_in is not None else "",
+            fmt_number(scan.documents[src]), fmt_number(scan.characters[src]), fmt_number(scan.sentences[src]),
+            fmt_number(counts["dropped"]) if "dropped" in counts else "",
+            fmt_number(counts["dead_lettered"]) if "dead_lettered" in counts else "",
+        ])  # fmt: skip
+    totals.tables.append((
+        ["source", "docs in", "chars in", "docs out", "chars out", "sentences out", "dropped", "dead-lettered"],
+        rows,
+    ))  # fmt: skip
+    totals.charts.append(svg_hbars("Documents out per source", sources, [scan.documents[s] for s in sources]))
+    totals.charts.append(
+        svg_hbars("Characters out per source", sources, [scan.characters[s] for s in sources])
+    )
+    if not scan.complete:
+        totals.notes.append(
+            f"Output figures (docs/chars/sentences out, histograms) come from the first {scan.shards_read} of "
+            f"{scan.shards_total} docs shards (the report's read budget); stats.json counts are complete."
+        )
+
+    reasons = sorted((total.get("dropped_by_reason") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    drops = Section(
+        "Drops per rule",
+        tables=[(["reason", "documents", "share of input"],
+                 [[r, fmt_number(c), pct(c / n_in) if n_in else ""] for r, c in reasons])],
+        charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
+    )  # fmt: skip
+    sentences = sentence_drops(total)
+    if sentences:
+        counters = total.get("counters") or {}
+        n_sent = counters.get("filter:sentences_in", 0)
+        drops.tables.append((
+            ["sentence rule (inside documents)", "sentences", "share of sentences in"],
+            [[r, fmt_number(c), pct(c / n_sent) if n_sent else ""] for r, c in sentences.items()],
+        ))  # fmt: skip
+        drops.charts.append(
+            svg_hbars("Dropped sentences per rule", list(sentences), list(sentences.values()))
+        )
+    dedup = corpus["dedup"]
+    drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
+                         [[r, fmt_number(c), pct(share)] for r, c, share in dedup]))  # fmt: skip
+    if not dedup:
+        drops.notes.append("No dedup reason among the drops (dedup off, or no duplicates found).")
+    hist = Section(
+        "Sentence and length histograms",
+        charts=[
+            svg_histogram("Characters per sentence", scan.sentence_chars.labels(), scan.sentence_chars.counts, "characters"),
+            svg_histogram("Sentences per document", scan.sentences_per_doc.labels(), scan.sentences_per_doc.counts, "sentences"),
+            svg_histogram("Characters per document", scan.doc_chars.labels(), scan.doc_chars.counts, "characters"),
+        ],
+        tables=[(
+            ["histogram", *scan.sentence_chars.labels()], [["sentences", *scan.sentence_chars.counts]],
+        ), (
+            ["histogram", *scan.sentences_per_doc.labels()], [["documents", *scan.sentences_per_doc.counts]],
+        ), (
+            ["histogram", *scan.doc_chars.labels()], [["documents", *scan.doc_chars.counts]],
+        )],
+    )  # fmt: skip
+    return [totals, drops, hist]
+
+
+def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -> Section:
+    section = Section("Vocabulary")
+    summary, manifest = vocab.get("summary", {}), vocab.get("manifest", {})
+    facts = [["kind", find_key(manifest, "kind") or ""], *[[k, v] for k, v in summary.items()]]
+    section.tables.append(
+        (["vocab", "value"], [[k, ", ".join(v) if isinstance(v, list) else v] for k, v in facts])
+    )
+    if summary:
+        parts = ["continuation_pieces", "word_start_pieces", "hangul_pieces", "latin_pieces", "unused_slots"]
+        section.charts.append(svg_hbars("Vocabulary make-up (pieces)", parts, [summary[p] for p in parts]))
+    if report is None:
+        section.notes.append("No reference vocabulary in the profile: no overlap report.")
+        return section
+    keys = ("size_a", "size_b", "overlap", "only_a", "only_b", "union", "jaccard")
+    rows = [[k, report[k]] for k in keys if k in report]
+    normalized = report.get("normalized")
+    if isinstance(normalized, Mapping):
+        # Across the ## / ▁ conventions, so a WordPiece and a SentencePiece vocab compare fairly.
+        rows += [[f"normalized {k}", normalized[k]] for k in ("overlap", "jaccard") if k in normalized]
+    section.tables.append((["this vocab (A) vs the reference (B)", "value"], rows))
+    present = [k for k in ("only_a", "overlap", "only_b") if isinstance(report.get(k), (int, float))]
+    if present:
+        section.charts.append(
+            svg_hbars("This vocab (A) vs the reference (B)", present, [report[k] for k in present])
+        )
+    for key in ("examples_only_a", "examples_only_b"):
+        if report.get(key):
+            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(map(str, report[key][:20])))
+    corpus = report.get("corpus") if isinstance(report.get("corpus"), Mapping) else report
+    metrics = ("fertility", "continued_words", "unk_rate")
+    per_vocab = [
+        [name, *(corpus[name].get(m, "") if isinstance(corpus.get(name), Mapping) else "" for m in metrics)]
+        for name in ("a", "b")
+    ]
+    if any(any(cell != "" for cell in row[1:]) for row in per_vocab):
+        lines = corpus.get("lines")
+        title = f"on {lines:,} corpus lines" if isinstance(lines, int) else "on the corpus"
+        section.tables.append(([f"vocab ({title})", *metrics], per_vocab))
+    return section
+
+
+def _count(key: str, value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return str(value)
+    return pct(value) if key.endswith("fraction") else fmt_number(value)
+
+
+def _pack_section(pack: Mapping[str, Any]) -> Section:
+    manifest, lengths = pack["manifest"], pack["lengths"]
+    counts = pack_counts(manifest)
+    section = Section(
+        "Packed sequences",
+        tables=[
+            (
+                ["count", "value"],
+                [[k, _count(k, v)] for k, v in counts.items()],
+            )
+        ],
+    )
+    splits = pack_splits(manifest)
+    if splits:
+        keys = sorted({k for c in splits.values() for k in c})
+        section.tables.append(
+            (["split", *keys], [[s, *(_count(k, c.get(k, "")) for k in keys)] for s, c in splits.items()])
+        )
+    section.charts.append(
+        svg_histogram(
+            f"Tokens per train sequence (max {pack['max_length']})",
+            lengths.labels(),
+            lengths.counts,
+            "real tokens",
+        )
+    )
+    return section
+
+
+def render_markdown(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
+    """The report as Markdown tables (charts are in the HTML)."""
+    header = [f"# kcorpus run report: {data['out']}", "", f"Generated {data['generated_at']}.", ""]
+    return "\n".join(header + sections_markdown(sections))
+
+
+def render_html(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
+    """The report as one self-contained HTML page with inline SVG charts."""
+    generated = f"<p>Generated {data['generated_at']}.</p>"
+    return html_page(f"kcorpus run report: {data['out']}", [generated, *sections_html(sections)])
