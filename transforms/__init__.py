@@ -1,1 +1,1 @@
-"""Pure, Beam-free record functions and the thin Beam transforms that wrap them."""
+"""Pure, Beam-free record functions (tests/transforms/test_no_beam.py keeps it so); Beam lives in pipeline/."""

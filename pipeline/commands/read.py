@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
+from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reason_code
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 

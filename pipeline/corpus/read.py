@@ -19,27 +19,18 @@ from apache_beam.io.filesystem import BeamIOError, CompressionTypes, FileMetadat
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.transforms.files import STREAM_ERRORS, is_compressed, is_local_dir, open_binary, walk
 from kcorpus.transforms.readers import (
-    FORMATS,
-    LINE_FORMATS,
-    STREAM_ERRORS,
     CommentRow,
     LineParser,
     ReadOptions,
-    _walk,
     as_options,
-    is_compressed,
-    is_line_splittable,
-    is_remote,
-    iter_dump_pages_of,
     iter_records,
-    needs_header,
-    open_binary,
+    reader_for,
     reason_code,
     thread_document,
-    threaded,
 )
-from kcorpus.transforms.readers.wiki import DumpPage, page_record
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 DEFAULT_BUNDLE_BYTES = 64 << 20
@@ -103,19 +94,19 @@ class MatchFiles(beam.DoFn):
     """
 
     def __init__(self, fmt: str, options: ReadOptions | None = None) -> None:
-        self._fmt, self._options = fmt, as_options(options)
+        self._reader, self._options = reader_for(fmt), as_options(options)
 
     def _route(self, metadata: FileMetadata) -> Any:
-        if is_line_splittable(self._fmt, metadata.path, self._options):
+        if self._reader.splittable(metadata.path, self._options):
             return metadata
         return beam.pvalue.TaggedOutput("whole", metadata)
 
     def process(self, pattern: str) -> Iterator[Any]:
-        if not is_remote(pattern) and os.path.isdir(pattern):
-            if self._fmt in ("modu", "hf-datasets"):
+        if is_local_dir(pattern):
+            if self._reader.folder_is_input:
                 yield self._route(FileMetadata(pattern, 0))
             else:
-                for path in _walk(pattern):
+                for path in walk(pattern):
                     yield self._route(FileMetadata(path, os.path.getsize(path)))
             return
         try:
@@ -133,16 +124,16 @@ class ParseLines(beam.DoFn):
     """`LineParser.parse` over `(path, [(offset, raw), ...])`, reading a TSV file's header once per worker."""
 
     def __init__(self, fmt: str, options: ReadOptions, source: str) -> None:
-        self._fmt, self._options, self._source = fmt, options, source
+        self._reader, self._options, self._source = reader_for(fmt), options, source
         self._parsers: dict[str, LineParser] = {}
 
     def _parser(self, path: str) -> LineParser:
         if path not in self._parsers:
             header = None
-            if needs_header(self._fmt, path, self._options):
+            if self._reader.needs_header(path, self._options):
                 with open_binary(path) as stream:
                     header = stream.readline()
-            self._parsers[path] = LineParser(self._fmt, path, self._options, self._source, header)
+            self._parsers[path] = LineParser(self._reader, path, self._options, self._source, header)
         return self._parsers[path]
 
     def process(self, element: tuple[str, list[tuple[int, bytes | DeadLetter]]]) -> Iterator[Any]:
@@ -155,18 +146,12 @@ class ParseLines(beam.DoFn):
                 yield from parser.parse(offset, raw)
 
 
-def _dump_page_record(page: DumpPage | DeadLetter, path: str, options: ReadOptions, source: str) -> Any:
-    if isinstance(page, DeadLetter):
-        return page
-    return page_record(page, path, source, namespaces=options.namespaces, with_title=options.title)
-
-
 def input_bytes(patterns: Sequence[str]) -> int:
     """Total size of the files the patterns match; unknown (a listing error) counts as 0."""
     total = 0
     for pattern in patterns:
-        if not is_remote(pattern) and os.path.isdir(pattern):
-            total += sum(os.path.getsize(path) for path in _walk(pattern))
+        if is_local_dir(pattern):
+            total += sum(os.path.getsize(path) for path in walk(pattern))
             continue
         try:
             total += sum(m.size_in_bytes for m in FileSystems.match([pattern])[0].metadata_list)
@@ -206,7 +191,7 @@ class ReadDocuments(beam.PTransform):
     """Read files of one format into `{"documents", "dead_letter", "dropped"}` PCollections.
 
     Args:
-        fmt: one of `readers.FORMATS`.
+        fmt: a format name of `readers.FORMATS` (its `Reader` says how to split and read).
         patterns: file patterns (local or gs://); folders for `modu` and `hf-datasets`.
         options: `ReadOptions` or a dict of them.
         source: the source name in ids, records and counters (default: the format).
@@ -221,8 +206,7 @@ class ReadDocuments(beam.PTransform):
                  source: str | None = None, *, bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
                  rebalance: bool | None = None) -> None:
         super().__init__()
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+        self._reader = reader_for(fmt)
         if isinstance(patterns, str):
             patterns = [patterns]
         self._fmt, self._patterns = fmt, list(patterns)
@@ -230,7 +214,7 @@ class ReadDocuments(beam.PTransform):
         self._bundle_bytes, self._rebalance = bundle_bytes, rebalance
 
     def expand(self, pbegin: beam.pvalue.PBegin) -> dict[str, beam.PCollection]:
-        fmt, options, source = self._fmt, self._options, self._source
+        fmt, reader, options, source = self._fmt, self._reader, self._options, self._source
         matched = (pbegin
                    | "Patterns" >> beam.Create(self._patterns)
                    | "MatchFiles" >> beam.ParDo(MatchFiles(fmt, options)).with_outputs(
@@ -240,14 +224,14 @@ class ReadDocuments(beam.PTransform):
         unmatched = matched.dead_letter | "ClassifyUnmatched" >> beam.ParDo(ClassifyRecords(source)).with_outputs(
             "dead_letter", "dropped", main="documents")
         branches: dict[str, beam.PCollection] = {}
-        if fmt in LINE_FORMATS:
+        if reader.line_based:
             branches["Lines"] = (matched.lines
                                  | "ReadLineRanges" >> ReadAllFiles(True, CompressionTypes.AUTO, self._bundle_bytes, 0,
                                                                     line_record_source, with_filename=True)
                                  | "ParseLines" >> beam.ParDo(ParseLines(fmt, options, source)))
-        if fmt not in LINE_FORMATS or (fmt == "comments" and options.layout in ("auto", "csv")):
+        if reader.may_read_whole(options):
             branches["Files"] = self._read_whole_files(matched.whole)
-        if threaded(fmt, options):
+        if reader.threaded(options):
             records = tuple(branches.values()) | "MergeRecords" >> beam.Flatten()
             rows, others = records | "SplitThreadRows" >> beam.Partition(
                 lambda r, _: 0 if isinstance(r, CommentRow) else 1, 2)
@@ -267,7 +251,7 @@ class ReadDocuments(beam.PTransform):
                   for kind, parts in outputs.items()}
         rebalance = self._rebalance
         if rebalance is None:
-            rebalance = fmt not in LINE_FORMATS or input_bytes(self._patterns) < SMALL_INPUT_BYTES
+            rebalance = not reader.line_based or input_bytes(self._patterns) < SMALL_INPUT_BYTES
         if rebalance:
             # A small file is one range, one file is one element: without this, the costly stages fused
             # downstream (cleaning, sentence splitting) would run on the one worker that read it.
@@ -275,11 +259,11 @@ class ReadDocuments(beam.PTransform):
         return merged
 
     def _read_whole_files(self, files: beam.PCollection) -> beam.PCollection:
-        fmt, options, source = self._fmt, self._options, self._source
+        fmt, reader, options, source = self._fmt, self._reader, self._options, self._source
         files = files | "SpreadFiles" >> beam.Reshuffle()
-        if fmt != "wiki-dump":
+        if not reader.has_pages:
             return files | "ReadFiles" >> beam.FlatMap(lambda m: iter_records(fmt, m.path, options, source))
         return (files
-                | "ReadPages" >> beam.FlatMap(lambda m: ((m.path, p) for p in iter_dump_pages_of(m.path)))
+                | "ReadPages" >> beam.FlatMap(lambda m: ((m.path, p) for p in reader.pages(m.path)))
                 | "SpreadPages" >> beam.Reshuffle()
-                | "PagesToText" >> beam.MapTuple(lambda path, page: _dump_page_record(page, path, options, source)))
+                | "PagesToText" >> beam.MapTuple(lambda path, page: reader.page_record(page, path, options, source)))

@@ -1,6 +1,6 @@
 """`ReadBatches`: a source's records as batches `[(source, record), ...]`, one Beam element per batch.
 
-The same records as `readers_beam.ReadDocuments` (the same `parse_line` / `read_file`, ids that depend only
+The same records as `read.ReadDocuments` (the same `LineParser` / `read_file`, ids that depend only
 on byte offsets), without a Beam element per line: per-element overhead dominates on the local runner, and
 build-corpus prepares documents in batches anyway. Line-based files are cut into byte ranges (a range owns
 the lines that start inside it) so one large file still spreads over workers; compressed and non-line
@@ -16,16 +16,9 @@ from typing import Any
 
 import apache_beam as beam
 
-from kcorpus.transforms.readers import (
-    STREAM_ERRORS,
-    as_options,
-    is_line_splittable,
-    needs_header,
-    open_binary,
-    parse_line,
-    read_file,
-    threaded,
-)
+from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.transforms.files import STREAM_ERRORS, open_binary
+from kcorpus.transforms.readers import LineParser, Reader, as_options, read_file, reader_for
 from kcorpus.transforms.record import DeadLetter
 
 # Small enough that the local runner, which partitions a stage's elements statically, balances workers.
@@ -35,7 +28,8 @@ _COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
 
 def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
     """Whether `ReadBatches` reads this source itself (else it delegates to `ReadDocuments`)."""
-    return fmt != "wiki-dump" and not threaded(fmt, as_options(options))
+    reader = reader_for(fmt)
+    return not reader.has_pages and not reader.threaded(as_options(options))
 
 
 def byte_ranges(path: str, size: int, range_bytes: int, splittable: bool) -> list[tuple[str, int, int]]:
@@ -77,7 +71,7 @@ class PlanRanges(beam.DoFn):
             if tag == "dead_letter":
                 yield index, value
                 continue
-            splittable = tag != "whole" and is_line_splittable(fmt, value.path, options)
+            splittable = tag != "whole" and reader_for(fmt).splittable(value.path, options)
             for rng in byte_ranges(value.path, value.size_in_bytes, self.range_bytes, splittable):
                 yield index, rng
 
@@ -99,7 +93,10 @@ class ReadRangeBatches(beam.DoFn):
             return
         path, start, end = work
         fmt, options = self.sources[index].fmt, self._options[index]
-        records = read_file(fmt, path, options, source) if end < 0 else _range(fmt, options, source, path, start, end)
+        if end < 0:
+            records = read_file(fmt, path, options, source)
+        else:
+            records = _range(reader_for(fmt), options, source, path, start, end)
         batch: list[tuple[str, Any]] = []
         for record in records:
             batch.append((source, record))
@@ -110,13 +107,14 @@ class ReadRangeBatches(beam.DoFn):
             yield batch
 
 
-def _range(fmt: str, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:
+def _range(reader: Reader, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:
     position = start
     try:
         header = None
-        if needs_header(fmt, path, options):
+        if reader.needs_header(path, options):
             with open_binary(path) as stream:
                 header = stream.readline()
+        parser = LineParser(reader, path, options, source, header)
         with open_binary(path) as stream:
             if start > 0:
                 # The line straddling `start` belongs to the previous range.
@@ -126,7 +124,7 @@ def _range(fmt: str, options: Any, source: str, path: str, start: int, end: int)
                 raw = stream.readline()
                 if not raw:
                     return
-                yield from parse_line(fmt, path, position, raw, options, source, header=header)
+                yield from parser.parse(position, raw)
                 position += len(raw)
     except STREAM_ERRORS as err:
         yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kcorpus.transforms import files
 from kcorpus.transforms.packing.packer import SpecialIds, TokenizedDoc, WireDoc
 
 if TYPE_CHECKING:
@@ -23,21 +24,19 @@ TOKENIZER_FILE = "tokenizer.json"
 
 
 def tokenizer_file(path: str) -> str:
-    """`DIR/tokenizer.json` for a directory, the path itself for a file (local or any Beam filesystem)."""
-    from apache_beam.io.filesystems import FileSystems
-
+    """`DIR/tokenizer.json` for a directory, the path itself for a file (local, or remote through the opener
+    that the pipeline registers with `transforms.files`)."""
     if path.endswith(".json"):
         return path
-    return FileSystems.join(path, TOKENIZER_FILE)
+    return files.join(path, TOKENIZER_FILE)
 
 
 def read_tokenizer_bytes(path: str) -> bytes:
-    from apache_beam.io.filesystems import FileSystems
-
+    """The bytes of the `tokenizer.json` of a directory (or the file itself)."""
     file = tokenizer_file(path)
-    if not FileSystems.exists(file):
+    if not files.exists(file):
         raise FileNotFoundError(f"no tokenizer at {file} (expected a directory with {TOKENIZER_FILE})")
-    with FileSystems.open(file) as f:
+    with files.open_raw(file) as f:
         return f.read()
 
 
@@ -122,4 +121,4 @@ def tokenize_wire(
 
 def source_path(path: str) -> str:
     """A local path made absolute (for the manifest); a URL unchanged."""
-    return path if "://" in path else str(Path(path).resolve())
+    return path if files.is_remote(path) else str(Path(path).resolve())

@@ -1,5 +1,6 @@
 """Modu corpus (모두의 말뭉치, NIKL) JSON: one file object -> one record per `document[]` entry.
 
+A folder (walked for .json[.gz|.bz2] and .zip files) or a .zip archive is one input.
 Two families share the file shape `{"id", "metadata", "document": [...]}`: `paragraph` documents (newspaper
 NIRW, written WARW, web EPRW) and `utterance` documents (spoken SARW, messenger MDRW).
 """
@@ -8,10 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from kcorpus.transforms.files import STREAM_ERRORS, is_local_dir, is_remote, open_binary, walk
+from kcorpus.transforms.readers.base import Reader
+from kcorpus.transforms.readers.options import ReadOptions
+from kcorpus.transforms.readers.records import Record, json_error_reason
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+
+MODU_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".zip")
 
 # The corpus-kind letter is the first letter of the file id: NIRW1900000001 -> newspaper.
 KINDS = {"N": "newspaper", "W": "written", "S": "spoken", "M": "messenger", "E": "web"}
@@ -110,3 +118,71 @@ def modu_records(
             continue
         metadata = {"file_id": file_id, "kind": kind, "family": family, **_scalar_metadata(doc.get("metadata"))}
         yield Document(doc_id, "\n".join(lines), source, metadata)
+
+
+def _decode_json_file(data: bytes, path: str, options: ReadOptions) -> Any:
+    def dead(reason: str) -> DeadLetter:
+        return DeadLetter(path, reason, None, 0, raw_prefix(data))
+
+    if b"\x00" in data:
+        return dead("nul_byte: NUL byte in file")
+    try:
+        text = data.decode("utf-8-sig" if options.encoding.lower() in ("utf-8", "utf8") else options.encoding)
+    except UnicodeDecodeError as err:
+        return dead(f"invalid_encoding: {err}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        return dead(json_error_reason(err, text))
+
+
+def _modu_from_bytes(data: bytes, path: str, options: ReadOptions, source: str) -> Iterator[Record]:
+    obj = _decode_json_file(data, path, options)
+    if isinstance(obj, DeadLetter):
+        yield obj
+        return
+    yield from modu_records(obj, path, source, remove_tags=options.tags == "remove",
+                            remove_deid=options.deid == "remove", join_turns=options.join_turns,
+                            headline=options.headline)
+
+
+def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
+    try:
+        archive = zipfile.ZipFile(open_binary(path) if is_remote(path) else path)
+    except (zipfile.BadZipFile, *STREAM_ERRORS) as err:
+        yield DeadLetter(path, f"unreadable_file: {err}")
+        return
+    with archive:
+        for member in sorted(archive.namelist()):
+            if member.endswith("/") or not member.lower().endswith(".json"):
+                continue
+            member_path = f"{path}!{member}"
+            try:
+                data = archive.read(member)
+            except (zipfile.BadZipFile, *STREAM_ERRORS, NotImplementedError) as err:
+                yield DeadLetter(member_path, f"corrupt_member: {err}")
+                continue
+            yield from _modu_from_bytes(data, member_path, options, source)
+
+
+class ModuReader(Reader):
+    """`modu`: a Modu JSON file (.json[.gz|.bz2]), a .zip of them, or a folder of both."""
+
+    name = "modu"
+    folder_is_input = True
+
+    def read(self, path: str, options: ReadOptions, source: str) -> Iterator[Record]:
+        if is_local_dir(path):
+            for file_path in walk(path, MODU_SUFFIXES):
+                yield from self.read(file_path, options, source)
+            return
+        if path.endswith(".zip"):
+            yield from _read_modu_zip(path, options, source)
+            return
+        try:
+            with open_binary(path) as stream:
+                data = stream.read()
+        except STREAM_ERRORS as err:
+            yield DeadLetter(path, f"unreadable_file: {err}")
+            return
+        yield from _modu_from_bytes(data, path, options, source)

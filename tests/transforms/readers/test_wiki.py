@@ -1,0 +1,94 @@
+"""Wikipedia: WikiExtractor text and JSON, MediaWiki dumps, wikitext to text."""
+
+from __future__ import annotations
+
+import pytest
+from reader_fixtures import DATA, FAULTS, docs, outcome_counts, read
+
+from kcorpus.transforms.readers import reason_code
+from kcorpus.transforms.readers.wiki import wikitext_to_text
+from kcorpus.transforms.record import Document, Dropped
+
+# --- Wikipedia -------------------------------------------------------------------------------------------
+
+WIKI_IDS = ["wikiextractor:5", "wikiextractor:10", "wikiextractor:40"]
+
+
+@pytest.mark.parametrize("name", ["kowiki_wiki_00", "kowiki_wiki_00.bz2", "kowiki_wiki_00.json"])
+def test_wikiextractor_plain_bz2_and_json_agree(name):
+    records = read("wikiextractor", DATA / name)
+    assert [r.id for r in docs(records)] == WIKI_IDS
+    assert [(r.id, r.reason, r.text) for r in records if isinstance(r, Dropped)] == [
+        ("wikiextractor:60", "empty", "새천년 민주당")]
+    carter = records[0]
+    assert carter.text.split("\n")[:3] == [
+        "지미 카터", "제임스 얼 카터 주니어(, 1924년 10월 1일 ~ )는 민주당 출신 미국 39대 대통령 (1977년 ~ 1981년)이다.", "생애."]
+    assert carter.metadata["url"] == "https://ko.wikipedia.org/wiki?curid=5"
+    assert records[2].text == "12월 19일\n12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."
+
+
+def test_wikiextractor_title_line_optional():
+    records = read("wikiextractor", DATA / "kowiki_wiki_00", title=False)
+    assert records[2].text == "12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."
+
+
+def test_wikiextractor_category_residue_lines_are_not_text(tmp_path):
+    path = tmp_path / "wiki_00"
+    path.write_text('<doc id="7" url="u" title="하이젠베르크">\n하이젠베르크\n\n본문 [[분류:물리]] 안의 링크.\n'
+                    "[[분류:베르너 하이젠베르크| ]]\n[[분류:1901년 출생]] [[Category:Physicists]]\n</doc>\n",
+                    encoding="utf-8")
+    (record,) = read("wikiextractor", path)
+    assert record.text == "하이젠베르크\n본문 [[분류:물리]] 안의 링크."
+
+
+def test_wikiextractor_faults():
+    records = read("wikiextractor", FAULTS / "wikiextractor_faults")
+    summary = [(type(r).__name__, r.id if isinstance(r, Document) else r.reason, getattr(r, "line", None))
+               for r in records]
+    assert summary == [
+        ("DeadLetter", "outside_doc: text outside <doc>", 1),
+        ("DeadLetter", "truncated_doc: <doc> without </doc>", 2),
+        ("Document", "wikiextractor:2", None),
+        ("DeadLetter", "truncated_doc: <doc> without </doc>", 11)]
+    assert records[1].raw == '<doc id="1" url="https://ko.wikipedia.org/wiki?curid=1" title="잘린 문서">\n잘린 문서\n\n닫히지 않았다.\n'
+
+
+CARTER = ("지미 카터\n제임스 얼 카터 주니어(James Earl Carter Jr., 1924년 10월 1일 ~ )는 민주당 출신 미국 39대 대통령이다.\n"
+          "어린 시절\n지미 카터는 조지아주 섬터 카운티 플레인스 마을에서 태어났다.")
+
+
+def test_wiki_dump_keeps_articles_and_drops_redirects_and_other_namespaces():
+    records = read("wiki-dump", DATA / "kowiki-20240101-pages-articles.xml.bz2", source="kowiki")
+    assert records == [
+        Document("kowiki:5", CARTER, "kowiki", {"title": "지미 카터", "revid": "5000",
+                                                "timestamp": "2024-01-01T00:00:00Z"}),
+        Dropped("kowiki:101", "kowiki", "read", "redirect", "카터"),
+        Dropped("kowiki:102", "kowiki", "read", "namespace", "토론:지미 카터"),
+        Dropped("kowiki:103", "kowiki", "read", "namespace", "분류:미국의 대통령"),
+        Dropped("kowiki:104", "kowiki", "read", "empty", "틀만 있는 문서"),
+        Document("kowiki:9", "수학\n수학(數學)은 수, 양, 구조, 공간 등의 개념을 다루는 학문이다.", "kowiki",
+                 {"title": "수학", "revid": "9000", "timestamp": "2024-01-01T00:00:00Z"}),
+    ]
+
+
+def test_wiki_dump_namespaces_option():
+    records = read("wiki-dump", DATA / "kowiki-20240101-pages-articles.xml.bz2", namespaces="0,1")
+    assert outcome_counts(records) == {"document": 3, "dropped:redirect": 1, "dropped:namespace": 1,
+                                       "dropped:empty": 1}
+
+
+def test_wiki_dump_malformed_xml_and_truncated_stream(tmp_path):
+    records = read("wiki-dump", FAULTS / "kowiki-truncated-pages-articles.xml.bz2")
+    assert outcome_counts(records) == {"document": 1, "dropped:redirect": 1, "dropped:namespace": 2,
+                                       "dead_letter:invalid_xml": 1}
+    assert records[-1].line == 95
+    cut = tmp_path / "cut-pages-articles.xml.bz2"
+    cut.write_bytes((DATA / "kowiki-20240101-pages-articles.xml.bz2").read_bytes()[:700])
+    assert reason_code(read("wiki-dump", cut)[-1].reason) == "corrupt_file"
+
+
+def test_wikitext_to_text_removes_non_prose():
+    wikitext = ("{{정보상자|이름=x}}\n'''굵게''' 쓴 [[링크|보이는 글]]과 [[파일:x.jpg|섬네일|캡션]] [[en:Link]]"
+                "<ref>출처</ref>입니다.\n== 빈 절 ==\n== 역사 ==\n{| class=\"wikitable\"\n| 표 ||칸\n|}\n역사 본문.\n"
+                "== 각주 ==\n<references/>\n[[분류:예시]]")
+    assert wikitext_to_text(wikitext) == "굵게 쓴 보이는 글과 입니다.\n역사\n역사 본문."

@@ -1,0 +1,108 @@
+"""Opening input paths: the one owner of local and remote files, compression by suffix and folder walking.
+
+Local paths are opened with Python's own `open`, `gzip` and `bz2`. Remote paths (`scheme://...`, e.g.
+`gs://`) go through a `RemoteFiles` object that the pipeline registers (`kcorpus.pipeline.filesystems`
+registers Beam's `FileSystems`), so this module, like all of `transforms/`, never imports Beam. Without a
+registered opener a remote path is a `ValueError`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import os
+import zlib
+from typing import IO, Protocol
+
+# What reading a (possibly compressed, possibly truncated) stream can raise.
+STREAM_ERRORS = (OSError, EOFError, zlib.error)
+COMPRESSED_SUFFIXES = (".gz", ".bz2")
+
+
+class RemoteFiles(Protocol):
+    """The operations on remote paths that readers and the packer need."""
+
+    def open(self, path: str) -> IO[bytes]:
+        """The raw (not decompressed) bytes of a remote file."""
+
+    def exists(self, path: str) -> bool:
+        """Whether a remote file exists."""
+
+    def join(self, base: str, *parts: str) -> str:
+        """A remote path below `base`."""
+
+
+_remote: list[RemoteFiles] = []
+
+
+def register_remote(files: RemoteFiles) -> None:
+    """Use `files` for every remote path from now on (the last registration wins)."""
+    _remote[:] = [files]
+
+
+def remote_files(path: str) -> RemoteFiles:
+    """The registered opener for a remote path; a ValueError naming the path when there is none."""
+    if not _remote:
+        raise ValueError(f"cannot open remote path {path!r}: no remote filesystem registered "
+                         "(import kcorpus.pipeline.filesystems to use Beam's)")
+    return _remote[0]
+
+
+def is_remote(path: str) -> bool:
+    return "://" in path
+
+
+def is_compressed(path: str) -> bool:
+    return path.endswith(COMPRESSED_SUFFIXES)
+
+
+def is_local_dir(path: str) -> bool:
+    return not is_remote(path) and os.path.isdir(path)
+
+
+def exists(path: str) -> bool:
+    return remote_files(path).exists(path) if is_remote(path) else os.path.exists(path)
+
+
+def join(base: str, *parts: str) -> str:
+    return remote_files(base).join(base, *parts) if is_remote(base) else os.path.join(base, *parts)
+
+
+def open_raw(path: str) -> IO[bytes]:
+    """A local or remote file's bytes as stored (no decompression)."""
+    return remote_files(path).open(path) if is_remote(path) else open(path, "rb")
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """Open a local or remote file for reading, decompressing .gz/.bz2 by suffix.
+
+    Decompression is Python's own gzip/bz2 for remote files too: it raises on a truncated stream, where
+    Beam's decompressing reader ends quietly.
+    """
+    if not is_remote(path):
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")
+        return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
+    stream = open_raw(path)
+    if path.endswith(".gz"):
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return bz2.BZ2File(stream, "rb") if path.endswith(".bz2") else stream
+
+
+def base_name(path: str) -> str:
+    """The file name part of a path, without a .gz/.bz2 suffix: the stable part of line-record ids."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def walk(folder: str, suffixes: tuple[str, ...] = ()) -> list[str]:
+    """The files under a local folder (hidden files and folders skipped), sorted; only `suffixes` if given."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(root, f) for f in files
+                     if not f.startswith(".") and (not suffixes or f.lower().endswith(suffixes)))
+    return sorted(found)

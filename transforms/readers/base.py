@@ -1,0 +1,90 @@
+"""`Reader`: what the rest of kcorpus asks of an input format (how to open, split and parse its files).
+
+Each format is one `Reader` object in `registry.READERS`. The defaults describe a format read one whole
+file at a time (`read`); a line format subclasses `lines.LineReader` and parses one decoded line in
+`parse_text`, so that Beam can split its files by byte range and still give every record the same id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+from kcorpus.transforms.files import STREAM_ERRORS, open_binary
+from kcorpus.transforms.readers.options import ReadOptions
+from kcorpus.transforms.readers.records import CommentRow, Record
+from kcorpus.transforms.record import DeadLetter
+
+if TYPE_CHECKING:
+    from kcorpus.transforms.readers.lines import LineParser
+
+
+class Reader:
+    """One input format. Subclasses override what differs from a format read file by file.
+
+    Attributes:
+        name: the format name (`--format`, `sources[].format`).
+        line_based: its files are lines that `LineParser` reads one by one, so Beam splits them by byte range.
+        folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
+        has_pages: records come from `pages` + `page_record`, which Beam reshuffles in between.
+    """
+
+    name = ""
+    line_based = False
+    folder_is_input = False
+    has_pages = False
+
+    def check(self, path: str, options: ReadOptions) -> None:
+        """Raise ValueError if the options contradict the file (e.g. threads in a one-comment-per-line file)."""
+
+    def layout(self, path: str, options: ReadOptions) -> str:
+        """The file's layout where a format has several (comments); "" otherwise."""
+        return ""
+
+    def parses_lines(self, path: str, options: ReadOptions) -> bool:
+        """Whether `parse_text` can read this file's records line by line."""
+        return self.line_based
+
+    def splittable(self, path: str, options: ReadOptions) -> bool:
+        """Whether the file can be cut into byte ranges of lines, each parsed independently."""
+        return self.line_based and self.parses_lines(path, options)
+
+    def may_read_whole(self, options: ReadOptions) -> bool:
+        """Whether some file of this format, with these options, is read whole rather than by lines."""
+        return not self.line_based
+
+    def needs_header(self, path: str, options: ReadOptions) -> bool:
+        """Whether parsing a line needs the file's first line (a TSV header naming the columns)."""
+        return False
+
+    def threaded(self, options: ReadOptions) -> bool:
+        """Whether records are rows joined into thread documents across files (`CommentRow`s)."""
+        return False
+
+    def parse_text(self, parser: LineParser, text: str, offset: int, raw: bytes,
+                   line: int | None) -> list[Record | CommentRow]:
+        """The record(s) of one decoded line (`raw` is the undecoded line, for dead letters)."""
+        raise ValueError(f"format {self.name!r} is not line-based here ({parser.path})")
+
+    def read(self, path: str, options: ReadOptions, source: str) -> Iterator[Record | CommentRow]:
+        """Every record of one input, in file order."""
+        raise NotImplementedError(self.name)
+
+    def pages(self, path: str) -> Iterator[Any]:
+        """The pages of a file, for a format with `has_pages`."""
+        raise NotImplementedError(self.name)
+
+    def page_record(self, page: Any, path: str, options: ReadOptions, source: str) -> Record:
+        """The record of one page (or the DeadLetter that `pages` gave)."""
+        raise NotImplementedError(self.name)
+
+
+def read_opened(path: str, read: Callable[[IO[bytes]], Iterator[Any]]) -> Iterator[Any]:
+    """`read(stream)` over the opened (decompressed) file; an `unreadable_file` DeadLetter if it cannot open."""
+    try:
+        stream = open_binary(path)
+    except STREAM_ERRORS as err:
+        yield DeadLetter(path, f"unreadable_file: {err}")
+        return
+    with stream:
+        yield from read(stream)
