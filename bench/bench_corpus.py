@@ -126,7 +126,7 @@ def write_config(path: Path, sources: dict[str, list[str]], near: bool) -> None:
 
 
 def run_beam(config: str, out: str) -> dict:
-    from kcorpus.pipeline.config import load_config
+    from kcorpus.pipeline.profile import load_config
     from kcorpus.pipeline.corpus.build import run_build
 
     stats = run_build(load_config(config), out, local_mode="multi_processing", overwrite=True)
@@ -140,7 +140,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 
     global _PREPARERS
     if "_PREPARERS" not in globals():
-        from kcorpus.pipeline.config import load_config
+        from kcorpus.pipeline.profile import load_config
         from kcorpus.pipeline.corpus.build import PrepareBatchFn
 
         fn = PrepareBatchFn(load_config(sources["config"]), "")
@@ -159,7 +159,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 def run_hf(config: str, out: str) -> dict:
     import datasets
 
-    from kcorpus.pipeline.config import load_config
+    from kcorpus.pipeline.profile import load_config
     from kcorpus.transforms.readers import read_file
     from kcorpus.transforms.record import Document
 
