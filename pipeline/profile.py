@@ -168,8 +168,12 @@ def _listify(value: Any) -> Any:
 
 
 FilterSection = _section("FilterSection", FilterConfig)
-ExactDedupSection = _section("ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES))
-NearDedupSection = _section("NearDedupSection", NearDedupConfig, scope=_choice(NearDedupConfig, "scope", SCOPES))
+ExactDedupSection = _section(
+    "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
+)
+NearDedupSection = _section(
+    "NearDedupSection", NearDedupConfig, scope=_choice(NearDedupConfig, "scope", SCOPES)
+)
 SplitSection = _section("SplitSection", SplitConfig, backend=_choice(SplitConfig, "backend", SPLIT_BACKENDS))
 OutputSection = _section(
     "OutputSection", OutputConfig, dir=(ProfilePath | None, None),
@@ -217,7 +221,10 @@ class VocabSection(_VocabFields):  # type: ignore[misc, valid-type]
 
 
 _VocabReportFields = _section(
-    "_VocabReportFields", VocabReportJob, exclude=("a", "b", "corpus", "out"), check=False,
+    "_VocabReportFields",
+    VocabReportJob,
+    exclude=("a", "b", "corpus", "out"),
+    check=False,
     reference=(ProfilePath, ...),
 )
 
@@ -333,7 +340,10 @@ def error_lines(error: ValidationError) -> list[str]:
         elif kind == "missing":
             lines.append(f"{where}: required")
         elif kind == "value_error":
-            lines.append(f"{where}: {err['ctx']['error']}")
+            message = str(err["ctx"]["error"])
+            # The dataclasses' own checks usually name their section already ("filters: max_chars ...").
+            named = bool(loc) and message.startswith(tuple(f"{loc[0]}{c}" for c in ".:["))
+            lines.append(message if named or not loc else f"{where}: {message}")
         elif kind == "literal_error":
             lines.append(f"{where}: expected {err['ctx']['expected']}, got {value!r}")
         elif kind in _EXPECTED:

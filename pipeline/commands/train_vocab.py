@@ -19,28 +19,52 @@ from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePiece
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kind", required=True, choices=KINDS)
-    parser.add_argument("--vocab-size", type=int, required=True, help="total tokens written, specials included")
+    parser.add_argument(
+        "--vocab-size", type=int, required=True, help="total tokens written, specials included"
+    )
     parser.add_argument("--input", nargs="+", required=True, help="files, globs or directories of text/jsonl")
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--max-sentences", type=int, default=default_of(TrainVocabJob, "max_sentences"),
-                        help="sample this many sentences (seeded reservoir) when the input has more")
+    parser.add_argument(
+        "--max-sentences",
+        type=int,
+        default=default_of(TrainVocabJob, "max_sentences"),
+        help="sample this many sentences (seeded reservoir) when the input has more",
+    )
     parser.add_argument("--seed", type=int, default=default_of(TrainVocabJob, "seed"))
     parser.add_argument("--model-max-length", type=int, default=default_of(TrainVocabJob, "model_max_length"))
     parser.add_argument("--allow-jamo", action="store_true", help="do not fail on conjoining-jamo tokens")
-    parser.add_argument("--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences"))
+    parser.add_argument(
+        "--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences")
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars or trainer logs")
     wpg = parser.add_argument_group("wordpiece")
     wpg.add_argument("--min-frequency", type=int, default=default_of(WordPieceConfig, "min_frequency"))
-    wpg.add_argument("--limit-alphabet", type=int, default=default_of(WordPieceConfig, "limit_alphabet"),
-                     help="keep the N most frequent characters (Hangul syllables of the sample always kept)")
-    wpg.add_argument("--unused", type=int, default=default_of(WordPieceConfig, "num_unused"),
-                     help="append N [unusedN] slots (counted in --vocab-size)")
+    wpg.add_argument(
+        "--limit-alphabet",
+        type=int,
+        default=default_of(WordPieceConfig, "limit_alphabet"),
+        help="keep the N most frequent characters (Hangul syllables of the sample always kept)",
+    )
+    wpg.add_argument(
+        "--unused",
+        type=int,
+        default=default_of(WordPieceConfig, "num_unused"),
+        help="append N [unusedN] slots (counted in --vocab-size)",
+    )
     spg = parser.add_argument_group("sentencepiece")
-    spg.add_argument("--model-type", choices=SPM_MODEL_TYPES, default=default_of(SentencePieceConfig, "model_type"))
-    spg.add_argument("--character-coverage", type=float, default=default_of(SentencePieceConfig, "character_coverage"))
+    spg.add_argument(
+        "--model-type", choices=SPM_MODEL_TYPES, default=default_of(SentencePieceConfig, "model_type")
+    )
+    spg.add_argument(
+        "--character-coverage", type=float, default=default_of(SentencePieceConfig, "character_coverage")
+    )
     spg.add_argument("--byte-fallback", action="store_true")
-    spg.add_argument("--max-sentence-length", type=int, default=default_of(SentencePieceConfig, "max_sentence_length"),
-                     help="bytes; longer sentences are split at spaces (and counted)")
+    spg.add_argument(
+        "--max-sentence-length",
+        type=int,
+        default=default_of(SentencePieceConfig, "max_sentence_length"),
+        help="bytes; longer sentences are split at spaces (and counted)",
+    )
     spg.add_argument("--num-threads", type=int, default=default_of(SentencePieceConfig, "num_threads"))
 
 
@@ -48,19 +72,30 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
     """The job the flags describe."""
     if args.kind == "wordpiece":
         config: WordPieceConfig | SentencePieceConfig = WordPieceConfig(
-            vocab_size=args.vocab_size, min_frequency=args.min_frequency,
-            limit_alphabet=args.limit_alphabet, num_unused=args.unused,
+            vocab_size=args.vocab_size,
+            min_frequency=args.min_frequency,
+            limit_alphabet=args.limit_alphabet,
+            num_unused=args.unused,
         )
     else:
         config = SentencePieceConfig(
-            vocab_size=args.vocab_size, model_type=args.model_type, character_coverage=args.character_coverage,
-            byte_fallback=args.byte_fallback, max_sentence_length=args.max_sentence_length,
+            vocab_size=args.vocab_size,
+            model_type=args.model_type,
+            character_coverage=args.character_coverage,
+            byte_fallback=args.byte_fallback,
+            max_sentence_length=args.max_sentence_length,
             num_threads=args.num_threads,
         )
     return TrainVocabJob(
-        inputs=tuple(args.input), out=args.out, config=config,
-        max_sentences=args.max_sentences, seed=args.seed, model_max_length=args.model_max_length,
-        allow_jamo=args.allow_jamo, round_trip_sentences=args.round_trip_sentences, quiet=args.quiet,
+        inputs=tuple(args.input),
+        out=args.out,
+        config=config,
+        max_sentences=args.max_sentences,
+        seed=args.seed,
+        model_max_length=args.model_max_length,
+        allow_jamo=args.allow_jamo,
+        round_trip_sentences=args.round_trip_sentences,
+        quiet=args.quiet,
     )
 
 

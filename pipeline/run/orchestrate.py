@@ -150,7 +150,9 @@ def run(
             results.append(StageResult(stage.name, "not selected", "upstream not up to date", 0.0))
             continue
         # The release is part of the identity: a new kcorpus may write different output for the same config.
-        config_hash = canonical_hash({"command": stage.command, "config": stage.config, "kcorpus": __version__})
+        config_hash = canonical_hash(
+            {"command": stage.command, "config": stage.config, "kcorpus": __version__}
+        )
         inputs = stage_inputs(stage, manifests)
         input_hash = canonical_hash(inputs)
         stale = why_stale(manifest, final, config_hash, input_hash)

@@ -68,8 +68,9 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     progress = not job.quiet
     config = job.config
     started = time.perf_counter()
-    sentences, stats, files = read_sample(list(job.inputs), max_sentences=job.max_sentences, seed=job.seed,
-                                          progress=progress)
+    sentences, stats, files = read_sample(
+        list(job.inputs), max_sentences=job.max_sentences, seed=job.seed, progress=progress
+    )
     if not sentences:
         raise ValueError(f"no text in {files}")
     split_too_long = 0
@@ -89,8 +90,13 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
     trained_s = time.perf_counter() - started
     report = check_vocab(
-        tokenizer, job.kind, tokens, sentences, max_round_trip=job.round_trip_sentences,
-        allow_jamo=job.allow_jamo, spm_processor=spm_processor,
+        tokenizer,
+        job.kind,
+        tokens,
+        sentences,
+        max_round_trip=job.round_trip_sentences,
+        allow_jamo=job.allow_jamo,
+        spm_processor=spm_processor,
     )
     manifest = {
         "kind": job.kind,
@@ -119,4 +125,8 @@ def _versions() -> dict[str, str]:
 
     from kcorpus import __version__
 
-    return {"kcorpus": __version__, "tokenizers": tokenizers.__version__, "sentencepiece": sentencepiece.__version__}
+    return {
+        "kcorpus": __version__,
+        "tokenizers": tokenizers.__version__,
+        "sentencepiece": sentencepiece.__version__,
+    }

@@ -62,7 +62,9 @@ def test_defaults_live_in_the_dataclasses():
 
 
 def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
-    profile_from_dict({**MINIMAL, "vocab": {"vocab_size": 30000}, "pack": {}, "run": {}, "vocab_report": None})
+    profile_from_dict(
+        {**MINIMAL, "vocab": {"vocab_size": 30000}, "pack": {}, "run": {}, "vocab_report": None}
+    )
     assert errors_of({**MINIMAL, "vocab": {"size": 30000}}) == [
         "vocab.vocab_size: required",
         "vocab.size: " + VOCAB_KEYS,
@@ -76,7 +78,9 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
     assert errors_of({"sources": [{**MINIMAL["sources"][0], "split": True}]})[0].startswith(
         "sources[0].split: unknown key; valid keys: name, format, paths, preset, split_sentences"
     )
-    assert errors_of({**MINIMAL, "dedup": {"near": {"perms": 64}}})[0].startswith("dedup.near.perms: unknown key")
+    assert errors_of({**MINIMAL, "dedup": {"near": {"perms": 64}}})[0].startswith(
+        "dedup.near.perms: unknown key"
+    )
     assert errors_of({**MINIMAL, "run": {"workdir": "x"}}) == ["run.workdir: unknown key; valid keys: out"]
 
 
@@ -86,27 +90,48 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ({"sources": []}, "sources: list should have at least 1 item"),
         ({}, "sources: required"),
         ({"sources": [{"name": "a", "paths": ["x"]}]}, "sources[0].format: required"),
-        ({"sources": [{"name": "a", "format": "text", "paths": []}]}, "at least one glob"),
-        ({**MINIMAL, "split": {"backend": "spacy"}}, "split.backend: expected 'kcorpus', 'kss', 'kss-fast' or"),
+        (
+            {"sources": [{"name": "a", "format": "text", "paths": []}]},
+            "sources[a]: `paths` must list at least one glob",
+        ),
+        (
+            {**MINIMAL, "split": {"backend": "spacy"}},
+            "split.backend: expected 'kcorpus', 'kss', 'kss-fast' or",
+        ),
         ({**MINIMAL, "dedup": {"exact": {"scope": "world"}}}, "dedup.exact.scope: expected 'global' or"),
-        ({**MINIMAL, "output": {"num_shards": 0}}, "output: output.num_shards must be >= 1, got 0"),
+        ({**MINIMAL, "output": {"num_shards": 0}}, "output.num_shards must be >= 1, got 0"),
         ({"sources": MINIMAL["sources"] * 2}, "duplicate source names"),
         ({"sources": [{"name": "a", "format": "text", "paths": ["x"], "remove_patterns": ["("]}]}, "regex"),
         ({**MINIMAL, "filters": {"min_chars": "ten"}}, "filters.min_chars: expected an integer, got 'ten'"),
         ({**MINIMAL, "filters": {"min_hangul_ratio": "0.3"}}, "filters.min_hangul_ratio: expected a number"),
-        ({**MINIMAL, "filters": {"drop_ooo_only": 1}}, "filters.drop_ooo_only: expected true or false, got 1"),
+        (
+            {**MINIMAL, "filters": {"drop_ooo_only": 1}},
+            "filters.drop_ooo_only: expected true or false, got 1",
+        ),
         ({**MINIMAL, "dedup": {"near": {"bands": True}}}, "dedup.near.bands: expected an integer, got True"),
-        ({**MINIMAL, "dedup": {"near": {"threshold": 2}}}, "dedup.near: dedup.near.threshold must be in (0, 1]"),
+        ({**MINIMAL, "dedup": {"near": {"threshold": 2}}}, "dedup.near.threshold must be in (0, 1]"),
         ({**MINIMAL, "output": {"dir": 5}}, "output.dir: expected a string, got 5"),
         ({**MINIMAL, "output": {"dropped": "some"}}, "output.dropped: expected 'all', 'sample' or 'none'"),
         ({**MINIMAL, "vocab": {"kind": "bpe-ish", "vocab_size": 10}}, "vocab.kind: expected 'wordpiece' or"),
-        ({**MINIMAL, "vocab": {"vocab_size": -5}}, "vocab.vocab_size: input should be greater than 0, got -5"),
-        ({**MINIMAL, "vocab": {"vocab_size": 5}}, "vocab: vocab_size 5 leaves no room after 5 special tokens"),
-        ({**MINIMAL, "vocab": {"vocab_size": 9, "min_frequency": "2"}}, "vocab.min_frequency: expected an int"),
+        (
+            {**MINIMAL, "vocab": {"vocab_size": -5}},
+            "vocab.vocab_size: input should be greater than 0, got -5",
+        ),
+        (
+            {**MINIMAL, "vocab": {"vocab_size": 5}},
+            "vocab: vocab_size 5 leaves no room after 5 special tokens",
+        ),
+        (
+            {**MINIMAL, "vocab": {"vocab_size": 9, "min_frequency": "2"}},
+            "vocab.min_frequency: expected an int",
+        ),
         ({**MINIMAL, "vocab_report": {"max_sentences": 5}}, "vocab_report.reference: required"),
         ({**MINIMAL, "vocab_report": {"reference": ["a", "b"]}}, "vocab_report.reference: expected a string"),
         ({**MINIMAL, "pack": {"max_length": "512"}}, "pack.max_length: expected an integer, got '512'"),
-        ({**MINIMAL, "pack": {"layout": "pairs"}}, "pack.layout: expected 'pair', 'single' or 'cross_document'"),
+        (
+            {**MINIMAL, "pack": {"layout": "pairs"}},
+            "pack.layout: expected 'pair', 'single' or 'cross_document'",
+        ),
         ({**MINIMAL, "pack": {"max_length": 4}}, "pack: max_length must be at least 8, got 4"),
         ({**MINIMAL, "pack": {"validation_fraction": 1.0}}, "pack: validation_fraction must be in [0, 1)"),
         ({**MINIMAL, "pack": ["max_length", 512]}, "pack: expected a mapping, got ['max_length', 512]"),
@@ -123,11 +148,13 @@ def test_strict_bools_but_yaml_lists_for_tuples():
     assert errors_of({"sources": [{**MINIMAL["sources"][0], "split_sentences": "no"}]}) == [
         "sources[0].split_sentences: expected true or false, got 'no'"
     ]
-    source = config_from_dict({"sources": [{**MINIMAL["sources"][0], "remove_patterns": ["a+", "b"]}]}).sources[0]
+    source = config_from_dict(
+        {"sources": [{**MINIMAL["sources"][0], "remove_patterns": ["a+", "b"]}]}
+    ).sources[0]
     assert source.remove_patterns == ("a+", "b")
-    assert config_from_dict({"sources": [{**MINIMAL["sources"][0], "paths": "one/*.txt"}]}).sources[0].paths == (
-        "one/*.txt",
-    )
+    assert config_from_dict({"sources": [{**MINIMAL["sources"][0], "paths": "one/*.txt"}]}).sources[
+        0
+    ].paths == ("one/*.txt",)
     assert errors_of({"sources": [{**MINIMAL["sources"][0], "paths": [1]}]}) == [
         "sources[0].paths[0]: expected a string, got 1"
     ]
@@ -207,7 +234,9 @@ def test_a_yaml_syntax_error_is_one_line_with_file_and_line(tmp_path: Path):
     assert info.value.errors[0].startswith(f"{tmp_path / 'bad.yaml'}:3: not valid YAML: ")
 
 
-@pytest.mark.parametrize("name", ["sample.yaml", "kcelectra-comments.yaml", "mdeberta-kor.yaml", "dataflow.yaml"])
+@pytest.mark.parametrize(
+    "name", ["sample.yaml", "kcelectra-comments.yaml", "mdeberta-kor.yaml", "dataflow.yaml"]
+)
 def test_bundled_profiles_load(name):
     cfg = load_config(str(CONFIGS / name))
     assert cfg.sources

@@ -78,7 +78,9 @@ class FakeStages:
         (out / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
 
     def vocab(self, job: TrainVocabJob) -> None:
-        chars = sorted({c for path in job.inputs for c in Path(path).read_text(encoding="utf-8") if c.strip()})
+        chars = sorted(
+            {c for path in job.inputs for c in Path(path).read_text(encoding="utf-8") if c.strip()}
+        )
         out = Path(job.out)
         tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars][: job.config.vocab_size]
         (out / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
@@ -94,7 +96,9 @@ class FakeStages:
         out = Path(job.out)
         (out / "train").mkdir()
         text = Path(job.corpus, "text", "part-00000-of-00001.txt").read_text(encoding="utf-8")
-        (out / "train" / "data-00000-of-00001.arrow").write_text(text[: job.pack.max_length], encoding="utf-8")
+        (out / "train" / "data-00000-of-00001.arrow").write_text(
+            text[: job.pack.max_length], encoding="utf-8"
+        )
         if self.crash_in == "pack":
             raise RuntimeError("worker lost half-way through pack")
         (out / "manifest.json").write_text(json.dumps({"sequences": 1}), encoding="utf-8")
@@ -156,7 +160,9 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
     assert jobs["corpus"] == BuildCorpusJob(profile.corpus, str(out / "corpus.partial"))
     text_file = str(out / "corpus" / "text" / "part-00000-of-00001.txt")
     assert jobs["vocab"] == TrainVocabJob(
-        inputs=(text_file,), out=str(out / "vocab.partial"), config=WordPieceConfig(vocab_size=100, min_frequency=1)
+        inputs=(text_file,),
+        out=str(out / "vocab.partial"),
+        config=WordPieceConfig(vocab_size=100, min_frequency=1),
     )
     assert jobs["vocab-report"] == VocabReportJob(
         a=str(out / "vocab"), b=str(project / "ref_vocab.txt"), out=str(out / "vocab-report.partial"),
@@ -198,9 +204,7 @@ def test_stage_killed_half_way_never_looks_complete_and_rerun_finishes_it(projec
     out = project / "out"
     fake = FakeStages()
     fake.crash_in = "pack"
-    with pytest.raises(
-        StageFailed, match=r"stage pack \(kcorpus pack\) failed: RuntimeError: worker lost"
-    ):
+    with pytest.raises(StageFailed, match=r"stage pack \(kcorpus pack\) failed: RuntimeError: worker lost"):
         run(load_profile(project / "profile.yaml"), out, fake)
     assert not (out / "pack").exists()
     partial = out / ("pack" + PARTIAL_SUFFIX)
@@ -226,7 +230,8 @@ def test_failing_stage_is_an_error_and_leaves_no_stage(project: Path) -> None:
 
     fake.vocab = failing_vocab
     with pytest.raises(
-        StageFailed, match=r"stage vocab \(kcorpus train-vocab\) failed: VocabCheckError: 3 tokens are conjoining"
+        StageFailed,
+        match=r"stage vocab \(kcorpus train-vocab\) failed: VocabCheckError: 3 tokens are conjoining",
     ):
         run(load_profile(project / "profile.yaml"), out, fake)
     assert (out / "corpus" / STAGE_MANIFEST).exists()
@@ -399,7 +404,12 @@ def test_kcorpus_run_calls_the_stage_functions_with_typed_jobs(project: Path, mo
     for name, runner in fake.runners.items():
         monkeypatch.setitem(stages.RUNNERS, name, runner)
     assert cli.main(["run", str(project / "profile.yaml"), "--no-report"]) == 0
-    assert [type(job) for job in fake.jobs().values()] == [BuildCorpusJob, TrainVocabJob, VocabReportJob, PackJob]
+    assert [type(job) for job in fake.jobs().values()] == [
+        BuildCorpusJob,
+        TrainVocabJob,
+        VocabReportJob,
+        PackJob,
+    ]
     assert not hasattr(run_mod, "options_to_argv") and not hasattr(run_mod, "stage_argv")
     assert "pack          ran" in capsys.readouterr().out
 
