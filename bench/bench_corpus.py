@@ -126,8 +126,8 @@ def write_config(path: Path, sources: dict[str, list[str]], near: bool) -> None:
 
 
 def run_beam(config: str, out: str) -> dict:
-    from kcorpus.pipeline.config import load_config
     from kcorpus.pipeline.corpus.build import run_build
+    from kcorpus.pipeline.profile import load_config
 
     stats = run_build(load_config(config), out, local_mode="multi_processing", overwrite=True)
     return {"input": stats["total"]["input"], "kept": stats["total"]["kept"]}
@@ -140,8 +140,8 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 
     global _PREPARERS
     if "_PREPARERS" not in globals():
-        from kcorpus.pipeline.config import load_config
         from kcorpus.pipeline.corpus.build import PrepareBatchFn
+        from kcorpus.pipeline.profile import load_config
 
         fn = PrepareBatchFn(load_config(sources["config"]), "")
         fn.setup()
@@ -159,7 +159,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 def run_hf(config: str, out: str) -> dict:
     import datasets
 
-    from kcorpus.pipeline.config import load_config
+    from kcorpus.pipeline.profile import load_config
     from kcorpus.transforms.readers import read_file
     from kcorpus.transforms.record import Document
 

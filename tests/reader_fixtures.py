@@ -5,10 +5,9 @@ from __future__ import annotations
 import collections
 from pathlib import Path
 
-from testdata_paths import TESTDATA
-
 from kcorpus.transforms.readers import read_file, reason_code
 from kcorpus.transforms.record import DeadLetter, Document
+from testdata_paths import TESTDATA
 
 DATA = TESTDATA / "readers"
 FAULTS = DATA / "faults"

@@ -7,7 +7,10 @@ import json
 import logging
 import sys
 
+from kcorpus.pipeline.config import DROPPED_MODES, SPLIT_BACKENDS
+from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.options import LOCAL_MODES
+from kcorpus.pipeline.profile import default_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override a profile value, e.g. filters.min_chars=5 or sources.nsmc.preset=none (repeatable)",
     )
     parser.add_argument("--num-shards", type=int, help="overrides output.num_shards")
-    parser.add_argument("--split-backend", help="overrides split.backend (kcorpus, kss, kss-fast, none)")
-    parser.add_argument("--dropped", choices=("all", "sample", "none"), help="overrides output.dropped")
-    parser.add_argument("--batch-size", type=int, default=1000, help="documents per Beam element (1000)")
+    parser.add_argument("--split-backend", help=f"overrides split.backend ({', '.join(SPLIT_BACKENDS)})")
+    parser.add_argument("--dropped", choices=DROPPED_MODES, help="overrides output.dropped")
+    batch_size = default_of(BuildCorpusJob, "batch_size")
+    parser.add_argument(
+        "--batch-size", type=int, default=batch_size, help=f"documents per Beam element ({batch_size})"
+    )
     parser.add_argument(
         "--reshuffle",
         action="store_true",
@@ -34,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--local-mode",
         choices=LOCAL_MODES,
-        default="multi_processing",
+        default=default_of(BuildCorpusJob, "local_mode"),
         help="FnApiRunner mode when no --runner is given after --",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
@@ -42,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from kcorpus.pipeline.config import load_config
-    from kcorpus.pipeline.corpus.build import run_build
+    from kcorpus.pipeline.corpus.job import build_corpus
+    from kcorpus.pipeline.profile import load_config
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("kcorpus").setLevel(logging.INFO)
@@ -64,15 +70,15 @@ def main(args: argparse.Namespace) -> int:
         print("kcorpus build-corpus: no output directory (give --out or output.dir)", file=sys.stderr)
         return 2
     try:
-        stats = run_build(
+        job = BuildCorpusJob(
             config,
             out,
-            args.beam_args,
-            local_mode=args.local_mode,
             batch_size=args.batch_size,
             reshuffle=args.reshuffle,
+            local_mode=args.local_mode,
             overwrite=args.overwrite,
         )
+        stats = build_corpus(job, args.beam_args)
     except FileExistsError as exc:
         print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
         return 2

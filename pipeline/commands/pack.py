@@ -5,45 +5,91 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 
 from kcorpus.pipeline.options import LOCAL_MODES
+from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
+from kcorpus.pipeline.profile import default_of
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", required=True, help="build-corpus output directory (docs/*.jsonl or text/*.txt)")
-    parser.add_argument("--tokenizer", required=True, help="directory with tokenizer.json (or the file itself)")
+    layout_default, job_default = partial(default_of, PackConfig), partial(default_of, PackJob)
+    parser.add_argument(
+        "--corpus", required=True, help="build-corpus output directory (docs/*.jsonl or text/*.txt)"
+    )
+    parser.add_argument(
+        "--tokenizer", required=True, help="directory with tokenizer.json (or the file itself)"
+    )
     parser.add_argument("--out", required=True, help="output directory (local or gs://)")
-    parser.add_argument("--max-length", type=int, default=512, help="sequence length incl. special tokens")
-    parser.add_argument("--layout", choices=LAYOUTS, default="pair",
-                        help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
-                             "cross_document: full-length sequences across documents separated by [SEP]")
-    parser.add_argument("--single-segment-prob", type=float, default=0.0,
-                        help="pair layout: chance a sequence has one segment (ELECTRA: 0.1)")
-    parser.add_argument("--short-seq-prob", type=float, default=0.0,
-                        help="chance of a random shorter target length (ELECTRA: 0.05)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--validation-fraction", type=float, default=0.01,
-                        help="share of documents (by a hash of the id) in validation/; 0 writes train only")
-    parser.add_argument("--num-shards", type=int, default=None, help="train shards (default: from --shard-size-mb)")
-    parser.add_argument("--num-validation-shards", type=int, default=None)
-    parser.add_argument("--shard-size-mb", type=float, default=256.0, help="approximate shard size")
-    parser.add_argument("--input-format", choices=("auto", "docs", "text"), default="auto")
-    parser.add_argument("--cls-token", default="[CLS]")
-    parser.add_argument("--sep-token", default="[SEP]")
-    parser.add_argument("--pad-token", default="[PAD]")
-    parser.add_argument("--mask-token", default="[MASK]")
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        default=layout_default("max_length"),
+        help="sequence length incl. special tokens",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default=layout_default("layout"),
+        help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
+        "cross_document: full-length sequences across documents separated by [SEP]",
+    )
+    parser.add_argument(
+        "--single-segment-prob",
+        type=float,
+        default=layout_default("single_segment_prob"),
+        help="pair layout: chance a sequence has one segment (ELECTRA: 0.1)",
+    )
+    parser.add_argument(
+        "--short-seq-prob",
+        type=float,
+        default=layout_default("short_seq_prob"),
+        help="chance of a random shorter target length (ELECTRA: 0.05)",
+    )
+    parser.add_argument("--seed", type=int, default=layout_default("seed"))
+    parser.add_argument(
+        "--validation-fraction",
+        type=float,
+        default=job_default("validation_fraction"),
+        help="share of documents (by a hash of the id) in validation/; 0 writes train only",
+    )
+    parser.add_argument(
+        "--num-shards",
+        type=int,
+        default=job_default("num_shards"),
+        help="train shards (default: from --shard-size-mb)",
+    )
+    parser.add_argument("--num-validation-shards", type=int, default=job_default("num_validation_shards"))
+    parser.add_argument(
+        "--shard-size-mb", type=float, default=job_default("shard_size_mb"), help="approximate shard size"
+    )
+    parser.add_argument(
+        "--input-format", choices=("auto", "docs", "text"), default=job_default("input_format")
+    )
+    parser.add_argument("--cls-token", default=job_default("cls_token"))
+    parser.add_argument("--sep-token", default=job_default("sep_token"))
+    parser.add_argument("--pad-token", default=job_default("pad_token"))
+    parser.add_argument("--mask-token", default=job_default("mask_token"))
     parser.add_argument("--overwrite", action="store_true", help="replace a previous pack in --out")
-    parser.add_argument("--reshuffle-batches", choices=("auto", "always", "never"), default="auto",
-                        help="shuffle document batches before tokenizing (auto: when the local runner has fewer "
-                             "than 2 corpus files per worker, and on distributed runners)")
-    parser.add_argument("--local-mode", choices=LOCAL_MODES, default="multi_processing",
-                        help="FnApiRunner mode when no --runner is passed after --")
+    parser.add_argument(
+        "--reshuffle-batches",
+        choices=RESHUFFLE_CHOICES,
+        default=job_default("reshuffle_batches"),
+        help="shuffle document batches before tokenizing (auto: when the local runner has fewer "
+        "than 2 corpus files per worker, and on distributed runners)",
+    )
+    parser.add_argument(
+        "--local-mode",
+        choices=LOCAL_MODES,
+        default="multi_processing",
+        help="FnApiRunner mode when no --runner is passed after --",
+    )
     parser.add_argument("beam_args", nargs="*", help="Beam options after --, e.g. -- --runner DataflowRunner")
 
 
 def main(args: argparse.Namespace) -> int:
-    from kcorpus.pipeline.pack.build import PackJob, run
+    from kcorpus.pipeline.pack.build import run
 
     try:
         job = PackJob(

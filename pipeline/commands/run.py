@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import traceback
 from pathlib import Path
 
-from kcorpus.pipeline.run.orchestrate import STAGE_NAMES, RunError, StageFailed, load_profile, run
+from kcorpus.pipeline.profile import ProfileError, load_profile
+from kcorpus.pipeline.run.errors import RunError, StageFailed
+from kcorpus.pipeline.run.orchestrate import run
+from kcorpus.pipeline.run.stages import STAGE_NAMES, plan_stages
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("kcorpus").setLevel(logging.INFO)
     try:
-        profile = load_profile(args.config)
-        out = args.out or profile.out
+        # An absolute profile path: relative paths in it resolve to absolute ones, wherever the stages run.
+        profile = load_profile(str(Path(args.config).resolve()))
+        plan_stages(profile)  # a profile without a `vocab:` section fails here, before any work
+        out = args.out or profile.run.out
         if not out:
             raise RunError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
         results = run(profile, out, beam_args=args.beam_args, force=args.force, only=args.only)
@@ -33,7 +41,7 @@ def main(args: argparse.Namespace) -> int:
             traceback.print_exception(err.__cause__, file=sys.stderr)
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1
-    except (RunError, FileNotFoundError) as err:
+    except (RunError, ProfileError, FileNotFoundError) as err:
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1
     out_dir = Path(out).resolve()

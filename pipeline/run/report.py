@@ -288,7 +288,7 @@ def write_report(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) 
     """Write `report.html`, `report.md` and `report.json` into the run folder; return the first two paths."""
     out = Path(out_dir)
     data = collect(out, max_scan_bytes)
-    data["generated_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    data["generated_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     sections = build_sections(data)
     html_path, md_path = out / "report.html", out / "report.md"
     html_path.write_text(render_html(data, sections), encoding="utf-8")

@@ -115,7 +115,9 @@ def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path
 
 
 def test_kcorpus_run_refuses_a_remote_runner_on_a_local_run_folder(submitted: list, tmp_path: Path) -> None:
-    from kcorpus.pipeline.run.orchestrate import RunError, load_profile, run
+    from kcorpus.pipeline.profile import load_profile
+    from kcorpus.pipeline.run.errors import RunError
+    from kcorpus.pipeline.run.orchestrate import run
 
     with pytest.raises(
         RunError, match="--runner DataflowRunner: its workers cannot write the local run folder"

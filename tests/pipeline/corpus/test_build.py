@@ -10,8 +10,8 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from kcorpus.pipeline.commands.build_corpus import run
-from kcorpus.pipeline.config import config_from_dict, load_config
 from kcorpus.pipeline.corpus.build import PrepareBatchFn, run_build, summarize
+from kcorpus.pipeline.profile import config_from_dict, load_config
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 from testdata_paths import ROOT, TESTDATA
 

@@ -1,69 +1,69 @@
 """`kcorpus run` orchestration: manifests, skipping, invalidation, a stage killed half-way, --only, --force.
 
-The stages here are small fakes with the real stages' command lines and output layouts, so the resume logic is
-tested on its own; tests/test_run_e2e.py runs the real stages.
+The stages here are small fakes that take the real stages' typed jobs and write their output layouts, so the
+resume logic is tested on its own; tests/pipeline/run/test_run_e2e.py runs the real stages.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from kcorpus.pipeline.corpus.job import BuildCorpusJob
+from kcorpus.pipeline.pack.job import PackJob
+from kcorpus.pipeline.profile import ProfileError, load_profile, profile_from_dict
+from kcorpus.pipeline.run import cache, stages
 from kcorpus.pipeline.run import orchestrate as run_mod
-from kcorpus.pipeline.run.orchestrate import (
-    PARTIAL_SUFFIX,
-    STAGE_MANIFEST,
-    RunError,
-    load_profile,
-    options_to_argv,
-    parse_profile,
-)
+from kcorpus.pipeline.run.cache import PARTIAL_SUFFIX, STAGE_MANIFEST
+from kcorpus.pipeline.run.errors import RunError, StageFailed
+from kcorpus.pipeline.vocab.report import VocabReportJob
+from kcorpus.pipeline.vocab.train import TrainVocabJob
+from kcorpus.transforms.packing.packer import PackConfig
+from kcorpus.transforms.vocab.checks import VocabCheckError
+from kcorpus.transforms.vocab.train import WordPieceConfig
 
-
-def run(profile, out, **kwargs):
-    """`kcorpus run` with the fake stages below, whose flags the real stage parsers would not know."""
-    return run_mod.run(profile, out, check_options=False, **kwargs)
-
-
-def _parse(argv: Sequence[str], *spec: tuple[str, dict]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(exit_on_error=False)
-    for name, kwargs in spec:
-        parser.add_argument(name, **kwargs)
-    args, _ = parser.parse_known_args(list(argv))
-    return args
+COMMANDS = {"corpus": "build-corpus", "vocab": "train-vocab", "vocab-report": "vocab-report", "pack": "pack"}
 
 
 class FakeStages:
-    """Stand-ins for the four stage commands, writing the contract layouts; records every call."""
+    """Stand-ins for the four stage functions, taking their typed jobs and writing the contract layouts."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, list[str]]] = []
+        self.calls: list[tuple[str, Any, list[str]]] = []
         self.crash_in: str | None = None
 
-    def __call__(self, command: str, argv: Sequence[str]) -> int:
-        self.calls.append((command, list(argv)))
-        return getattr(self, command.replace("-", "_"))(list(argv))
+    @property
+    def runners(self) -> dict[str, Any]:
+        return {name: self._runner(name) for name in COMMANDS}
+
+    def _runner(self, name: str) -> Any:
+        def runner(job: Any, beam_args: Sequence[str]) -> None:
+            self.calls.append((name, job, list(beam_args)))
+            getattr(self, name.replace("-", "_"))(job)
+
+        return runner
 
     @property
     def commands(self) -> list[str]:
-        return [c for c, _ in self.calls]
+        return [COMMANDS[name] for name, _, _ in self.calls]
 
-    def build_corpus(self, argv: list[str]) -> int:
-        a = _parse(argv, ("--config", {}), ("--out", {}))
-        profile = yaml.safe_load(Path(a.config).read_text(encoding="utf-8"))
-        min_len = profile["filters"]["min_length"]
+    def jobs(self) -> dict[str, Any]:
+        return {name: job for name, job, _ in self.calls}
+
+    def corpus(self, job: BuildCorpusJob) -> None:
+        min_len = job.config.filters.min_chars
         lines = []
-        for source in profile["sources"]:
-            for pattern in source["paths"]:
-                lines += (Path(a.config).parent / pattern).read_text(encoding="utf-8").splitlines()
+        for source in job.config.sources:
+            for path in source.paths:
+                lines += Path(path).read_text(encoding="utf-8").splitlines()
         kept = [line for line in lines if len(line) >= min_len]
-        out = Path(a.out)
+        out = Path(job.out)
         (out / "text").mkdir(parents=True)
         (out / "text" / "part-00000-of-00001.txt").write_text("\n\n".join(kept) + "\n", encoding="utf-8")
         stats = {
@@ -76,37 +76,37 @@ class FakeStages:
             }
         }
         (out / "stats.json").write_text(json.dumps(stats), encoding="utf-8")
-        return 0
 
-    def train_vocab(self, argv: list[str]) -> int:
-        a = _parse(argv, ("--input", {"nargs": "+"}), ("--out", {}), ("--vocab-size", {"type": int}))
-        chars = sorted({c for path in a.input for c in Path(path).read_text(encoding="utf-8") if c.strip()})
-        out = Path(a.out)
-        tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars][: a.vocab_size]
+    def vocab(self, job: TrainVocabJob) -> None:
+        chars = sorted(
+            {c for path in job.inputs for c in Path(path).read_text(encoding="utf-8") if c.strip()}
+        )
+        out = Path(job.out)
+        tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars][: job.config.vocab_size]
         (out / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
         (out / "manifest.json").write_text(json.dumps({"vocab_size": len(tokens)}), encoding="utf-8")
-        return 0
 
-    def vocab_report(self, argv: list[str]) -> int:
-        a = _parse(argv, ("a", {}), ("b", {}), ("--out", {}))
-        mine = set(Path(a.a, "vocab.txt").read_text(encoding="utf-8").split())
-        ref = set(Path(a.b).read_text(encoding="utf-8").split())
+    def vocab_report(self, job: VocabReportJob) -> None:
+        mine = set(Path(job.a, "vocab.txt").read_text(encoding="utf-8").split())
+        ref = set(Path(job.b).read_text(encoding="utf-8").split())
         report = {"size_a": len(mine), "size_b": len(ref), "overlap": len(mine & ref)}
-        Path(a.out, "report.json").write_text(json.dumps(report), encoding="utf-8")
-        return 0
+        Path(job.out, "report.json").write_text(json.dumps(report), encoding="utf-8")
 
-    def pack(self, argv: list[str]) -> int:
-        a = _parse(
-            argv, ("--corpus", {}), ("--tokenizer", {}), ("--out", {}), ("--max-length", {"type": int})
-        )
-        out = Path(a.out)
+    def pack(self, job: PackJob) -> None:
+        out = Path(job.out)
         (out / "train").mkdir()
-        text = Path(a.corpus, "text", "part-00000-of-00001.txt").read_text(encoding="utf-8")
-        (out / "train" / "data-00000-of-00001.arrow").write_text(text[: a.max_length], encoding="utf-8")
+        text = Path(job.corpus, "text", "part-00000-of-00001.txt").read_text(encoding="utf-8")
+        (out / "train" / "data-00000-of-00001.arrow").write_text(
+            text[: job.pack.max_length], encoding="utf-8"
+        )
         if self.crash_in == "pack":
             raise RuntimeError("worker lost half-way through pack")
         (out / "manifest.json").write_text(json.dumps({"sequences": 1}), encoding="utf-8")
-        return 0
+
+
+def run(profile, out, fake: FakeStages | None = None, **kwargs):
+    """`kcorpus run` with the fake stages."""
+    return run_mod.run(profile, out, runners=(fake or FakeStages()).runners, **kwargs)
 
 
 @pytest.fixture
@@ -125,10 +125,10 @@ def write_profile(root: Path, changes: dict) -> Path:
         "sources": [
             {"name": "nsmc", "format": "text", "paths": ["data/comments.txt"], "preset": "kcelectra"}
         ],
-        "filters": {"min_length": 5},
+        "filters": {"min_chars": 5},
         "vocab": {"kind": "wordpiece", "vocab_size": 100, "min_frequency": 1},
         "vocab_report": {"reference": "ref_vocab.txt"},
-        "pack": {"max_length": 64, "single_segment_probability": 0.1},
+        "pack": {"max_length": 64, "single_segment_prob": 0.1},
         "run": {"out": "runs/sample"},
     }
     for key, value in changes.items():
@@ -146,8 +146,8 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
     fake = FakeStages()
     profile = load_profile(project / "profile.yaml")
     out = project / "runs" / "sample"
-    assert profile.out == str(out)
-    results = run(profile, out, invoke=fake, beam_args=["--direct_running_mode=in_memory"])
+    assert profile.run.out == str(out)
+    results = run(profile, out, fake, beam_args=["--direct_running_mode=in_memory"])
 
     assert [(r.name, r.status, r.reason) for r in results] == [
         ("corpus", "ran", "not run yet"),
@@ -156,22 +156,24 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
         ("pack", "ran", "not run yet"),
     ]
     assert fake.commands == ["build-corpus", "train-vocab", "vocab-report", "pack"]
-    argvs = dict(fake.calls)
-    assert argvs["build-corpus"] == [
-        "--config", str(project / "profile.yaml"), "--out", str(out / "corpus.partial"),
-        "--", "--direct_running_mode=in_memory",
-    ]  # fmt: skip
-    assert argvs["train-vocab"] == [
-        "--kind", "wordpiece", "--vocab-size", "100",
-        "--input", str(out / "corpus" / "text" / "part-00000-of-00001.txt"),
-        "--out", str(out / "vocab.partial"), "--min-frequency", "1",
-    ]  # fmt: skip
-    assert argvs["vocab-report"][:2] == [str(out / "vocab"), str(project / "ref_vocab.txt")]
-    assert argvs["pack"] == [
-        "--corpus", str(out / "corpus"), "--tokenizer", str(out / "vocab"), "--out", str(out / "pack.partial"),
-        "--max-length", "64", "--single-segment-probability", "0.1",
-        "--", "--direct_running_mode=in_memory",
-    ]  # fmt: skip
+    jobs = fake.jobs()
+    assert jobs["corpus"] == BuildCorpusJob(profile.corpus, str(out / "corpus.partial"))
+    text_file = str(out / "corpus" / "text" / "part-00000-of-00001.txt")
+    assert jobs["vocab"] == TrainVocabJob(
+        inputs=(text_file,),
+        out=str(out / "vocab.partial"),
+        config=WordPieceConfig(vocab_size=100, min_frequency=1),
+    )
+    assert jobs["vocab-report"] == VocabReportJob(
+        a=str(out / "vocab"), b=str(project / "ref_vocab.txt"), out=str(out / "vocab-report.partial"),
+        corpus=(text_file,),
+    )  # fmt: skip
+    assert jobs["pack"] == PackJob(
+        corpus=str(out / "corpus"), tokenizer=str(out / "vocab"), out=str(out / "pack.partial"),
+        pack=PackConfig(max_length=64, single_segment_prob=0.1),
+    )  # fmt: skip
+    assert [beam_args for _, _, beam_args in fake.calls] == [["--direct_running_mode=in_memory"], [], [], [
+        "--direct_running_mode=in_memory"]]  # fmt: skip
     assert sorted(p.name for p in out.iterdir()) == ["corpus", "pack", "vocab", "vocab-report"]
     corpus = manifest(out, "corpus")
     assert corpus["outputs"] == {
@@ -189,10 +191,10 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
 
 def test_rerun_skips_everything_up_to_date(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     before = {s: manifest(out, s)["finished_at"] for s in ("corpus", "vocab", "vocab-report", "pack")}
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    results = run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.calls == []
     assert {r.status for r in results} == {"skipped"}
     assert {s: manifest(out, s)["finished_at"] for s in before} == before
@@ -202,10 +204,8 @@ def test_stage_killed_half_way_never_looks_complete_and_rerun_finishes_it(projec
     out = project / "out"
     fake = FakeStages()
     fake.crash_in = "pack"
-    with pytest.raises(
-        run_mod.StageFailed, match=r"stage pack \(kcorpus pack\) failed: RuntimeError: worker lost"
-    ):
-        run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    with pytest.raises(StageFailed, match=r"stage pack \(kcorpus pack\) failed: RuntimeError: worker lost"):
+        run(load_profile(project / "profile.yaml"), out, fake)
     assert not (out / "pack").exists()
     partial = out / ("pack" + PARTIAL_SUFFIX)
     assert (partial / "train" / "data-00000-of-00001.arrow").exists()
@@ -214,31 +214,36 @@ def test_stage_killed_half_way_never_looks_complete_and_rerun_finishes_it(projec
         assert (out / done / STAGE_MANIFEST).exists()
 
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    results = run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.commands == ["pack"]
     assert [r.status for r in results] == ["skipped", "skipped", "skipped", "ran"]
     assert not partial.exists()
     assert (out / "pack" / "manifest.json").exists()
 
 
-def test_failing_exit_status_is_an_error_and_leaves_no_stage(project: Path) -> None:
+def test_failing_stage_is_an_error_and_leaves_no_stage(project: Path) -> None:
     out = project / "out"
+    fake = FakeStages()
 
-    def invoke(command: str, argv: Sequence[str]) -> int:
-        return 3 if command == "train-vocab" else FakeStages()(command, argv)
+    def failing_vocab(job: TrainVocabJob) -> None:
+        raise VocabCheckError("3 tokens are conjoining jamo")
 
-    with pytest.raises(RunError, match=r"stage vocab \(kcorpus train-vocab\) exited with status 3"):
-        run(load_profile(project / "profile.yaml"), out, invoke=invoke)
+    fake.vocab = failing_vocab
+    with pytest.raises(
+        StageFailed,
+        match=r"stage vocab \(kcorpus train-vocab\) failed: VocabCheckError: 3 tokens are conjoining",
+    ):
+        run(load_profile(project / "profile.yaml"), out, fake)
     assert (out / "corpus" / STAGE_MANIFEST).exists()
     assert not (out / "vocab").exists()
 
 
 def test_vocab_change_reruns_vocab_and_downstream_only(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     write_profile(project, {"vocab": {"vocab_size": 8}})
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    results = run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.commands == ["train-vocab", "vocab-report", "pack"]
     assert [(r.name, r.reason) for r in results] == [
         ("corpus", "up to date"), ("vocab", "config changed"),
@@ -248,39 +253,39 @@ def test_vocab_change_reruns_vocab_and_downstream_only(project: Path) -> None:
 
 def test_corpus_change_with_identical_output_reruns_only_the_corpus(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
-    # min_length 5 -> 4 keeps the same lines ("별로" has 2 characters): same output digest downstream.
-    write_profile(project, {"filters": {"min_length": 4}})
+    run(load_profile(project / "profile.yaml"), out)
+    # min_chars 5 -> 4 keeps the same lines ("별로" has 2 characters): same output digest downstream.
+    write_profile(project, {"filters": {"min_chars": 4}})
     fake = FakeStages()
-    run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.commands == ["build-corpus"]
-    write_profile(project, {"filters": {"min_length": 2}})
+    write_profile(project, {"filters": {"min_chars": 2}})
     fake = FakeStages()
-    run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.commands == ["build-corpus", "train-vocab", "vocab-report", "pack"]
 
 
 def test_changed_raw_input_reruns_the_corpus(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     raw = project / "data" / "comments.txt"
     raw.write_text(raw.read_text(encoding="utf-8") + "새로 추가된 아주 긴 댓글입니다\n", encoding="utf-8")
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    results = run(load_profile(project / "profile.yaml"), out, fake)
     assert results[0].reason == "inputs changed"
     assert fake.commands == ["build-corpus", "train-vocab", "vocab-report", "pack"]
 
 
 def test_deleted_output_file_reruns_that_stage(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     (out / "vocab" / "cache-1234.arrow").write_text("a datasets cache file", encoding="utf-8")
     fake = FakeStages()
-    run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    run(load_profile(project / "profile.yaml"), out, fake)
     assert fake.calls == []
     (out / "vocab" / "manifest.json").unlink()
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake)
+    results = run(load_profile(project / "profile.yaml"), out, fake)
     assert results[1].reason == "output files changed since it ran"
     # The rebuilt vocab is byte-identical, so nothing downstream runs again.
     assert fake.commands == ["train-vocab"]
@@ -288,12 +293,12 @@ def test_deleted_output_file_reruns_that_stage(project: Path) -> None:
 
 def test_force_and_only(project: Path) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     fake = FakeStages()
-    run(load_profile(project / "profile.yaml"), out, invoke=fake, force=True)
+    run(load_profile(project / "profile.yaml"), out, fake, force=True)
     assert fake.commands == ["build-corpus", "train-vocab", "vocab-report", "pack"]
     fake = FakeStages()
-    results = run(load_profile(project / "profile.yaml"), out, invoke=fake, force=True, only=["pack"])
+    results = run(load_profile(project / "profile.yaml"), out, fake, force=True, only=["pack"])
     assert fake.commands == ["pack"]
     assert [r.status for r in results] == ["not selected"] * 3 + ["ran"]
 
@@ -301,48 +306,31 @@ def test_force_and_only(project: Path) -> None:
 def test_only_refuses_a_stage_whose_upstream_is_missing_or_stale(project: Path) -> None:
     out = project / "out"
     with pytest.raises(RunError, match="stage pack needs corpus, vocab, which is not complete"):
-        run(load_profile(project / "profile.yaml"), out, invoke=FakeStages(), only=["pack"])
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages(), only=["corpus"])
+        run(load_profile(project / "profile.yaml"), out, only=["pack"])
+    run(load_profile(project / "profile.yaml"), out, only=["corpus"])
     assert sorted(p.name for p in out.iterdir()) == ["corpus"]
-    write_profile(project, {"filters": {"min_length": 2}})
+    write_profile(project, {"filters": {"min_chars": 2}})
     with pytest.raises(RunError, match="stage vocab needs corpus"):
-        run(load_profile(project / "profile.yaml"), out, invoke=FakeStages(), only=["vocab"])
+        run(load_profile(project / "profile.yaml"), out, only=["vocab"])
     with pytest.raises(RunError, match=r"unknown stage\(s\) for --only: tokenize"):
-        run(load_profile(project / "profile.yaml"), out, invoke=FakeStages(), only=["tokenize"])
+        run(load_profile(project / "profile.yaml"), out, only=["tokenize"])
 
 
 def test_profile_without_reference_has_no_vocab_report_stage(project: Path) -> None:
     raw = yaml.safe_load((project / "profile.yaml").read_text(encoding="utf-8"))
     del raw["vocab_report"]
     fake = FakeStages()
-    run(parse_profile(raw, project / "profile.yaml"), project / "out", invoke=fake)
+    run(profile_from_dict(raw, str(project)), project / "out", fake)
     assert fake.commands == ["build-corpus", "train-vocab", "pack"]
 
 
-@pytest.mark.parametrize(
-    ("changes", "message"),
-    [
-        ({"vocab": {"kind": "bpe-ish"}}, "vocab.kind must be one of wordpiece, sentencepiece, got 'bpe-ish'"),
-        ({"vocab": {"vocab_size": -5}}, "vocab.vocab_size must be a positive integer, got -5"),
-        ({"pack": {"max_length": "512"}}, "pack.max_length must be a positive integer, got '512'"),
-        ({"run": {"workdir": "x"}}, "unknown key.*under run: workdir; valid: out"),
-        ({"vocab_report": {"reference": None, "top": 5}}, "vocab_report needs a `reference:`"),
-        ({"pack": ["max_length", 512]}, "profile key 'pack' must be a mapping, got list"),
-    ],
-)
-def test_bad_profiles_fail_with_a_clear_message(project: Path, changes: dict, message: str) -> None:
+def test_a_profile_without_vocab_cannot_run(project: Path) -> None:
     raw = yaml.safe_load((project / "profile.yaml").read_text(encoding="utf-8"))
-    raw.update({k: ({**raw.get(k, {}), **v} if isinstance(v, dict) else v) for k, v in changes.items()})
-    with pytest.raises(RunError, match=message):
-        parse_profile(raw, project / "profile.yaml")
-
-
-def test_options_to_argv() -> None:
-    assert options_to_argv({"min_frequency": 2, "special_tokens": ["[A]", "[B]"], "byte_fallback": True,
-                            "lowercase": False, "seed": None}) == [
-        "--byte-fallback", "--min-frequency", "2", "--special-tokens", "[A]", "[B]"]  # fmt: skip
-    with pytest.raises(RunError, match="nested mappings"):
-        options_to_argv({"trainer": {"a": 1}})
+    del raw["vocab"]
+    fake = FakeStages()
+    with pytest.raises(ProfileError, match="vocab: required by kcorpus run"):
+        run(profile_from_dict(raw, str(project)), project / "out", fake)
+    assert fake.calls == []
 
 
 def test_cli_splits_beam_args_and_reports_errors(project: Path, monkeypatch, capsys) -> None:
@@ -392,34 +380,45 @@ def test_manifest_is_written_before_the_rename(project: Path, monkeypatch) -> No
             seen.append((Path(src) / STAGE_MANIFEST).exists())
         return real_replace(src, dst)
 
-    monkeypatch.setattr(run_mod.os, "replace", spy)
-    run(load_profile(project / "profile.yaml"), project / "out", invoke=FakeStages())
+    monkeypatch.setattr(cache.os, "replace", spy)
+    run(load_profile(project / "profile.yaml"), project / "out")
     assert seen == [True, True, True, True]
 
 
-def test_stage_options_are_checked_by_the_stages_own_parsers_before_anything_runs(project: Path) -> None:
-    write_profile(project, {"pack": {"single_segment_probability": 0.1}})
+def test_bad_stage_settings_fail_before_anything_runs(project: Path, capsys) -> None:
+    from kcorpus.pipeline import cli
+
+    write_profile(project, {"pack": {"single_segment_probability": 0.1, "layout": "pairs"}})
+    assert cli.main(["run", str(project / "profile.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "pack.single_segment_probability: unknown key; valid keys: input_format" in err
+    assert "pack.layout: expected 'pair', 'single' or 'cross_document', got 'pairs'" in err
+    assert not (project / "runs").exists()
+
+
+def test_kcorpus_run_calls_the_stage_functions_with_typed_jobs(project: Path, monkeypatch, capsys) -> None:
+    """The command line runs the same stage functions, no argv in between."""
+    from kcorpus.pipeline import cli
+
     fake = FakeStages()
-    with pytest.raises(
-        RunError,
-        match=r"profile section pack gives kcorpus pack options it rejects: .*"
-        r"unrecognized arguments: --single-segment-probability",
-    ):
-        run_mod.run(load_profile(project / "profile.yaml"), project / "out", invoke=fake, only=["pack"])
-    assert fake.calls == []
-    write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": "often"}})
-    with pytest.raises(RunError, match="invalid float value: 'often'"):
-        run_mod.run(load_profile(project / "profile.yaml"), project / "out", invoke=fake, only=["pack"])
-    write_profile(project, {"pack": {"single_segment_probability": None, "single_segment_prob": 0.1}})
-    profile = load_profile(project / "profile.yaml")
-    run_mod.check_stage_options(run_mod.plan_stages(profile)[1:], profile)
+    for name, runner in fake.runners.items():
+        monkeypatch.setitem(stages.RUNNERS, name, runner)
+    assert cli.main(["run", str(project / "profile.yaml"), "--no-report"]) == 0
+    assert [type(job) for job in fake.jobs().values()] == [
+        BuildCorpusJob,
+        TrainVocabJob,
+        VocabReportJob,
+        PackJob,
+    ]
+    assert not hasattr(run_mod, "options_to_argv") and not hasattr(run_mod, "stage_argv")
+    assert "pack          ran" in capsys.readouterr().out
 
 
 def test_remote_run_folder_is_refused_with_a_pointer(project: Path) -> None:
     with pytest.raises(
         RunError, match=r"run folder gs://b/run: kcorpus run keeps its stage manifests in a local"
     ):
-        run(load_profile(project / "profile.yaml"), "gs://b/run", invoke=FakeStages())
+        run(load_profile(project / "profile.yaml"), "gs://b/run")
 
 
 def test_unlistable_remote_input_is_a_clear_error(project: Path) -> None:
@@ -427,19 +426,19 @@ def test_unlistable_remote_input_is_a_clear_error(project: Path) -> None:
         project, {"sources": [{"name": "x", "format": "text", "paths": ["nosuchfs://bucket/*.txt"]}]}
     )
     with pytest.raises(RunError, match=r"cannot list nosuchfs://bucket/\*\.txt"):
-        run(load_profile(project / "profile.yaml"), project / "out", invoke=FakeStages())
+        run(load_profile(project / "profile.yaml"), project / "out")
 
 
 def test_broken_yaml_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("vocab: {kind: wordpiece\n", encoding="utf-8")
-    with pytest.raises(RunError, match=r"bad.yaml: not valid YAML"):
+    with pytest.raises(ProfileError, match=r"bad.yaml:2: not valid YAML"):
         load_profile(tmp_path / "bad.yaml")
 
 
 def test_a_new_kcorpus_release_reruns_everything(project: Path, monkeypatch) -> None:
     out = project / "out"
-    run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    run(load_profile(project / "profile.yaml"), out)
     assert manifest(out, "corpus")["kcorpus_version"] == run_mod.__version__
     monkeypatch.setattr(run_mod, "__version__", "99.0.0")
-    results = run(load_profile(project / "profile.yaml"), out, invoke=FakeStages())
+    results = run(load_profile(project / "profile.yaml"), out)
     assert [r.reason for r in results] == ["config changed"] + ["config changed"] * 3

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kcorpus.pipeline.profile import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
-from kcorpus.pipeline.run.orchestrate import STAGE_MANIFEST, StageFailed, load_profile
+from kcorpus.pipeline.run.cache import STAGE_MANIFEST
+from kcorpus.pipeline.run.errors import StageFailed
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -153,7 +155,7 @@ def test_outputs_reconcile_and_load(interrupted_then_finished: dict) -> None:
         "corpus": json.loads((out / "corpus" / STAGE_MANIFEST).read_text(encoding="utf-8"))["output_digest"],
         "vocab": json.loads((out / "vocab" / STAGE_MANIFEST).read_text(encoding="utf-8"))["output_digest"],
     }
-    assert stage["argv"][:3] == ["pack", "--corpus", str(out / "corpus")]
+    assert (stage["command"], stage["job"]["corpus"]) == ("pack", str(out / "corpus"))
 
 
 def test_report_on_the_real_run(interrupted_then_finished: dict) -> None:

@@ -1,0 +1,45 @@
+"""`BuildCorpusJob` and `build_corpus`: one build-corpus run, from `kcorpus build-corpus` or `kcorpus run`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from kcorpus.pipeline.config import CorpusConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildCorpusJob:
+    """Everything one build-corpus run needs besides the Beam options.
+
+    Attributes:
+        config: the validated profile sections build-corpus owns.
+        out: the output directory (local or `gs://`).
+        batch_size: documents per Beam element.
+        reshuffle: redistribute documents after reading (one big input file, many workers).
+        local_mode: the FnApiRunner mode when no runner is named in the Beam options.
+        overwrite: replace an existing corpus in `out`.
+    """
+
+    config: CorpusConfig
+    out: str
+    batch_size: int = 1000
+    reshuffle: bool = False
+    local_mode: str = "multi_processing"
+    overwrite: bool = False
+
+
+def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str, Any]:
+    """Run the pipeline to completion and return the parsed stats.json."""
+    from kcorpus.pipeline.corpus.build import run_build
+
+    return run_build(
+        job.config,
+        job.out,
+        list(beam_args),
+        local_mode=job.local_mode,
+        batch_size=job.batch_size,
+        reshuffle=job.reshuffle,
+        overwrite=job.overwrite,
+    )

@@ -1,0 +1,444 @@
+"""The one profile schema: a YAML profile -> validated, typed sections, every error reported at once.
+
+Sections: `sources, filters, dedup, split, output` (build-corpus), `vocab, vocab_report, pack, run` (the
+stages after it). Each section's fields and defaults come from the frozen dataclass it builds
+(`FilterConfig`, `NearDedupConfig`, `PackConfig`, `PackJob`, `TrainVocabJob`, ...), so a default lives in one
+place. Values are strict (`"no"` is not a bool, `"10"` is not an integer; YAML lists are fine for tuples),
+unknown keys are errors naming the valid ones, and relative paths resolve against the profile's folder in
+`ProfilePath` only. Every problem of a profile comes back in one `ProfileError`, one line per problem:
+
+    filters.min_chars: expected an integer, got 'ten'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+import re
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    model_validator,
+)
+
+from kcorpus.pipeline.config import (
+    DROPPED_MODES,
+    SPLIT_BACKENDS,
+    CorpusConfig,
+    DedupConfig,
+    OutputConfig,
+    SourceConfig,
+    SplitConfig,
+)
+from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
+from kcorpus.pipeline.vocab.report import VocabReportJob
+from kcorpus.pipeline.vocab.train import TrainVocabJob
+from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
+from kcorpus.transforms.filters import FilterConfig
+from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
+from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
+from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_STRICT: dict[Any, Any] = {bool: StrictBool, int: StrictInt, float: StrictFloat, str: StrictStr}
+# pydantic error type -> what the value should have been
+_EXPECTED = {
+    "int_type": "an integer",
+    "bool_type": "true or false",
+    "float_type": "a number",
+    "string_type": "a string",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "dict_type": "a mapping",
+    "list_type": "a list",
+    "tuple_type": "a list",
+}
+
+
+class ProfileError(ValueError):
+    """A profile that does not validate; `errors` holds one line per problem."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(self.errors))
+
+
+def resolve_path(path: str, base_dir: str) -> str:
+    """`path` unchanged if absolute or a URL (`gs://...`), else joined to the profile's folder."""
+    if _SCHEME.match(path) or posixpath.isabs(path) or not base_dir:
+        return path
+    return posixpath.normpath(posixpath.join(base_dir, path))
+
+
+def _resolve(path: str, info: ValidationInfo) -> str:
+    return resolve_path(path, (info.context or {}).get("base_dir", ""))
+
+
+ProfilePath = Annotated[StrictStr, AfterValidator(_resolve)]
+
+
+def _strict(tp: Any) -> Any:
+    """A dataclass field type with strict scalars: `bool -> StrictBool`, `tuple[str, ...]` keeps lists."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp in _STRICT:
+        return _STRICT[tp]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_strict(a) for a in args)]  # noqa: UP007 (a runtime-built union)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return tuple[_strict(args[0]), ...]
+    if origin in (Mapping, dict):
+        return dict[str, Any]
+    return tp
+
+
+def fields_of(cls: type, *, exclude: Sequence[str] = ()) -> dict[str, Any]:
+    """`create_model` field specs with the names, types and defaults of a dataclass's fields."""
+    hints = typing.get_type_hints(cls)
+    specs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in exclude:
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = Field(default=f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            default = Field(default_factory=f.default_factory)
+        else:
+            default = Field()
+        specs[f.name] = (_strict(hints[f.name]), default)
+    return specs
+
+
+def default_of(cls: type, name: str) -> Any:
+    """The default of one dataclass field: command-line flags take their defaults from here."""
+    f = cls.__dataclass_fields__[name]
+    return f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+
+
+class Section(BaseModel):
+    """A profile section: unknown keys are errors, values are never coerced from strings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def build(self, cls: type, **extra: Any) -> Any:
+        """The dataclass `cls` from this section's fields that it has (plus `extra`)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: getattr(self, k) for k in type(self).model_fields if k in names}
+        return cls(**values, **extra)
+
+
+def _section(
+    name: str, cls: type, *, exclude: Sequence[str] = (), check: bool = True, **fields: Any
+) -> type[Section]:
+    """A section model with `cls`'s fields; with `check`, building `cls` applies its rules during validation."""
+
+    def build_to_check(self: Section) -> Section:
+        self.build(cls)
+        return self
+
+    validators = {"check": model_validator(mode="after")(build_to_check)} if check else {}
+    return create_model(
+        name, __base__=Section, __validators__=validators, **{**fields_of(cls, exclude=exclude), **fields}
+    )
+
+
+def _choice(cls: type, name: str, choices: Sequence[str]) -> tuple[Any, Any]:
+    """A field spec that accepts one of `choices`, with the dataclass field's default."""
+    return Literal[tuple(choices)], default_of(cls, name)
+
+
+def _listify(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+FilterSection = _section("FilterSection", FilterConfig)
+ExactDedupSection = _section(
+    "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
+)
+NearDedupSection = _section(
+    "NearDedupSection", NearDedupConfig, scope=_choice(NearDedupConfig, "scope", SCOPES)
+)
+SplitSection = _section("SplitSection", SplitConfig, backend=_choice(SplitConfig, "backend", SPLIT_BACKENDS))
+OutputSection = _section(
+    "OutputSection", OutputConfig, dir=(ProfilePath | None, None),
+    dropped=_choice(OutputConfig, "dropped", DROPPED_MODES),
+)  # fmt: skip
+SourceSection = _section(
+    "SourceSection", SourceConfig,
+    paths=(Annotated[tuple[ProfilePath, ...], BeforeValidator(_listify)], ...),
+)  # fmt: skip
+
+
+class DedupSection(Section):
+    """`dedup:` exact dedup, then near dedup."""
+
+    exact: ExactDedupSection = Field(default_factory=ExactDedupSection)  # type: ignore[valid-type]
+    near: NearDedupSection = Field(default_factory=NearDedupSection)  # type: ignore[valid-type]
+
+
+_JOB_ONLY = ("inputs", "out", "config")
+_VocabFields = _section(
+    "_VocabFields", TrainVocabJob, exclude=_JOB_ONLY, check=False,
+    kind=(Literal[KINDS], "wordpiece"),  # type: ignore[valid-type]
+    vocab_size=(StrictInt, Field(gt=0)),
+    **fields_of(WordPieceConfig, exclude=["vocab_size"]),
+    **{
+        **fields_of(SentencePieceConfig, exclude=["vocab_size"]),
+        "model_type": _choice(SentencePieceConfig, "model_type", SPM_MODEL_TYPES),
+    },
+)  # fmt: skip
+
+
+class VocabSection(_VocabFields):  # type: ignore[misc, valid-type]
+    """`vocab:` train-vocab's settings: the kind, the size, sampling and the trainer's own options."""
+
+    @model_validator(mode="after")
+    def _check_trainer(self) -> VocabSection:
+        self.trainer()
+        return self
+
+    def trainer(self) -> WordPieceConfig | SentencePieceConfig:
+        return self.build(WordPieceConfig if self.kind == "wordpiece" else SentencePieceConfig)
+
+    def job(self, inputs: Sequence[str], out: str) -> TrainVocabJob:
+        return self.build(TrainVocabJob, inputs=tuple(inputs), out=out, config=self.trainer())
+
+
+_VocabReportFields = _section(
+    "_VocabReportFields",
+    VocabReportJob,
+    exclude=("a", "b", "corpus", "out"),
+    check=False,
+    reference=(ProfilePath, ...),
+)
+
+
+class VocabReportSection(_VocabReportFields):  # type: ignore[misc, valid-type]
+    """`vocab_report:` the reference vocabulary to compare the trained one with, and the corpus sample."""
+
+    def job(self, vocab: str, corpus: Sequence[str], out: str) -> VocabReportJob:
+        return self.build(VocabReportJob, a=vocab, b=self.reference, corpus=tuple(corpus), out=out)
+
+
+_PackFields = _section(
+    "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite"), check=False,
+    **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS)},
+    input_format=_choice(PackJob, "input_format", ("auto", *CORPUS_LAYOUTS)),
+    reshuffle_batches=_choice(PackJob, "reshuffle_batches", RESHUFFLE_CHOICES),
+)  # fmt: skip
+
+
+class PackSection(_PackFields):  # type: ignore[misc, valid-type]
+    """`pack:` the sequence layout (`PackConfig`) and the rest of a `PackJob` but its folders."""
+
+    @model_validator(mode="after")
+    def _check_job(self) -> PackSection:
+        self.job("", "", "")
+        return self
+
+    def job(self, corpus: str, tokenizer: str, out: str) -> PackJob:
+        return self.build(PackJob, corpus=corpus, tokenizer=tokenizer, out=out, pack=self.build(PackConfig))
+
+
+class RunSection(Section):
+    """`run:` where `kcorpus run` keeps its stage folders."""
+
+    out: ProfilePath | None = None
+
+
+class Profile(Section):
+    """A whole profile. `corpus` is what build-corpus runs; the other sections are optional."""
+
+    sources: list[SourceSection] = Field(min_length=1)  # type: ignore[valid-type]
+    filters: FilterSection = Field(default_factory=FilterSection)  # type: ignore[valid-type]
+    dedup: DedupSection = Field(default_factory=DedupSection)
+    split: SplitSection = Field(default_factory=SplitSection)  # type: ignore[valid-type]
+    output: OutputSection = Field(default_factory=OutputSection)  # type: ignore[valid-type]
+    vocab: VocabSection | None = None
+    vocab_report: VocabReportSection | None = None
+    pack: PackSection = Field(default_factory=PackSection)
+    run: RunSection = Field(default_factory=RunSection)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_sections(cls, raw: Any) -> Any:
+        """`filters:` with nothing under it means the defaults (`vocab:` and `vocab_report:` stay absent)."""
+        if isinstance(raw, Mapping):
+            keep_none = ("vocab", "vocab_report", "sources")
+            return {k: ({} if v is None and k not in keep_none else v) for k, v in raw.items()}
+        return raw
+
+    @model_validator(mode="after")
+    def _check_corpus(self) -> Profile:
+        self.corpus  # noqa: B018 (building the CorpusConfig checks the rules across sections)
+        return self
+
+    @property
+    def corpus(self) -> CorpusConfig:
+        """The build-corpus configuration."""
+        return CorpusConfig(
+            sources=tuple(s.build(SourceConfig) for s in self.sources),
+            filters=self.filters.build(FilterConfig),
+            dedup=DedupConfig(
+                exact=self.dedup.exact.build(ExactDedupConfig), near=self.dedup.near.build(NearDedupConfig)
+            ),
+            split=self.split.build(SplitConfig),
+            output=self.output.build(OutputConfig),
+        )
+
+
+def _model_at(loc: Sequence[Any]) -> Any:
+    """The section model at a location of an error (for the list of valid keys)."""
+    tp: Any = Profile
+    for part in loc:
+        tp = _unwrap(tp)
+        if isinstance(part, int) or not (isinstance(tp, type) and issubclass(tp, BaseModel)):
+            continue
+        tp = tp.model_fields[part].annotation
+    return _unwrap(tp)
+
+
+def _unwrap(tp: Any) -> Any:
+    """`X | None`, `list[X]`, `Annotated[X, ...]` -> X."""
+    while typing.get_origin(tp) in (Union, types.UnionType, list, Annotated):
+        tp = next(a for a in typing.get_args(tp) if a is not type(None))
+    return tp
+
+
+def _where(loc: Sequence[Any]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "profile"
+
+
+def error_lines(error: ValidationError) -> list[str]:
+    """One line per problem: `key.path: expected ..., got VALUE`."""
+    lines = []
+    for err in error.errors():
+        loc, kind, value = err["loc"], err["type"], err.get("input")
+        where = _where(loc)
+        if kind == "extra_forbidden":
+            valid = ", ".join(_model_at(loc[:-1]).model_fields)
+            lines.append(f"{where}: unknown key; valid keys: {valid}")
+        elif kind == "missing":
+            lines.append(f"{where}: required")
+        elif kind == "value_error":
+            message = str(err["ctx"]["error"])
+            # The dataclasses' own checks usually name their section already ("filters: max_chars ...").
+            named = bool(loc) and message.startswith(tuple(f"{loc[0]}{c}" for c in ".:["))
+            lines.append(message if named or not loc else f"{where}: {message}")
+        elif kind == "literal_error":
+            lines.append(f"{where}: expected {err['ctx']['expected']}, got {value!r}")
+        elif kind in _EXPECTED:
+            lines.append(f"{where}: expected {_EXPECTED[kind]}, got {value!r}")
+        else:
+            lines.append(f"{where}: {err['msg'][0].lower()}{err['msg'][1:]}, got {value!r}")
+    return lines
+
+
+def profile_from_dict(raw: Any, base_dir: str = "") -> Profile:
+    """Validate a parsed profile; relative paths resolve against `base_dir`. Raises ProfileError."""
+    if not isinstance(raw, Mapping):
+        raise ProfileError([f"profile: expected a mapping of sections, got {type(raw).__name__}"])
+    try:
+        return Profile.model_validate(raw, context={"base_dir": base_dir})
+    except ValidationError as error:
+        raise ProfileError(error_lines(error)) from None
+
+
+def config_from_dict(raw: Any, base_dir: str = "") -> CorpusConfig:
+    """The build-corpus configuration of a parsed profile."""
+    return profile_from_dict(raw, base_dir).corpus
+
+
+def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """Apply `a.b.c=value` overrides (value parsed as YAML) to a parsed profile; returns `raw`.
+
+    A list element is addressed by index or, for `sources`, by source name: `sources.nsmc.preset=none`.
+    """
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ProfileError([f"override {item!r}: expected KEY=VALUE (e.g. filters.min_chars=5)"])
+        parts = key.split(".")
+        node: Any = raw
+        for depth, part in enumerate(parts[:-1]):
+            node = _child(node, part, ".".join(parts[: depth + 1]))
+        last = parts[-1]
+        if isinstance(node, list):
+            node[_list_index(node, last, key)] = yaml.safe_load(value)
+        else:
+            node[last] = yaml.safe_load(value)
+    return raw
+
+
+def _list_index(node: list, part: str, key: str) -> int:
+    if part.isdigit() and int(part) < len(node):
+        return int(part)
+    for i, item in enumerate(node):
+        if isinstance(item, Mapping) and item.get("name") == part:
+            return i
+    raise ProfileError([f"override {key!r}: no list element {part!r}"])
+
+
+def _child(node: Any, part: str, key: str) -> Any:
+    if isinstance(node, list):
+        return node[_list_index(node, part, key)]
+    if not isinstance(node, dict):
+        raise ProfileError([f"override {key!r}: {part!r} is not a section"])
+    if node.get(part) is None:
+        node[part] = {}
+    return node[part]
+
+
+def read_yaml(path: str) -> Any:
+    """A profile file (local or any Beam filesystem) parsed; a syntax error is one `file:line:` line."""
+    if "://" in path:
+        from apache_beam.io.filesystems import FileSystems
+
+        with FileSystems.open(path) as f:
+            text = f.read().decode("utf-8")
+    else:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    try:
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ProfileError([f"{path}{line}: not valid YAML: {problem}"]) from None
+
+
+def load_profile(path: str | os.PathLike, overrides: Sequence[str] = ()) -> Profile:
+    """Read, override (`--set a.b=v`) and validate a profile; errors are prefixed with the file."""
+    path = os.fspath(path)
+    raw = read_yaml(path)
+    try:
+        if isinstance(raw, dict):
+            apply_overrides(raw, overrides)
+        return profile_from_dict(raw, base_dir=posixpath.dirname(path))
+    except ProfileError as err:
+        raise ProfileError([f"{path}: {line}" for line in err.errors]) from None
+
+
+def load_config(path: str, overrides: Sequence[str] = ()) -> CorpusConfig:
+    """The build-corpus configuration of a profile file."""
+    return load_profile(path, overrides).corpus

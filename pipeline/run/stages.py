@@ -1,0 +1,120 @@
+"""The stage plan of `kcorpus run`: build-corpus -> train-vocab -> [vocab-report] -> pack, as typed jobs.
+
+Each stage knows its upstream stages, the profile values its config hash covers, the raw files it reads,
+and how to build its job from its upstream folders and its output folder. `RUNNERS` maps a stage to the
+function that runs its job: the same functions the `kcorpus` sub-commands call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kcorpus.pipeline.corpus.job import BuildCorpusJob
+from kcorpus.pipeline.profile import Profile, ProfileError
+from kcorpus.pipeline.run.errors import RunError
+
+STAGE_NAMES = ("corpus", "vocab", "vocab-report", "pack")
+CORPUS_SECTIONS = {"sources", "filters", "dedup", "split", "output"}
+
+StageRunner = Callable[[Any, Sequence[str]], Any]
+"""Runs a stage's job with the Beam flags (ignored by the stages that are not Beam pipelines)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """One step of the run, writing into `<out>/<name>/`.
+
+    Attributes:
+        name: the stage folder's name.
+        command: the `kcorpus` sub-command that runs the same job on its own.
+        upstream: the stages whose output folders it reads.
+        config: the profile values it depends on (hashed into its identity).
+        make_job: (upstream folders by stage name, output folder) -> the stage's job.
+        inputs: raw file patterns it reads besides upstream folders (fingerprinted).
+        beam: whether it is a Beam pipeline (takes the Beam flags).
+    """
+
+    name: str
+    command: str
+    upstream: tuple[str, ...]
+    config: Mapping[str, Any]
+    make_job: Callable[[Mapping[str, str], str], Any]
+    inputs: tuple[str, ...] = ()
+    beam: bool = False
+
+
+def corpus_text_files(corpus_dir: str | Path) -> list[str]:
+    """The sentence-per-line shards of a build-corpus output, in shard order."""
+    files = sorted(glob.glob(os.path.join(str(corpus_dir), "text", "*.txt")))
+    if not files:
+        raise RunError(f"{corpus_dir}: no text/*.txt shards; is it a build-corpus output?")
+    return files
+
+
+def plan_stages(profile: Profile) -> list[Stage]:
+    """The stages of a profile in the order they run; vocab-report only when the profile has the section."""
+    vocab, report, pack = profile.vocab, profile.vocab_report, profile.pack
+    if vocab is None:
+        raise ProfileError(["vocab: required by kcorpus run (e.g. kind: wordpiece, vocab_size: 32000)"])
+    corpus = profile.corpus
+    stages = [
+        Stage(
+            "corpus", "build-corpus", (), profile.model_dump(mode="json", include=CORPUS_SECTIONS),
+            lambda dirs, out: BuildCorpusJob(corpus, out),
+            inputs=tuple(p for source in corpus.sources for p in source.paths), beam=True,
+        ),
+        Stage(
+            "vocab", "train-vocab", ("corpus",), vocab.model_dump(mode="json"),
+            lambda dirs, out: vocab.job(corpus_text_files(dirs["corpus"]), out),
+        ),
+    ]  # fmt: skip
+    if report is not None:
+        stages.append(Stage(
+            "vocab-report", "vocab-report", ("corpus", "vocab"), report.model_dump(mode="json"),
+            lambda dirs, out: report.job(dirs["vocab"], corpus_text_files(dirs["corpus"]), out),
+            inputs=(report.reference,),
+        ))  # fmt: skip
+    stages.append(Stage(
+        "pack", "pack", ("corpus", "vocab"), pack.model_dump(mode="json"),
+        lambda dirs, out: pack.job(dirs["corpus"], dirs["vocab"], out), beam=True,
+    ))  # fmt: skip
+    return stages
+
+
+def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
+    from kcorpus.pipeline.corpus.job import build_corpus
+
+    stats = build_corpus(job, beam_args)
+    if not stats["total"]["reconciled"]:
+        raise RunError(f"build-corpus counts do not reconcile; see {job.out}/stats.json")
+
+
+def _run_vocab(job: Any, beam_args: Sequence[str]) -> None:
+    from kcorpus.pipeline.vocab.train import train_vocab
+
+    train_vocab(job)
+
+
+def _run_vocab_report(job: Any, beam_args: Sequence[str]) -> None:
+    from kcorpus.pipeline.vocab.report import write_report
+
+    write_report(job)
+
+
+def _run_pack(job: Any, beam_args: Sequence[str]) -> None:
+    from kcorpus.pipeline.pack.build import run
+
+    run(job, beam_args)
+
+
+RUNNERS: Mapping[str, StageRunner] = {
+    "corpus": _run_corpus,
+    "vocab": _run_vocab,
+    "vocab-report": _run_vocab_report,
+    "pack": _run_pack,
+}

@@ -1,0 +1,1 @@
+"""The vocabulary stages: train-vocab and vocab-report as typed jobs."""

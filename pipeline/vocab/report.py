@@ -1,0 +1,50 @@
+"""`VocabReportJob` and `write_report`: compare two vocabularies into report.json, report.md, report.html."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+
+from kcorpus.pipeline.report.vocab import render_html, render_markdown
+from kcorpus.transforms.vocab.files import load_vocab
+from kcorpus.transforms.vocab.report import compare_vocabs
+from kcorpus.transforms.vocab.sample import read_sample
+
+
+@dataclasses.dataclass(frozen=True)
+class VocabReportJob:
+    """Everything one `kcorpus vocab-report` run needs.
+
+    Attributes:
+        a: the first vocab (dir, vocab.txt, tokenizer.json or .model).
+        b: the second vocab, e.g. a published reference.
+        out: the output directory.
+        corpus: text files, globs or dirs to measure encoding on; empty compares the token sets only.
+        max_sentences: the size of the seeded corpus sample.
+        seed: the sampling seed.
+    """
+
+    a: str
+    b: str
+    out: str
+    corpus: tuple[str, ...] = ()
+    max_sentences: int = 200_000
+    seed: int = 0
+
+
+def write_report(job: VocabReportJob) -> dict:
+    """Compare the two vocabularies, write the three report files, return the report."""
+    lines = None
+    if job.corpus:
+        lines, _, _ = read_sample(list(job.corpus), max_sentences=job.max_sentences, seed=job.seed)
+    report = compare_vocabs(load_vocab(job.a), load_vocab(job.b), lines)
+    os.makedirs(job.out, exist_ok=True)
+    with open(os.path.join(job.out, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+    with open(os.path.join(job.out, "report.md"), "w", encoding="utf-8") as f:
+        f.write(render_markdown(report))
+    with open(os.path.join(job.out, "report.html"), "w", encoding="utf-8") as f:
+        f.write(render_html(report))
+    return report
