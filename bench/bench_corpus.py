@@ -141,7 +141,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
     global _PREPARERS
     if "_PREPARERS" not in globals():
         from kcorpus.pipeline.config import load_config
-        from kcorpus.pipeline.corpus.build import PrepareBatchFn
+        from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
 
         fn = PrepareBatchFn(load_config(sources["config"]), "")
         fn.setup()

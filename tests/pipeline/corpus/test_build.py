@@ -12,7 +12,9 @@ from testdata_paths import ROOT, TESTDATA
 
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.config import config_from_dict, load_config
-from kcorpus.pipeline.corpus.build import PrepareBatchFn, run_build, summarize
+from kcorpus.pipeline.corpus.build import run_build
+from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
+from kcorpus.pipeline.corpus.stats import summarize
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 
