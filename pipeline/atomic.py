@@ -12,7 +12,7 @@ from apache_beam.io.filesystems import FileSystems
 
 
 class AtomicTextFile:
-    """A UTF-8 text file (newlines written as "\\n") written under a temporary name and renamed on `close()`."""
+    """A UTF-8 text file ("\\n" newlines) written under a temporary name and renamed on `close()`."""
 
     def __init__(self, path: str) -> None:
         self.path = path

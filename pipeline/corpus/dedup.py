@@ -174,8 +174,8 @@ class NearDedup(beam.PTransform):
 
     Members of a bucket with identical signatures are linked at once; every other pair is verified by its
     estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, shuffled
-    once, in buckets). Edges are few, so the components are computed in one place with a union-find whose result
-    depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
+    once, in buckets). Edges are few, so the components are computed in one place with a union-find whose
+    result depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
     survivor)), "counts": ((source, counter), n)}` (candidate, verified and rejected pairs).
     """
 

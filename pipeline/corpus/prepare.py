@@ -42,7 +42,8 @@ class PrepareBatchFn(beam.DoFn):
     """Prepares batches of `(source, record)`; spills kept and dropped records to sorted runs.
 
     Main output: `((source, counter), n)` counts. Tagged outputs: `meta` (`(node, source, digest,
-    lsh_keys, signature)` per kept document), `run` (`(kind, shard, path)`), `dead_letter` (`(source, DeadLetter)`).
+    lsh_keys, signature)` per kept document), `run` (`(kind, shard, path)`), `dead_letter`
+    (`(source, DeadLetter)`).
     """
 
     def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
