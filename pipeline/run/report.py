@@ -20,8 +20,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
+
 STAGES = ("corpus", "vocab", "vocab-report", "pack")
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Histogram bins: (label, lower bound inclusive); the last bin is open-ended.
 SENTENCE_CHAR_BINS = (0, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500)
 SENTENCES_PER_DOC_BINS = (1, 2, 3, 4, 6, 11, 21, 51, 101)
@@ -169,10 +170,6 @@ def load_vocab_tokens(vocab_dir: str | Path) -> list[str]:
         tokens = [t for t, *_ in vocab]
     known = set(tokens)
     return tokens + [a["content"] for a in tok.get("added_tokens", []) if a["content"] not in known]
-
-
-def is_hangul_syllable(ch: str) -> bool:
-    return "\uac00" <= ch <= "\ud7a3"
 
 
 def vocab_summary(tokens: Sequence[str]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ import pytest
 from testdata_paths import TESTDATA
 
 from kcorpus.pipeline.cli import main as cli
-from kcorpus.transforms.vocab.report import all_syllables, ks_x_1001_syllables
+from kcorpus.transforms.korean import all_syllables
+from kcorpus.transforms.vocab.report import ks_x_1001_syllables
 
 DATA = TESTDATA
 KCBERT = DATA / "vocabs" / "kcbert" / "vocab.txt"
