@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from kcorpus import __version__
+from kcorpus.transforms import corpus_layout
 
 STAGE_MANIFEST = "_STAGE.json"
 PARTIAL_SUFFIX = ".partial"
@@ -199,7 +200,7 @@ def options_to_argv(options: Mapping[str, Any]) -> list[str]:
 
 def corpus_text_files(corpus_dir: str | Path) -> list[str]:
     """The sentence-per-line shards of a build-corpus output, in shard order."""
-    files = sorted(glob.glob(os.path.join(str(corpus_dir), "text", "*.txt")))
+    files = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.TEXT_GLOB)))
     if not files:
         raise RunError(f"{corpus_dir}: no text/*.txt shards; is it a build-corpus output?")
     return files

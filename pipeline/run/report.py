@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
 
 STAGES = ("corpus", "vocab", "vocab-report", "pack")
@@ -102,7 +103,7 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
 
     Characters count the document text without the newlines between its sentences.
     """
-    shards = sorted(glob.glob(os.path.join(str(corpus_dir), "docs", "*.jsonl")))
+    shards = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.DOCS_GLOB)))
     scan = CorpusScan(shards_total=len(shards))
     budget = max_bytes
     for shard in shards:
@@ -244,7 +245,7 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
             }
     data: dict[str, Any] = {"out": str(out), "stages": stages}
 
-    stats = read_json(out / "corpus" / "stats.json")
+    stats = read_json(out / "corpus" / corpus_layout.STATS_FILE)
     if stats is not None:
         total = stats.get("total", {})
         scan = scan_documents(out / "corpus", max_scan_bytes)
