@@ -238,21 +238,6 @@ def test_shards_without_documents_are_still_written_and_load(tmp_path, kcbert):
         assert rows == manifest["counts"]["splits"][split]["sequences"] == len(PackedDataset(tmp_path / "out" / split))
 
 
-def test_documents_sharing_an_id_sort_reproducibly():
-    from kcorpus.pipeline.pack.write import sort_wire
-    from kcorpus.transforms.packing.packer import TokenizedDoc
-
-    def sort_documents(docs):
-        return [TokenizedDoc.from_wire(w) for w in sort_wire(d.to_wire() for d in docs)]
-
-    a = TokenizedDoc("same", np.array([5, 6], np.uint16), np.array([2], np.uint32))
-    b = TokenizedDoc("same", np.array([7], np.uint16), np.array([1], np.uint32))
-    c = TokenizedDoc("a-first", np.array([9], np.uint16), np.array([1], np.uint32))
-    forward = [d.ids.tolist() for d in sort_documents([a, b, c])]
-    assert forward == [d.ids.tolist() for d in sort_documents([b, c, a])]
-    assert forward[0] == [9]
-
-
 def test_batches_are_reshuffled_only_when_files_are_too_few_to_spread(kcbert, tmp_path):
     from apache_beam.options.pipeline_options import PipelineOptions
 
