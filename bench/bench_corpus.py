@@ -140,7 +140,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 
     global _PREPARERS
     if "_PREPARERS" not in globals():
-        from kcorpus.pipeline.corpus.build import PrepareBatchFn
+        from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
         from kcorpus.pipeline.profile import load_config
 
         fn = PrepareBatchFn(load_config(sources["config"]), "")

@@ -36,7 +36,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kcorpus.transforms.sentences import boundary_counts, f1_score, split_sentences
+from split_scoring import boundary_counts, f1_score
+
+from kcorpus.transforms.sentences import split_sentences
 
 _REPO = Path(__file__).resolve().parents[1]
 # ../shared/data next to the checkout (or next to the folder of worktrees).

@@ -30,6 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kcorpus.transforms.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
 
 # The reference whitelist: ASCII (its ` .,?!/@$%~()` are ASCII too), ％ · ∼, Hangul compatibility jamo
 # ㄱ-ㅣ and the Hangul syllables 가-힣. Everything else, Hanja and old-style jamo included, becomes a space.
@@ -37,8 +38,8 @@ KCELECTRA_RANGES: tuple[tuple[int, int], ...] = (
     (0x00, 0x7F),
     (0xB7, 0xB7),  # ·
     (0x223C, 0x223C),  # ∼
-    (0x3131, 0x3163),  # ㄱ-ㅣ
-    (0xAC00, 0xD7A3),  # 가-힣
+    COMPATIBILITY_JAMO,  # ㄱ-ㅣ
+    HANGUL_SYLLABLES,  # 가-힣
     (0xFF05, 0xFF05),  # ％
 )
 # CJK unified ideographs (with extension A and B-H) and the compatibility ideographs.
@@ -62,8 +63,6 @@ _URL = re.compile(
 # scanned once, which keeps `a.a.a.…` without an "@" linear instead of quadratic.
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _MENTION = re.compile(r"(?<![A-Za-z0-9._%+-])@[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
-# Naver's mask for a censored word; not inside a longer Latin word ("GOOOD") or a longer run of O.
-_OOO = re.compile(r"(?<![A-Za-z])OOO(?![A-Za-z])")
 # soynlp's rule: a word character followed by 3+ copies of itself.
 _WORD_RUN = re.compile(r"(\w)\1{3,}")
 # A cheap necessary condition for _WORD_RUN (any character 4 times): 2-6x faster than _WORD_RUN itself,
@@ -170,7 +169,7 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
             (options.remove_urls, _URL, "", "http"),
             (options.remove_emails, _EMAIL, " ", "@"),
             (options.remove_mentions, _MENTION, " ", "@"),
-            (options.remove_ooo, _OOO, " ", "OOO"),
+            (options.remove_ooo, NAVER_OOO_MASK, " ", "OOO"),
         )
         if enabled
     ]

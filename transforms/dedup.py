@@ -85,11 +85,6 @@ def digest(text: str, size: int = 16) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=size).digest()
 
 
-def shard_of(doc_id: str, num_shards: int) -> int:
-    """The output shard of a document: a digest of its id, so it is the same on every worker and run."""
-    return int.from_bytes(digest(doc_id, 8), "big") % num_shards
-
-
 def scope_key(source: str, scope: str) -> str:
     """The part of a dedup key that limits comparison to one source (`per_source`) or none (`global`)."""
     return source if scope == "per_source" else ""
@@ -173,11 +168,6 @@ def band_hashes(signatures: np.ndarray, config: NearDedupConfig) -> np.ndarray:
     return h
 
 
-def lsh_keys(texts: Sequence[str], config: NearDedupConfig) -> list[list[int]]:
-    """The LSH bucket of each text in each band, as signed 64-bit Python ints (what Beam's coders take)."""
-    return band_hashes(minhash_signatures(texts, config), config).view(np.int64).tolist()
-
-
 # b-bit minwise hashing (Li and Koenig, 2010): the low byte of each slot; two slots whose minhashes differ
 # still agree with probability 1/256, which `estimated_jaccard` corrects for. 128 bytes per document.
 _SLOT_COLLISION = 1.0 / 256.0
@@ -190,7 +180,8 @@ def compact_signatures(signatures: np.ndarray) -> list[bytes]:
 
 
 def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tuple[list[list[int]], list[bytes]]:
-    """`lsh_keys` and `compact_signatures` of the same texts, from one MinHash pass."""
+    """From one MinHash pass: the LSH bucket of each text in each band, as signed 64-bit Python ints (what
+    Beam's coders take), and the `compact_signatures` of the same texts."""
     signatures = minhash_signatures(texts, config)
     keys = band_hashes(signatures, config).view(np.int64).tolist()
     return keys, compact_signatures(signatures)
@@ -259,12 +250,6 @@ def ids_by_key(pairs: Iterable[tuple[Hashable, str]]) -> list[list[str]]:
     for key, node in pairs:
         groups.setdefault(key, set()).add(node)
     return [sorted(ids) for _, ids in sorted(groups.items()) if len(ids) > 1]
-
-
-def bucket_edges(ids: Iterable[str]) -> list[tuple[str, str]]:
-    """Edges that connect every member of one LSH bucket: a star from the smallest id."""
-    ordered = sorted(set(ids))
-    return [(ordered[0], other) for other in ordered[1:]]
 
 
 def connected_components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:

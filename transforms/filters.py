@@ -12,10 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-# Naver's mask for censored words; KcELECTRA replaced it by a space.
-_OOO = re.compile(r"O{3,}|○{3,}")
+from kcorpus.transforms.korean import HANGUL_LETTER_CLASS, OOO_MASK_RUNS
+
 _NOT_WORD = re.compile(r"[\W_]+")
-_HANGUL = re.compile(r"[가-힣ㄱ-ㆎ]")
+_HANGUL = re.compile(rf"[{HANGUL_LETTER_CLASS}]")
 _SPACE = re.compile(r"\s+")
 # A short unit repeated to fill the whole line: "ㅋㅋㅋㅋㅋㅋ", "좋아요좋아요좋아요좋아요".
 _REPEATED_UNIT = re.compile(r"(.{1,8}?)\1{3,}", re.DOTALL)
@@ -63,9 +63,9 @@ def is_empty(text: str) -> str | None:
 
 def is_ooo_only(text: str) -> str | None:
     """Drop lines that contain `OOO` masks and nothing else but punctuation and spaces."""
-    if not _OOO.search(text):
+    if not OOO_MASK_RUNS.search(text):
         return None
-    return "ooo_only" if not _NOT_WORD.sub("", _OOO.sub("", text)) else None
+    return "ooo_only" if not _NOT_WORD.sub("", OOO_MASK_RUNS.sub("", text)) else None
 
 
 def too_short(text: str, min_chars: int) -> str | None:

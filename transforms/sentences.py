@@ -15,10 +15,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
+
 BACKENDS = ("kcorpus", "kss", "kss-fast", "none")
 
-_HANGUL = "가-힣"
-_JAMO = "ㄱ-ㅎㅏ-ㅣ"
+_HANGUL = HANGUL_SYLLABLE_CLASS
+_JAMO = COMPATIBILITY_JAMO_CLASS
 _CLOSERS = "\"'”’)\\]}」』》〉»"
 # After a terminator, jamo (`ㅋㅋ`, a bullet `ㅇ`) and decorative symbols stay with the sentence
 # they follow, as kss does; so do `~` (`습니다.~`) and `>`/`>>`, even glued to the next word
@@ -40,7 +42,7 @@ _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘�
 # before Hangul or a bullet; nominal `-음`/`-함` before a bullet, taking a jamo bullet (`있음 ㅇ`) along.
 _BULLETS = "ㆍ※□■○●◆▶"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
-_B_FINAL = "".join(chr(code) for code in range(0xAC00, 0xD7A4) if (code - 0xAC00) % 28 == 17)
+_B_FINAL = syllables_with_final(17)
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}](?:니다|니까|시다)|십시오)(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
@@ -218,31 +220,3 @@ class SentenceSplitter:
 def make_splitter(backend: str = "kcorpus") -> SentenceSplitter:
     """Create a ready splitter (kss imported now for kss backends); call it in `DoFn.setup()`."""
     return SentenceSplitter(backend).load()
-
-
-def boundary_offsets(sentences: list[str]) -> set[int]:
-    """Sentence boundaries as offsets into the concatenated text with all whitespace removed.
-
-    Two splits of the same text are comparable whatever whitespace each keeps; the end of the
-    text is not a boundary.
-    """
-    offsets = set()
-    position = 0
-    for sentence in sentences[:-1]:
-        position += len("".join(sentence.split()))
-        offsets.add(position)
-    return offsets
-
-
-def boundary_counts(reference: list[str], hypothesis: list[str]) -> tuple[int, int, int]:
-    """True positives, false positives, false negatives of `hypothesis`'s boundaries against `reference`."""
-    ref, hyp = boundary_offsets(reference), boundary_offsets(hypothesis)
-    return len(ref & hyp), len(hyp - ref), len(ref - hyp)
-
-
-def f1_score(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    """Precision, recall and F1 from boundary counts (1.0 where nothing was expected or found)."""
-    precision = tp / (tp + fp) if tp + fp else 1.0
-    recall = tp / (tp + fn) if tp + fn else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1

@@ -1,9 +1,9 @@
-"""Deterministic sharded output: sorted run files, merged per shard, written atomically-ish.
+"""Sorted run files: spilled by workers, merged per shard with a streaming k-way merge.
 
 Workers spill records to small sorted "run" files (`<sort key JSON>\\t<payload>` lines) under a temporary
 directory; one writer per shard merges that shard's runs with a streaming k-way merge, so a shard's bytes
 depend only on its records, never on bundling, and memory stays flat whatever the input size. All I/O goes
-through Beam's `FileSystems`, so `gs://` works. A final file is written under a temporary name and renamed.
+through Beam's `FileSystems`, so `gs://` works.
 """
 
 from __future__ import annotations
@@ -11,17 +11,11 @@ from __future__ import annotations
 import heapq
 import io
 import json
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 
 from apache_beam.io.filesystems import FileSystems
 
 SortKey = tuple[str, ...]
-
-
-def shard_name(prefix: str, shard: int, num_shards: int, suffix: str) -> str:
-    """`part-00000-of-00004.txt` style names."""
-    return f"{prefix}-{shard:05d}-of-{num_shards:05d}{suffix}"
 
 
 def run_line(key: SortKey, payload: str) -> str:
@@ -53,35 +47,3 @@ def read_run(path: str) -> Iterator[tuple[SortKey, str]]:
 def merge_runs(paths: Sequence[str]) -> Iterator[tuple[SortKey, str]]:
     """All records of several sorted runs in key order (ties in payload order), streaming."""
     return heapq.merge(*(read_run(p) for p in sorted(paths)))
-
-
-class AtomicTextFile:
-    """A text file written under a temporary name and renamed into place on `close()`."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.tmp = f"{path}.tmp-{uuid.uuid4().hex[:12]}"
-        self._raw = FileSystems.create(self.tmp)
-        self._text = io.TextIOWrapper(self._raw, encoding="utf-8", newline="\n")
-
-    def write(self, text: str) -> None:
-        self._text.write(text)
-
-    def close(self) -> None:
-        self._text.flush()
-        self._text.detach()
-        self._raw.close()
-        if FileSystems.exists(self.path):
-            FileSystems.delete([self.path])
-        FileSystems.rename([self.tmp], [self.path])
-
-    def __enter__(self) -> AtomicTextFile:  # noqa: PYI034 -- py3.10 has no typing.Self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if exc[0] is None:
-            self.close()
-        else:
-            self._text.detach()
-            self._raw.close()
-            FileSystems.delete([self.tmp])

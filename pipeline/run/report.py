@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
+from kcorpus.transforms import corpus_layout
+from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
 
 STAGES = ("corpus", "vocab", "vocab-report", "pack")
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Histogram bins: (label, lower bound inclusive); the last bin is open-ended.
 SENTENCE_CHAR_BINS = (0, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500)
 SENTENCES_PER_DOC_BINS = (1, 2, 3, 4, 6, 11, 21, 51, 101)
@@ -105,7 +106,7 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
 
     Characters count the document text without the newlines between its sentences.
     """
-    shards = sorted(glob.glob(os.path.join(str(corpus_dir), "docs", "*.jsonl")))
+    shards = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.DOCS_GLOB)))
     scan = CorpusScan(shards_total=len(shards))
     budget = max_bytes
     for shard in shards:
@@ -166,10 +167,6 @@ def load_vocab_tokens(vocab_dir: str | Path) -> list[str]:
         tokens = [t for t, *_ in vocab]
     known = set(tokens)
     return tokens + [a["content"] for a in tok.get("added_tokens", []) if a["content"] not in known]
-
-
-def is_hangul_syllable(ch: str) -> bool:
-    return "\uac00" <= ch <= "\ud7a3"
 
 
 def vocab_summary(tokens: Sequence[str]) -> dict[str, Any]:
@@ -244,7 +241,7 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
             }
     data: dict[str, Any] = {"out": str(out), "stages": stages}
 
-    stats = read_json(out / "corpus" / "stats.json")
+    stats = read_json(out / "corpus" / corpus_layout.STATS_FILE)
     if stats is not None:
         total = stats.get("total", {})
         scan = scan_documents(out / "corpus", max_scan_bytes)

@@ -17,6 +17,7 @@ from typing import Any
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.profile import Profile, ProfileError
 from kcorpus.pipeline.run.errors import RunError
+from kcorpus.transforms import corpus_layout
 
 STAGE_NAMES = ("corpus", "vocab", "vocab-report", "pack")
 CORPUS_SECTIONS = {"sources", "filters", "dedup", "split", "output"}
@@ -50,9 +51,9 @@ class Stage:
 
 def corpus_text_files(corpus_dir: str | Path) -> list[str]:
     """The sentence-per-line shards of a build-corpus output, in shard order."""
-    files = sorted(glob.glob(os.path.join(str(corpus_dir), "text", "*.txt")))
+    files = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.TEXT_GLOB)))
     if not files:
-        raise RunError(f"{corpus_dir}: no text/*.txt shards; is it a build-corpus output?")
+        raise RunError(f"{corpus_dir}: no {corpus_layout.TEXT_GLOB} shards; is it a build-corpus output?")
     return files
 
 
@@ -91,7 +92,7 @@ def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
 
     stats = build_corpus(job, beam_args)
     if not stats["total"]["reconciled"]:
-        raise RunError(f"build-corpus counts do not reconcile; see {job.out}/stats.json")
+        raise RunError(f"build-corpus counts do not reconcile; see {job.out}/{corpus_layout.STATS_FILE}")
 
 
 def _run_vocab(job: Any, beam_args: Sequence[str]) -> None:

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from kcorpus.transforms import sharding
 from kcorpus.transforms.packing.packer import PackedColumns
 
 ROWS_PER_BATCH = 1024
-SHARD_NAME = "data-{index:05d}-of-{count:05d}.arrow"
 
 
 def shard_name(index: int, count: int) -> str:
-    return SHARD_NAME.format(index=index, count=count)
+    """`data-00000-of-00004.arrow`: the Hugging Face `save_to_disk` shard name."""
+    return sharding.shard_name("data", index, count, ".arrow")
 
 
 def _value(dtype: str) -> dict:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
+from kcorpus.transforms.corpus_layout import LAYOUTS
 from kcorpus.transforms.record import DeadLetter, Document, raw_prefix
 
+__all__ = ["LAYOUTS", "PARSERS", "parse_docs_jsonl", "parse_text"]
+
 STAGE = "pack"
-LAYOUTS = {"docs": "docs/*.jsonl", "text": "text/*.txt"}
 
 
 def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | DeadLetter]:

@@ -364,13 +364,6 @@ def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> Pack
     return _columns_from_segments(block, doc_index, segs, special)
 
 
-def pack_document(doc: TokenizedDoc, config: PackConfig, special: SpecialIds) -> list[PackedSequence]:
-    """Pack one document's sentences into sequences (`pair` or `single` layout)."""
-    if config.layout == "cross_document":
-        raise ValueError("cross_document packing spans documents: use pack_documents()")
-    return list(pack_block(DocBlock.from_docs([doc]), config, special).sequences())
-
-
 def pack_documents(
     docs: Iterable[TokenizedDoc], config: PackConfig, special: SpecialIds
 ) -> Iterator[PackedSequence]:
@@ -419,13 +412,6 @@ class PackStats:
             special_tokens=specials,
             padding_tokens=int((max_length - lengths).sum()),
         )
-
-    def add_sequence(self, seq: PackedSequence, max_length: int) -> None:
-        specials = int(seq.special_tokens_mask.sum())
-        self.sequences += 1
-        self.special_tokens += specials
-        self.content_tokens += seq.length - specials
-        self.padding_tokens += max_length - seq.length
 
     def merge(self, other: PackStats) -> PackStats:
         return PackStats(*(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)))

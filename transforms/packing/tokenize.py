@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kcorpus.transforms import files
+from kcorpus.transforms.korean import CLS, PAD, SEP
 from kcorpus.transforms.packing.packer import SpecialIds, TokenizedDoc, WireDoc
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def full_vocab_size(tok: Tokenizer) -> int:
     return max(size, top)
 
 
-def special_ids(tok: Tokenizer, cls: str = "[CLS]", sep: str = "[SEP]", pad: str = "[PAD]") -> SpecialIds:
+def special_ids(tok: Tokenizer, cls: str = CLS, sep: str = SEP, pad: str = PAD) -> SpecialIds:
     """Ids of the tokens the packer inserts; a clear error naming the missing ones."""
     ids = {name: tok.token_to_id(name) for name in (cls, sep, pad)}
     missing = [name for name, i in ids.items() if i is None]

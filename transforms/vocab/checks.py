@@ -13,20 +13,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kcorpus.transforms.korean import UNK, is_conjoining_jamo, is_hangul_syllable
 from kcorpus.transforms.vocab.files import SPM_SPACE, WORDPIECE, WORDPIECE_PREFIX
-from kcorpus.transforms.vocab.train import is_hangul_syllable
 
 MAX_EXAMPLES = 10
 
 
 class VocabCheckError(RuntimeError):
     """A trained vocabulary failed a post-training check."""
-
-
-def is_conjoining_jamo(char: str) -> bool:
-    """Hangul Jamo U+1100–U+11FF and its Extended-A/B blocks (what NFD/NFKC produce from Hangul)."""
-    code = ord(char)
-    return 0x1100 <= code <= 0x11FF or 0xA960 <= code <= 0xA97F or 0xD7B0 <= code <= 0xD7FF
 
 
 def strip_marker(token: str) -> str:
@@ -120,7 +114,7 @@ def check_vocab(
     spm_processor: Any = None,
 ) -> CheckReport:
     """Run every check on a trained tokenizer against its (pre-normalized) training sample."""
-    unk_id = tokenizer.token_to_id("[UNK]")
+    unk_id = tokenizer.token_to_id(UNK)
     syllable_counts: Counter[str] = Counter(c for s in sentences for c in s if is_hangul_syllable(c))
     syllables = sorted(syllable_counts)
     anchor = syllable_counts.most_common(1)[0][0] if syllable_counts else "가"

@@ -19,8 +19,10 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-PAD, UNK, CLS, SEP, MASK = SPECIAL_TOKENS
+from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+
+__all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK"]  # re-exported: vocab files' special tokens
+
 WORDPIECE_PREFIX = "##"
 SPM_SPACE = "▁"
 _UNUSED = re.compile(r"^\[unused\d+\]$")

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kcorpus.transforms.korean import all_syllables, is_hangul_syllable
 from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker
 from kcorpus.transforms.vocab.files import (
     SPM_SPACE,
@@ -21,7 +22,6 @@ from kcorpus.transforms.vocab.files import (
     is_byte_piece,
     is_special_token,
 )
-from kcorpus.transforms.vocab.train import is_hangul_syllable
 
 MAX_EXAMPLES = 50
 MAX_TOKEN_LENGTH_BIN = 8
@@ -30,10 +30,6 @@ MAX_TOKEN_LENGTH_BIN = 8
 def ks_x_1001_syllables() -> list[str]:
     """The 2,350 Hangul syllables of KS X 1001 (EUC-KR rows 0xB0-0xC8, cells 0xA1-0xFE)."""
     return [bytes([row, cell]).decode("euc-kr") for row in range(0xB0, 0xC9) for cell in range(0xA1, 0xFF)]
-
-
-def all_syllables() -> list[str]:
-    return [chr(code) for code in range(0xAC00, 0xD7A4)]
 
 
 def normalized_token(token: str, kind: str) -> str | None:

@@ -21,6 +21,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from kcorpus.transforms import corpus_layout
+
 _WHITESPACE = re.compile(r"\s+")
 MAX_PROBLEMS_KEPT = 20
 
@@ -39,7 +41,7 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     files: set[str] = set()
     for pattern in patterns:
         if os.path.isdir(pattern) and _is_corpus_dir(pattern):
-            files.update(glob.glob(os.path.join(pattern, "text", "*.txt")))
+            files.update(glob.glob(os.path.join(pattern, corpus_layout.TEXT_GLOB)))
             continue
         if os.path.isdir(pattern):
             for root, _, names in os.walk(pattern):
@@ -56,7 +58,9 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
 
 
 def _is_corpus_dir(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, "stats.json")) and os.path.isdir(os.path.join(path, "text"))
+    return os.path.isfile(os.path.join(path, corpus_layout.STATS_FILE)) and os.path.isdir(
+        os.path.join(path, corpus_layout.TEXT_DIR)
+    )
 
 
 @dataclasses.dataclass

@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from kcorpus.transforms.vocab.files import SPECIAL_TOKENS, WORDPIECE_PREFIX, unused_tokens
+from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK, is_hangul_syllable
+from kcorpus.transforms.vocab.files import WORDPIECE_PREFIX, unused_tokens
 
 KINDS = ("wordpiece", "sentencepiece")
 SPM_MODEL_TYPES = ("unigram", "bpe")
@@ -55,10 +56,6 @@ class SentencePieceConfig:
             raise ValueError(f"character_coverage must be in (0, 1], got {self.character_coverage}")
         if self.vocab_size <= len(SPECIAL_TOKENS):
             raise ValueError(f"vocab_size {self.vocab_size} is too small")
-
-
-def is_hangul_syllable(char: str) -> bool:
-    return "\uac00" <= char <= "\ud7a3"
 
 
 def _is_bert_punctuation(char: str) -> bool:
@@ -112,7 +109,7 @@ def train_wordpiece(sentences: Sequence[str], config: WordPieceConfig, *, progre
             f"vocab_size {config.vocab_size} is smaller than the alphabet: {len(alphabet)} characters and "
             f"{len(continuations)} ## continuations need {fixed} ids; raise --vocab-size or set --limit-alphabet"
         )
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
     tokenizer.normalizer = normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
     )
@@ -199,12 +196,12 @@ def _spm_train(spm: Any, sentences: Sequence[str], model: io.BytesIO, config: Se
         remove_extra_whitespaces=True,
         split_digits=False,
         pad_id=0,
-        pad_piece="[PAD]",
+        pad_piece=PAD,
         unk_id=1,
-        unk_piece="[UNK]",
+        unk_piece=UNK,
         bos_id=-1,
         eos_id=-1,
-        user_defined_symbols=["[CLS]", "[SEP]", "[MASK]"],
+        user_defined_symbols=[CLS, SEP, MASK],
         input_sentence_size=0,
         shuffle_input_sentence=False,
         max_sentence_length=config.max_sentence_length,

@@ -1,11 +1,4 @@
-from kcorpus.pipeline.corpus.shards import (
-    AtomicTextFile,
-    merge_runs,
-    parse_run_line,
-    run_line,
-    shard_name,
-    write_run,
-)
+from kcorpus.pipeline.corpus.shards import merge_runs, parse_run_line, run_line, write_run
 
 
 def test_run_lines_round_trip_keys_with_tabs_and_korean():
@@ -21,25 +14,3 @@ def test_merge_of_sorted_runs_is_independent_of_how_records_were_split(tmp_path)
     write_run(str(tmp_path / "c.run"), [])
     merged = list(merge_runs([str(tmp_path / n) for n in ("c.run", "b.run", "a.run")]))
     assert merged == records
-
-
-def test_atomic_file_appears_only_on_close(tmp_path):
-    path = tmp_path / "text" / shard_name("part", 1, 4, ".txt")
-    assert path.name == "part-00001-of-00004.txt"
-    f = AtomicTextFile(str(path))
-    f.write("가\n")
-    assert not path.exists()
-    f.close()
-    assert path.read_text(encoding="utf-8") == "가\n"
-    assert [p.name for p in path.parent.iterdir()] == [path.name]
-
-
-def test_atomic_file_is_discarded_on_error(tmp_path):
-    path = tmp_path / "x.txt"
-    try:
-        with AtomicTextFile(str(path)) as f:
-            f.write("partial")
-            raise RuntimeError("boom")
-    except RuntimeError:
-        pass
-    assert list(tmp_path.iterdir()) == []

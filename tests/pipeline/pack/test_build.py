@@ -14,9 +14,11 @@ import pyarrow as pa
 import pytest
 
 from kcorpus.pipeline import cli
-from kcorpus.pipeline.pack.build import PackJob, assign_shard, pack_shard, run
+from kcorpus.pipeline.pack.build import PackJob, run
+from kcorpus.pipeline.pack.write import pack_wire_shard
 from kcorpus.transforms.packing.packer import PackConfig, content_tokens
 from kcorpus.transforms.packing.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
+from kcorpus.transforms.sharding import split_and_shard
 from packing_fixtures import (
     CORPUS,
     big_vocab_tokenizer_dir,
@@ -87,11 +89,12 @@ def test_shards_hold_exactly_what_the_pure_packer_gives(packed, kcbert):
     docs = tokenize_documents(tok, [(d["id"], d["text"]) for d in corpus_docs()])
     by_shard = defaultdict(list)
     for d in docs:
-        by_shard[assign_shard(d.id, 0.1, COUNTS)].append(d)
+        by_shard[split_and_shard(d.id, 0.1, COUNTS)].append(d)
     config = PackConfig(max_length=128, single_segment_prob=0.1, short_seq_prob=0.05, seed=3)
     special = special_ids(tok)
     for (split, index), shard_docs in by_shard.items():
-        seqs, _stats = pack_shard(reversed(shard_docs), config, special)
+        columns, _stats = pack_wire_shard((d.to_wire() for d in reversed(shard_docs)), config, special)
+        seqs = list(columns.sequences())
         rows = read_rows(out / split / f"data-{index:05d}-of-{COUNTS[split]:05d}.arrow").to_pylist()
         assert [r["input_ids"] for r in rows] == [s.input_ids.tolist() for s in seqs]
         assert [r["token_type_ids"] for r in rows] == [s.token_type_ids.tolist() for s in seqs]
@@ -235,23 +238,11 @@ def test_shards_without_documents_are_still_written_and_load(tmp_path, kcbert):
         assert rows == manifest["counts"]["splits"][split]["sequences"] == len(PackedDataset(tmp_path / "out" / split))
 
 
-def test_documents_sharing_an_id_sort_reproducibly():
-    from kcorpus.pipeline.pack.build import sort_documents
-    from kcorpus.transforms.packing.packer import TokenizedDoc
-
-    a = TokenizedDoc("same", np.array([5, 6], np.uint16), np.array([2], np.uint32))
-    b = TokenizedDoc("same", np.array([7], np.uint16), np.array([1], np.uint32))
-    c = TokenizedDoc("a-first", np.array([9], np.uint16), np.array([1], np.uint32))
-    forward = [d.ids.tolist() for d in sort_documents([a, b, c])]
-    assert forward == [d.ids.tolist() for d in sort_documents([b, c, a])]
-    assert forward[0] == [9]
-
-
 def test_batches_are_reshuffled_only_when_files_are_too_few_to_spread(kcbert, tmp_path):
     from apache_beam.options.pipeline_options import PipelineOptions
 
     from kcorpus.pipeline.options import pipeline_options
-    from kcorpus.pipeline.pack.build import spread_batches
+    from kcorpus.pipeline.pack.read import spread_batches
 
     local = pipeline_options(["--direct_num_workers=2"])
     auto = job(tmp_path, kcbert)

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from kcorpus.transforms.packing.packer import (
+    DocBlock,
     PackConfig,
     PackStats,
     SpecialIds,
     TokenizedDoc,
     content_tokens,
     ids_dtype,
-    pack_document,
+    pack_block,
     pack_documents,
 )
 from kcorpus.transforms.packing.tokenize import (
@@ -93,9 +94,8 @@ def test_cross_document_stream_is_full_length_and_reconciles(docs):
     stream = np.concatenate([s.input_ids[1:] for s in seqs]).tolist()  # drop each [CLS]
     expected = [t for d in docs for t in [*d.ids.tolist(), SPECIAL.sep]]
     assert stream == expected
-    stats = PackStats(documents=len(docs), corpus_tokens=sum(d.num_tokens for d in docs))
-    for s in seqs:
-        stats.add_sequence(s, 128)
+    columns = pack_block(DocBlock.from_docs(docs), config, SPECIAL)
+    stats = PackStats.of_columns(columns, len(docs), sum(d.num_tokens for d in docs), 128)
     assert stats.dropped_tokens == 0
     assert stats.sequences == 463 == -(-(58140 + 645) // 127)
     assert stats.padding_tokens == 16
@@ -104,7 +104,7 @@ def test_cross_document_stream_is_full_length_and_reconciles(docs):
 
 def test_pair_layout_ab_split_and_greedy_fill():
     # sentences of 5, 4, 6, 3 tokens; room for content is 16 - 3 = 13
-    seqs = pack_document(doc("d", 5, 4, 6, 3), PackConfig(max_length=16), SPECIAL)
+    seqs = list(pack_documents([doc("d", 5, 4, 6, 3)], PackConfig(max_length=16), SPECIAL))
     assert [s.input_ids.tolist() for s in seqs] == [
         [2, 100, 101, 102, 103, 104, 3, 105, 106, 107, 108, 3],
         [2, 109, 110, 111, 112, 113, 114, 3, 115, 116, 117, 3],
@@ -115,25 +115,25 @@ def test_pair_layout_ab_split_and_greedy_fill():
 
 def test_long_sentence_is_split_not_dropped_and_tail_starts_next_sequence():
     # a 30-token sentence with max_length 16: pieces of 13, 13, 4; then a 2-token sentence joins the tail
-    seqs = pack_document(doc("d", 30, 2), PackConfig(max_length=16), SPECIAL)
+    seqs = list(pack_documents([doc("d", 30, 2)], PackConfig(max_length=16), SPECIAL))
     assert [s.length for s in seqs] == [15, 15, 9]
     assert np.concatenate([content_tokens(s) for s in seqs]).tolist() == list(range(100, 132))
     assert seqs[2].input_ids.tolist() == [2, 126, 127, 128, 129, 3, 130, 131, 3]
 
 
 def test_single_document_sentence_gives_one_segment():
-    (seq,) = pack_document(doc("d", 3), PackConfig(max_length=16), SPECIAL)
+    (seq,) = pack_documents([doc("d", 3)], PackConfig(max_length=16), SPECIAL)
     assert seq.input_ids.tolist() == [2, 100, 101, 102, 3]
     assert seq.token_type_ids.tolist() == [0] * 5
 
 
 def test_packing_depends_on_seed_and_id_not_on_order_or_bundling(docs):
     config = PackConfig(max_length=64, single_segment_prob=0.5, short_seq_prob=0.3, seed=7)
-    forward = {d.id: [s.input_ids.tolist() for s in pack_document(d, config, SPECIAL)] for d in docs}
-    backward = {d.id: [s.input_ids.tolist() for s in pack_document(d, config, SPECIAL)] for d in reversed(docs)}
+    forward = {d.id: [s.input_ids.tolist() for s in pack_documents([d], config, SPECIAL)] for d in docs}
+    backward = {d.id: [s.input_ids.tolist() for s in pack_documents([d], config, SPECIAL)] for d in reversed(docs)}
     assert forward == backward
     reseeded = PackConfig(max_length=64, single_segment_prob=0.5, short_seq_prob=0.3, seed=8)
-    other = {d.id: [s.input_ids.tolist() for s in pack_document(d, reseeded, SPECIAL)] for d in docs}
+    other = {d.id: [s.input_ids.tolist() for s in pack_documents([d], reseeded, SPECIAL)] for d in docs}
     assert other != forward
 
 

@@ -8,7 +8,8 @@ from xml.etree import ElementTree
 import pytest
 
 from kcorpus.pipeline.cli import main as cli
-from kcorpus.transforms.vocab.report import all_syllables, ks_x_1001_syllables
+from kcorpus.transforms.korean import all_syllables
+from kcorpus.transforms.vocab.report import ks_x_1001_syllables
 from testdata_paths import TESTDATA
 
 DATA = TESTDATA

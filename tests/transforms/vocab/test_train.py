@@ -7,13 +7,13 @@ import sys
 import pytest
 
 from kcorpus.pipeline.cli import main as cli
-from kcorpus.transforms.vocab.checks import check_vocab, is_conjoining_jamo, wordpiece_spacing
-from kcorpus.transforms.vocab.files import SPECIAL_TOKENS, read_vocab_txt, wordpiece_tokenizer
+from kcorpus.transforms.korean import SPECIAL_TOKENS, is_conjoining_jamo, is_hangul_syllable
+from kcorpus.transforms.vocab.checks import check_vocab, wordpiece_spacing
+from kcorpus.transforms.vocab.files import read_vocab_txt, wordpiece_tokenizer
 from kcorpus.transforms.vocab.sample import read_sample
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
-    is_hangul_syllable,
     split_long_sentence,
     train_sentencepiece,
     train_wordpiece,

@@ -1,0 +1,34 @@
+"""Scoring a sentence splitter against reference splits: boundary offsets, counts, precision/recall/F1.
+
+Evaluation only (bench_split.py and the golden-split test), so it lives beside the benchmarks.
+"""
+
+from __future__ import annotations
+
+
+def boundary_offsets(sentences: list[str]) -> set[int]:
+    """Sentence boundaries as offsets into the concatenated text with all whitespace removed.
+
+    Two splits of the same text are comparable whatever whitespace each keeps; the end of the
+    text is not a boundary.
+    """
+    offsets = set()
+    position = 0
+    for sentence in sentences[:-1]:
+        position += len("".join(sentence.split()))
+        offsets.add(position)
+    return offsets
+
+
+def boundary_counts(reference: list[str], hypothesis: list[str]) -> tuple[int, int, int]:
+    """True positives, false positives, false negatives of `hypothesis`'s boundaries against `reference`."""
+    ref, hyp = boundary_offsets(reference), boundary_offsets(hypothesis)
+    return len(ref & hyp), len(hyp - ref), len(ref - hyp)
+
+
+def f1_score(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 from boundary counts (1.0 where nothing was expected or found)."""
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1

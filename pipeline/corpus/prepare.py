@@ -1,0 +1,220 @@
+"""`PrepareDocuments`: batches of read records -> prepared documents spilled to sorted runs, plus dedup keys.
+
+Each batch is normalized, sentence-split, cleaned and filtered (`DocumentPreparer`); kept and dropped records
+are spilled to sorted run files so texts never go through a shuffle, and only compact digests, LSH keys and
+signatures (`meta`) travel on to the dedup stages.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
+
+from kcorpus.pipeline.config import CorpusConfig, SourceConfig
+from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
+from kcorpus.pipeline.corpus.shards import write_run
+from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
+from kcorpus.transforms.prepare import DocumentPreparer, identity
+from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from kcorpus.transforms.sharding import shard_of
+
+log = logging.getLogger(__name__)
+
+# Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
+SPILL_BYTES = 16 << 20
+PROGRESS_SECONDS = 10.0
+
+
+def _windowed(value: Any) -> Any:
+    return GlobalWindows.windowed_value(value)
+
+
+class PrepareBatchFn(beam.DoFn):
+    """Prepares batches of `(source, record)`; spills kept and dropped records to sorted runs.
+
+    Main output: `((source, counter), n)` counts. Tagged outputs: `meta` (`(node, source, digest,
+    lsh_keys, signature)` per kept document), `run` (`(kind, shard, path)`), `dead_letter`
+    (`(source, DeadLetter)`).
+    """
+
+    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+        self.config = config
+        self.tmp_dir = tmp_dir
+
+    def setup(self) -> None:
+        splitter = None
+        if any(s.split_sentences for s in self.config.sources) and self.config.split.backend != "none":
+            from kcorpus.transforms.sentences import make_splitter
+
+            splitter = make_splitter(self.config.split.backend)
+        self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
+        self.sources = {s.name: s for s in self.config.sources}
+
+    def _preparer(self, source: SourceConfig, splitter: Any) -> DocumentPreparer:
+        cleaner = identity
+        if source.preset != "none":
+            from kcorpus.transforms.clean import make_cleaner
+
+            cleaner = make_cleaner(source.preset, **dict(source.clean_options))
+        return DocumentPreparer(
+            cleaner=cleaner,
+            splitter=splitter if source.split_sentences else None,
+            filters=self.config.filters,
+            remove_patterns=source.remove_patterns,
+        )
+
+    def start_bundle(self) -> None:
+        self.buffers: dict[tuple[str, int], list[tuple[tuple[str, ...], str]]] = collections.defaultdict(list)
+        self.buffered = 0
+        self.docs_seen = 0
+        self.bytes_seen = 0
+        self.started = self.last_log = time.monotonic()
+
+    def _spill(self, kind: str, shard: int, key: tuple[str, ...], payload: str) -> Iterator[Any]:
+        self.buffers[(kind, shard)].append((key, payload))
+        self.buffered += len(payload)
+        if self.buffered >= SPILL_BYTES:
+            yield from (beam.pvalue.TaggedOutput("run", r) for r in self._flush())
+
+    def _flush(self) -> list[tuple[str, int, str]]:
+        runs = []
+        for (kind, shard), lines in sorted(self.buffers.items()):
+            path = f"{self.tmp_dir}/{kind}/{shard:05d}/{uuid.uuid4().hex}.run"
+            write_run(path, lines)
+            runs.append((kind, shard, path))
+        self.buffers.clear()
+        self.buffered = 0
+        return runs
+
+    def finish_bundle(self) -> Iterator[Any]:
+        for run in self._flush():
+            yield beam.pvalue.TaggedOutput("run", _windowed(run))
+
+    def process(self, batch: list[tuple[str, Any]]) -> Iterator[Any]:
+        counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        kept: list[tuple[Document, str]] = []
+        num_shards = self.config.output.num_shards
+        output = self.config.output
+        for source, item in batch:
+            if isinstance(item, DeadLetter):
+                counts[(source, "read:dead_letter")] += 1
+                yield beam.pvalue.TaggedOutput("dead_letter", (source, item))
+                continue
+            if isinstance(item, Dropped):
+                counts[(source, f"read:dropped:{item.reason}")] += 1
+                yield from self._spill_dropped(item, output)
+                continue
+            counts[(source, "read:documents")] += 1
+            self.docs_seen += 1
+            try:
+                prepared = self.preparers[source].prepare(item)
+                payload = prepared.document.to_json() if prepared.document else ""
+            except Exception as exc:  # noqa: BLE001 -- any failure of one document dead-letters it, not the run
+                counts[(source, "prepare:dead_letter")] += 1
+                yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
+                continue
+            self.bytes_seen += len(item.text)
+            counts[(source, "filter:sentences_in")] += prepared.sentences_in
+            counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
+            for reason in prepared.sentence_reasons:
+                counts[(source, f"filter:sentences_dropped:{reason}")] += 1
+            if prepared.document is None:
+                counts[(source, f"filter:dropped:{prepared.reason}")] += 1
+                dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
+                yield from self._spill_dropped(dropped, output)
+                continue
+            counts[(source, "filter:kept")] += 1
+            kept.append((prepared.document, payload))
+        yield from self._emit_kept(kept, num_shards)
+        for (source, name), n in sorted(counts.items()):
+            Metrics.counter(METRICS_NAMESPACE, name).inc(n)
+            yield (source, name), n
+        self._progress()
+
+    def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
+        node = node_key(item.id, item.source)
+        if output.dropped == "all" or (
+            output.dropped == "sample" and sampled(node, output.dropped_sample_rate)
+        ):
+            shard = shard_of(node, output.num_shards)
+            key = (item.id, item.source, item.stage, item.reason)
+            yield from self._spill(KIND_DROPPED, shard, key, item.to_json())
+
+    def _emit_kept(self, kept: list[tuple[Document, str]], num_shards: int) -> Iterator[Any]:
+        """Digests and LSH keys for a whole batch at once (vectorized); the documents go to runs."""
+        if not kept:
+            return
+        texts = [dedup_text(d.text) for d, _ in kept]
+        near = self.config.dedup.near
+        if near.enabled:
+            keys, signatures = lsh_keys_and_signatures(texts, near)
+        else:
+            keys, signatures = [[] for _ in kept], [b"" for _ in kept]
+        meta = []
+        for (doc, payload), text, bands, sig in zip(kept, texts, keys, signatures, strict=True):
+            node = node_key(doc.id, doc.source)
+            meta.append((node, doc.source, digest(text), bands, sig))
+            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), payload)
+        yield beam.pvalue.TaggedOutput("meta", meta)
+
+    @staticmethod
+    def _dead_letter(doc: Document, exc: Exception) -> DeadLetter:
+        meta = doc.metadata or {}
+        line = meta.get("line")
+        return DeadLetter(
+            path=str(meta.get("path", doc.source)),
+            reason=f"document {doc.id}: {type(exc).__name__}: {exc}",
+            line=line if isinstance(line, int) else None,
+            raw=raw_prefix(doc.text if isinstance(doc.text, str) else repr(doc.text)),
+            stage="prepare",
+        )
+
+    def _progress(self) -> None:
+        now = time.monotonic()
+        if now - self.last_log >= PROGRESS_SECONDS:
+            self.last_log = now
+            rate = self.bytes_seen / max(now - self.started, 1e-9) / 1e6
+            log.info(
+                "build-corpus worker %d: %d documents prepared (%.1f M chars, %.2f M chars/s)",
+                os.getpid(),
+                self.docs_seen,
+                self.bytes_seen / 1e6,
+                rate,
+            )
+
+
+
+class PrepareDocuments(beam.PTransform):
+    """`PrepareBatchFn` over one or more collections of batches -> `{counts, meta, run, dead_letter}`.
+
+    A ParDo per input keeps the documents inside the stage that read them; only the small outputs are
+    flattened (the local runner pickles and buffers every input of a multi-input Flatten).
+    """
+
+    TAGS = ("counts", "meta", "run", "dead_letter")
+
+    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+        super().__init__()
+        self.config, self.tmp_dir = config, tmp_dir
+
+    def expand(self, batches: tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        outputs = [
+            b
+            | f"Prepare[{i}]"
+            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir)).with_outputs(
+                "meta", "run", "dead_letter", main="counts"
+            )
+            for i, b in enumerate(batches)
+        ]
+        if len(outputs) == 1:
+            return {tag: outputs[0][tag] for tag in self.TAGS}
+        return {tag: [o[tag] for o in outputs] | f"All[{tag}]" >> beam.Flatten() for tag in self.TAGS}

@@ -1,0 +1,95 @@
+"""`TokenizeDocuments`: batches of documents -> per-shard lists of tokenized documents."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.metrics import Metrics
+
+from kcorpus.pipeline.pack.job import PackJob
+from kcorpus.pipeline.pack.read import DocTuple
+from kcorpus.transforms.packing.packer import SpecialIds
+from kcorpus.transforms.packing.tokenize import (
+    full_vocab_size,
+    read_tokenizer_bytes,
+    sha256_hex,
+    source_path,
+    special_ids,
+    tokenize_wire,
+    tokenizer_file,
+    tokenizer_from_bytes,
+)
+from kcorpus.transforms.record import Dropped
+from kcorpus.transforms.sharding import split_and_shard
+
+
+class _TokenizeBatch(beam.DoFn):
+    """A batch of documents -> ((split, shard), [TokenizedDoc wire tuples]) per shard the batch touches;
+    empty documents to `dropped`."""
+
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
+        self._tokenizer_path = tokenizer
+        self._dtype = dtype
+        self._validation_fraction = validation_fraction
+        self._counts = counts
+        self._tokens = Metrics.counter("pack", "pack:tokens:corpus")
+        self._empty = Metrics.counter("pack", "pack:documents:dropped:empty_document")
+        self._tok = None
+
+    def setup(self):
+        self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
+
+    def process(self, docs: Sequence[DocTuple]):
+        encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
+        by_shard: dict[tuple[str, int], list] = {}
+        for (doc_id, text, source), wire in zip(docs, encoded):
+            if not wire[1]:
+                self._empty.inc()
+                yield beam.pvalue.TaggedOutput(
+                    "dropped", Dropped(doc_id, source, "pack", "empty_document", text[:200])
+                )
+                continue
+            key = split_and_shard(doc_id, self._validation_fraction, self._counts)
+            by_shard.setdefault(key, []).append(wire)
+        token_bytes = sum(len(w[1]) for group in by_shard.values() for w in group)
+        self._tokens.inc(token_bytes // np.dtype(self._dtype).itemsize)
+        yield from by_shard.items()
+
+
+class TokenizeDocuments(beam.PTransform):
+    """Batches of documents -> per-shard lists of tokenized documents."""
+
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
+        super().__init__()
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype)
+
+    def expand(self, batches):
+        return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerInfo:
+    path: str
+    sha256: str
+    vocab_size: int
+    special: SpecialIds
+    mask_id: int | None
+    tokens: dict[str, str]
+
+
+def inspect_tokenizer(job: PackJob) -> TokenizerInfo:
+    data = read_tokenizer_bytes(job.tokenizer)
+    tok = tokenizer_from_bytes(data)
+    special = special_ids(tok, job.cls_token, job.sep_token, job.pad_token)
+    tokens = {"cls": job.cls_token, "sep": job.sep_token, "pad": job.pad_token, "mask": job.mask_token}
+    return TokenizerInfo(
+        path=source_path(tokenizer_file(job.tokenizer)),
+        sha256=sha256_hex(data),
+        vocab_size=full_vocab_size(tok),
+        special=special,
+        mask_id=tok.token_to_id(job.mask_token),
+        tokens=tokens,
+    )

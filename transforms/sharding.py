@@ -1,0 +1,27 @@
+"""Where a record goes: shard file names and id-to-shard hashing, the same on every worker and run.
+
+Digests are blake2b of the id (never Python's salted `hash()`), so a record's shard depends on its id only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def shard_name(prefix: str, shard: int, num_shards: int, suffix: str) -> str:
+    """`part-00000-of-00004.txt` style names."""
+    return f"{prefix}-{shard:05d}-of-{num_shards:05d}{suffix}"
+
+
+def shard_of(doc_id: str, num_shards: int) -> int:
+    """The output shard of a document: a digest of its id, so it is the same on every worker and run."""
+    digest = hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % num_shards
+
+
+def split_and_shard(doc_id: str, validation_fraction: float, counts: dict[str, int]) -> tuple[str, int]:
+    """(split, shard index) from a digest of the id: a document id always lands in one place."""
+    digest = hashlib.blake2b(doc_id.encode("utf-8"), digest_size=16).digest()
+    u = int.from_bytes(digest[:8], "big") / 2.0**64
+    split = "validation" if u < validation_fraction else "train"
+    return split, int.from_bytes(digest[8:], "big") % counts[split]
