@@ -192,7 +192,7 @@ class DedupSection(Section):
     near: NearDedupSection = Field(default_factory=NearDedupSection)  # type: ignore[valid-type]
 
 
-_JOB_ONLY = ("inputs", "out", "config")
+_JOB_ONLY = ("inputs", "out", "config", "overwrite")
 _VocabFields = _section(
     "_VocabFields", TrainVocabJob, exclude=_JOB_ONLY, check=False,
     kind=(Literal[KINDS], "wordpiece"),  # type: ignore[valid-type]
@@ -223,7 +223,7 @@ class VocabSection(_VocabFields):  # type: ignore[misc, valid-type]
 _VocabReportFields = _section(
     "_VocabReportFields",
     VocabReportJob,
-    exclude=("a", "b", "corpus", "out"),
+    exclude=("a", "b", "corpus", "out", "overwrite"),
     check=False,
     reference=(ProfilePath, ...),
 )

@@ -10,6 +10,7 @@ import sys
 from kcorpus.pipeline.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.options import LOCAL_MODES
+from kcorpus.pipeline.outputs import OutputError
 from kcorpus.pipeline.profile import default_of
 
 
@@ -43,7 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=default_of(BuildCorpusJob, "local_mode"),
         help="FnApiRunner mode when no --runner is given after --",
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a previous corpus in --out (only the files build-corpus writes are removed)",
+    )
     parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
 
 
@@ -79,8 +84,8 @@ def main(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
         stats = build_corpus(job, args.beam_args)
-    except FileExistsError as exc:
-        print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
+    except (FileExistsError, OutputError) as exc:
+        print(f"kcorpus build-corpus: error: {exc}", file=sys.stderr)
         return 2
     total = {k: v for k, v in stats["total"].items() if k != "counters"}
     print(json.dumps(total, ensure_ascii=False))

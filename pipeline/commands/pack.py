@@ -71,7 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sep-token", default=job_default("sep_token"))
     parser.add_argument("--pad-token", default=job_default("pad_token"))
     parser.add_argument("--mask-token", default=job_default("mask_token"))
-    parser.add_argument("--overwrite", action="store_true", help="replace a previous pack in --out")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a previous pack in --out (only the files pack writes go)",
+    )
     parser.add_argument(
         "--reshuffle-batches",
         choices=RESHUFFLE_CHOICES,
@@ -117,7 +121,7 @@ def main(args: argparse.Namespace) -> int:
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:
-        print(f"kcorpus pack: {err}", file=sys.stderr)
+        print(f"kcorpus pack: error: {err}", file=sys.stderr)
         return 2
     counts = {k: v for k, v in manifest["counts"].items() if k != "splits"}
     print(json.dumps(counts, ensure_ascii=False))

@@ -8,6 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from kcorpus.pipeline.outputs import OutputError, OutputPlan, claim_output
 from kcorpus.pipeline.profile import ProfileError, load_profile
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.run.orchestrate import run
@@ -41,6 +42,9 @@ def main(args: argparse.Namespace) -> int:
             traceback.print_exception(err.__cause__, file=sys.stderr)
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1
+    except OutputError as err:
+        print(f"kcorpus run: error: {err}", file=sys.stderr)
+        return 2
     except (RunError, ProfileError, FileNotFoundError) as err:
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1
@@ -50,7 +54,12 @@ def main(args: argparse.Namespace) -> int:
     if not args.no_report:
         from kcorpus.pipeline.run.report import write_report
 
-        html, md = write_report(out_dir)
+        try:
+            with claim_output(OutputPlan(str(out_dir), "run")):  # locked, like the stages it reports on
+                html, md = write_report(out_dir)
+        except OutputError as err:
+            print(f"kcorpus run: error: {err}", file=sys.stderr)
+            return 2
         print(f"report:  {html}\n         {md}")
     pack = out_dir / "pack"
     if (pack / "train").is_dir():

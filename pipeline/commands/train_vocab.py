@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences")
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars or trainer logs")
+    parser.add_argument("--overwrite", action="store_true", help="replace a previous train-vocab in --out")
     wpg = parser.add_argument_group("wordpiece")
     wpg.add_argument("--min-frequency", type=int, default=default_of(WordPieceConfig, "min_frequency"))
     wpg.add_argument(
@@ -96,6 +97,7 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
         allow_jamo=args.allow_jamo,
         round_trip_sentences=args.round_trip_sentences,
         quiet=args.quiet,
+        overwrite=args.overwrite,
     )
 
 

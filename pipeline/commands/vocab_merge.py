@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.transforms.vocab.checks import jamo_tokens
 from kcorpus.transforms.vocab.files import (
     SENTENCEPIECE,
@@ -30,12 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--model-max-length", type=int, default=512)
     parser.add_argument("--allow-jamo", action="store_true", help="allow appending conjoining-jamo tokens")
+    parser.add_argument("--overwrite", action="store_true", help="replace a previous vocab-merge in --out")
 
 
 def main(args: argparse.Namespace) -> int:
     try:
         result = merge(args.base, args.other, args.out, model_max_length=args.model_max_length,
-                       allow_jamo=args.allow_jamo)
+                       allow_jamo=args.allow_jamo, overwrite=args.overwrite)
     except (ValueError, FileNotFoundError) as error:
         print(f"kcorpus vocab-merge: error: {error}", file=sys.stderr)
         return 2
@@ -44,7 +46,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: int = 512,
-          allow_jamo: bool = False) -> dict:
+          allow_jamo: bool = False, overwrite: bool = False) -> dict:
+    plan = check_output(out_dir, "vocab-merge", [base_path, other_path], overwrite=overwrite)
     base = load_vocab(base_path)
     if base.kind != WORDPIECE:
         raise ValueError(f"{base_path}: BASE must be a WordPiece vocabulary (merging into SentencePiece is "
@@ -58,12 +61,13 @@ def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: in
     if jamo and not allow_jamo:
         raise ValueError(f"{len(jamo)} tokens of OTHER contain conjoining jamo, e.g. {jamo[:10]}; "
                          "pass --allow-jamo to append them anyway")
-    written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
-    manifest = {
-        "kind": WORDPIECE,
-        "vocab_size": len(result.tokens),
-        "merge": {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()},
-        "files": {name: sha256_file(os.path.join(out_dir, name)) for name in written},
-    }
-    write_json(os.path.join(out_dir, "manifest.json"), manifest)
+    with claim_output(plan):
+        written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
+        manifest = {
+            "kind": WORDPIECE,
+            "vocab_size": len(result.tokens),
+            "merge": {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()},
+            "files": {name: sha256_file(os.path.join(out_dir, name)) for name in written},
+        }
+        write_json(os.path.join(out_dir, "manifest.json"), manifest)
     return manifest["merge"]

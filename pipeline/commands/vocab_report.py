@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=default_of(VocabReportJob, "seed"))
     parser.add_argument("--out", required=True)
+    parser.add_argument("--overwrite", action="store_true", help="replace a previous vocab-report in --out")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -34,6 +35,7 @@ def main(args: argparse.Namespace) -> int:
         corpus=tuple(args.corpus or ()),
         max_sentences=args.max_sentences,
         seed=args.seed,
+        overwrite=args.overwrite,
     )
     try:
         report = write_report(job)

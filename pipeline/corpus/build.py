@@ -25,6 +25,7 @@ from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import WriteShardFn, write_dead_letters
+from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.transforms import corpus_layout
 
 log = logging.getLogger(__name__)
@@ -129,13 +130,6 @@ class BuildCorpus(beam.PTransform):
         )
 
 
-def _existing_outputs(out_dir: str) -> list[str]:
-    found = []
-    for result in FileSystems.match([f"{out_dir}/{p}" for p in corpus_layout.OUTPUT_PATTERNS]):
-        found.extend(m.path for m in result.metadata_list)
-    return sorted(found)
-
-
 def _remove_tree(path: str) -> None:
     """Delete a temporary directory's files (and the directory itself where the filesystem has one)."""
     files = [m.path for r in FileSystems.match([f"{path}/**"]) for m in r.metadata_list]
@@ -155,15 +149,23 @@ def run_build(
     reshuffle: bool = False,
     overwrite: bool = False,
 ) -> dict[str, Any]:
-    """Runs the pipeline to completion and returns the parsed stats.json."""
+    """Runs the pipeline to completion and returns the parsed stats.json.
+
+    The output folder is checked before anything is written and claimed (locked, marked as kcorpus's, a
+    previous corpus's own files removed with `overwrite`) only when the pipeline is about to run.
+    """
+    out_dir = out_dir.rstrip("/")
+    inputs = [p for source in config.sources for p in source.paths]
+    plan = check_output(out_dir, "build-corpus", inputs, overwrite=overwrite)
+    with claim_output(plan):
+        return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle)
+
+
+def _run_pipeline(
+    config: CorpusConfig, out_dir: str, beam_args: list[str], local_mode: str, batch_size: int, reshuffle: bool
+) -> dict[str, Any]:
     from kcorpus.pipeline.options import make_pipeline
 
-    out_dir = out_dir.rstrip("/")
-    existing = _existing_outputs(out_dir)
-    if existing and not overwrite:
-        raise FileExistsError(f"{out_dir} already holds a corpus ({existing[0]}, ...); pass --overwrite")
-    if existing:
-        FileSystems.delete(existing)
     tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
     pipeline = make_pipeline(list(beam_args), local_mode=local_mode)

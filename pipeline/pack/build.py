@@ -17,6 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.pipeline.options import make_pipeline
+from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import ReadCorpus, resolve_corpus, spread_batches
@@ -25,18 +26,6 @@ from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
 from kcorpus.transforms.packing.packer import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
-
-
-def prepare_out(out: str, overwrite: bool) -> None:
-    """Refuse to mix runs: the output must be new or empty unless `overwrite` clears what pack wrote."""
-    if not FileSystems.exists(out):
-        return
-    existing = FileSystems.match([FileSystems.join(out, "**")])[0].metadata_list
-    if not existing:
-        return
-    if not overwrite:
-        raise FileExistsError(f"output {out} is not empty; pass --overwrite to replace a previous pack")
-    FileSystems.delete([m.path for m in existing])
 
 
 def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict[str, Any]]:
@@ -74,9 +63,15 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
 def run(
     job: PackJob, beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing"
 ) -> dict[str, Any]:
-    """Run the pack pipeline and return the manifest it wrote."""
-    prepare_out(job.out, job.overwrite)
-    with make_pipeline(beam_args, local_mode=local_mode) as pipeline:
+    """Run the pack pipeline and return the manifest it wrote.
+
+    The output folder and the inputs are checked first, then the folder is claimed (`pipeline/outputs.py`):
+    a previous pack there is removed only after the corpus and tokenizer are found usable.
+    """
+    plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)
+    resolve_corpus(job.corpus, job.input_format)
+    inspect_tokenizer(job)
+    with claim_output(plan), make_pipeline(beam_args, local_mode=local_mode) as pipeline:
         build(pipeline, job)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:
         return json.loads(f.read())

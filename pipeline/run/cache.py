@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcorpus.pipeline.outputs import is_bookkeeping
 from kcorpus.pipeline.run.errors import RunError
 
 STAGE_MANIFEST = "_STAGE.json"
@@ -39,11 +40,11 @@ def _file_sha256(path: Path) -> str:
 
 
 def list_outputs(stage_dir: Path) -> dict[str, int]:
-    """Every file of a stage folder (but its manifest) as relative path -> size in bytes."""
+    """Every file of a stage folder (but its manifest and kcorpus's ownership marker) as path -> size in bytes."""
     return {
         p.relative_to(stage_dir).as_posix(): p.stat().st_size
         for p in sorted(stage_dir.rglob("*"))
-        if p.is_file() and p.name != STAGE_MANIFEST
+        if p.is_file() and p.name != STAGE_MANIFEST and not is_bookkeeping(p.name)
     }
 
 

@@ -18,9 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus import __version__
+from kcorpus.pipeline.outputs import (
+    OutputError,
+    check_output,
+    claim_output,
+    is_bookkeeping,
+    owned_by,
+    read_marker,
+    write_marker,
+)
 from kcorpus.pipeline.profile import Profile
 from kcorpus.pipeline.run.cache import (
     PARTIAL_SUFFIX,
+    STAGE_MANIFEST,
     canonical_hash,
     commit,
     fingerprint_files,
@@ -28,7 +38,7 @@ from kcorpus.pipeline.run.cache import (
     why_stale,
 )
 from kcorpus.pipeline.run.errors import RunError, StageFailed
-from kcorpus.pipeline.run.stages import RUNNERS, Stage, StageRunner, plan_stages
+from kcorpus.pipeline.run.stages import RUNNERS, STAGE_NAMES, Stage, StageRunner, plan_stages
 
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "SwitchingDirectRunner", "BundleBasedDirectRunner")
 
@@ -133,7 +143,47 @@ def run(
             f"unknown stage(s) for --only: {', '.join(unknown)}; this profile has {', '.join(names)}"
         )
     selected = set(only or names)
-    out.mkdir(parents=True, exist_ok=True)
+    inputs = [p for stage in stages for p in stage.inputs]
+    adopt_legacy_run_folder(out)
+    plan = check_output(str(out), "run", inputs, resume=True)
+    check_stage_folders(out, names)
+    with claim_output(plan):
+        return _run_stages(out, stages, selected, beam_args, force, runners)
+
+
+def adopt_legacy_run_folder(out: Path) -> None:
+    """Mark a run folder written before ownership markers as kcorpus's: only stage folders that hold a stage
+    manifest and the run's own files, nothing else (any other entry leaves it foreign, and refused)."""
+    if read_marker(str(out)) is not None or not out.is_dir():
+        return
+    entries = [p for p in out.iterdir() if not is_bookkeeping(p.name)]
+    stages = [p for p in entries if p.name in STAGE_NAMES and (p / STAGE_MANIFEST).is_file()]
+    if stages and all(
+        owned_by("run", p.name) and (p.name not in STAGE_NAMES or p in stages) for p in entries
+    ):
+        write_marker(str(out), "run")
+
+
+def check_stage_folders(out: Path, names: Sequence[str]) -> None:
+    """Refuse a stage folder kcorpus run did not write, which committing the stage would replace: a finished
+    stage has a `_STAGE.json` (`<stage>.partial/` folders are the run's own in a run folder it owns)."""
+    for name in names:
+        final = out / name
+        if final.exists() and not (final / STAGE_MANIFEST).is_file():
+            raise OutputError(
+                f"{final} was not written by kcorpus run (no {STAGE_MANIFEST}); kcorpus never replaces it: "
+                "move it away or choose another run folder"
+            )
+
+
+def _run_stages(
+    out: Path,
+    stages: Sequence[Stage],
+    selected: set[str],
+    beam_args: Sequence[str],
+    force: bool,
+    runners: Mapping[str, StageRunner],
+) -> list[StageResult]:
     manifests: dict[str, dict[str, Any]] = {}
     results: list[StageResult] = []
     for stage in stages:

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 
+from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.report.vocab import render_html, render_markdown
 from kcorpus.transforms.vocab.files import load_vocab
 from kcorpus.transforms.vocab.report import compare_vocabs
@@ -23,6 +24,7 @@ class VocabReportJob:
         corpus: text files, globs or dirs to measure encoding on; empty compares the token sets only.
         max_sentences: the size of the seeded corpus sample.
         seed: the sampling seed.
+        overwrite: replace a previous vocab-report in `out` (only its own files).
     """
 
     a: str
@@ -31,20 +33,29 @@ class VocabReportJob:
     corpus: tuple[str, ...] = ()
     max_sentences: int = 200_000
     seed: int = 0
+    overwrite: bool = False
 
 
 def write_report(job: VocabReportJob) -> dict:
-    """Compare the two vocabularies, write the three report files, return the report."""
+    """Compare the two vocabularies, write the three report files, return the report.
+
+    The output folder is checked first; a non-empty folder kcorpus did not write is refused, never mixed into.
+    """
+    plan = check_output(job.out, "vocab-report", [job.a, job.b, *job.corpus], overwrite=job.overwrite)
     lines = None
     if job.corpus:
         lines, _, _ = read_sample(list(job.corpus), max_sentences=job.max_sentences, seed=job.seed)
     report = compare_vocabs(load_vocab(job.a), load_vocab(job.b), lines)
-    os.makedirs(job.out, exist_ok=True)
-    with open(os.path.join(job.out, "report.json"), "w", encoding="utf-8") as f:
+    with claim_output(plan):
+        _write_files(job.out, report)
+    return report
+
+
+def _write_files(out: str, report: dict) -> None:
+    with open(os.path.join(out, "report.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=2)
         f.write("\n")
-    with open(os.path.join(job.out, "report.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
         f.write(render_markdown(report))
-    with open(os.path.join(job.out, "report.html"), "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "report.html"), "w", encoding="utf-8") as f:
         f.write(render_html(report))
-    return report

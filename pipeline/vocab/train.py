@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab
 from kcorpus.transforms.vocab.files import (
     sentencepiece_tokenizer,
@@ -21,7 +22,7 @@ from kcorpus.transforms.vocab.files import (
     write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.sample import read_sample
+from kcorpus.transforms.vocab.sample import expand_inputs, read_sample
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
@@ -45,6 +46,7 @@ class TrainVocabJob:
         allow_jamo: do not fail on conjoining-jamo tokens.
         round_trip_sentences: sentences encoded and decoded by the round-trip check.
         quiet: no progress bars or trainer logs.
+        overwrite: replace a previous train-vocab output in `out` (only its own files).
     """
 
     inputs: tuple[str, ...]
@@ -56,6 +58,7 @@ class TrainVocabJob:
     allow_jamo: bool = False
     round_trip_sentences: int = 2000
     quiet: bool = False
+    overwrite: bool = False
 
     @property
     def kind(self) -> str:
@@ -64,7 +67,18 @@ class TrainVocabJob:
 
 
 def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
-    """Sample, train, write, check; returns the manifest. Raises VocabCheckError after writing on failure."""
+    """Sample, train, write, check; returns the manifest. Raises VocabCheckError after writing on failure.
+
+    The output folder and the inputs are checked before sampling; the folder is claimed (locked, marked,
+    a previous vocab's own files removed with `overwrite`) for the rest of the run.
+    """
+    plan = check_output(job.out, "train-vocab", job.inputs, overwrite=job.overwrite)
+    expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
+    with claim_output(plan):
+        return _train_vocab(job)
+
+
+def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     progress = not job.quiet
     config = job.config
     started = time.perf_counter()

@@ -10,6 +10,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
+from kcorpus.pipeline.outputs import OutputError, is_bookkeeping, write_marker
 from kcorpus.pipeline.profile import load_config
 from testdata_paths import ROOT, TESTDATA
 
@@ -19,7 +20,12 @@ def local_test_pipeline() -> TestPipeline:
 
 
 def read_tree(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    """Every output file's bytes, but kcorpus's ownership marker (which records when it was written)."""
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not is_bookkeeping(p.name)
+    }
 
 
 def docs_of(out: Path) -> list[dict]:
@@ -80,7 +86,8 @@ def test_existing_output_needs_overwrite(tmp_path):
     config = load_config(str(planted_config(tmp_path)), ["dedup.near.enabled=false"])
     (out / "text").mkdir(parents=True)
     (out / "text" / "part-00000-of-00009.txt").write_text("stale")
-    with pytest.raises(FileExistsError, match="--overwrite"):
+    write_marker(str(out), "build-corpus")  # a previous build-corpus output
+    with pytest.raises(OutputError, match="--overwrite"):
         run_build(config, str(out), local_mode="in_memory")
     run_build(config, str(out), local_mode="in_memory", overwrite=True)
     assert sorted(p.name for p in (out / "text").iterdir()) == [

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from kcorpus.pipeline import cli
+from kcorpus.pipeline.outputs import OutputError, is_bookkeeping
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.pipeline.pack.write import pack_wire_shard
 from kcorpus.transforms.packing.packer import PackConfig, content_tokens
@@ -43,7 +44,9 @@ def read_rows(path: Path) -> pa.Table:
 
 
 def all_files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    """Every output file's bytes, but kcorpus's ownership marker (which records when it was written)."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not is_bookkeeping(p.name)}
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +197,7 @@ def test_existing_output_needs_overwrite(packed, kcbert, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(packed[0], out)
     (out / "train" / "data-00007-of-00009.arrow").write_bytes(b"stale shard of an older pack")
-    with pytest.raises(FileExistsError, match="--overwrite"):
+    with pytest.raises(OutputError, match="--overwrite"):
         run(job(out, kcbert), local_mode="in_memory")
     run(job(out, kcbert, overwrite=True), local_mode="in_memory")
     assert all_files(out) == all_files(packed[0])
@@ -216,10 +219,12 @@ def test_cli_cross_document_layout(tmp_path, kcbert, capsys):
 
 
 def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):
-    argv = ["pack", "--corpus", str(tmp_path), "--tokenizer", str(kcbert), "--out", str(tmp_path / "o")]
+    (tmp_path / "empty").mkdir()
+    argv = ["pack", "--corpus", str(tmp_path / "empty"), "--tokenizer", str(kcbert), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
     assert "no corpus files" in capsys.readouterr().err
-    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert not (tmp_path / "o").exists()  # inputs are checked before the output folder is created
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
     assert "no tokenizer at" in capsys.readouterr().err
 

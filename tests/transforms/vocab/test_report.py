@@ -150,6 +150,7 @@ def test_any_kinds_compare_and_wordpiece_vs_spm_normalizes(tmp_path):
     assert report["normalized"]["overlap"] == len(kc & sp)
     assert report["normalized"]["overlap"] > report["overlap"]
     assert "corpus" not in report
-    assert cli(["vocab-report", str(spm_dir / "tokenizer.json"), str(spm_dir), "--out", str(out)]) == 0
+    assert cli(["vocab-report", str(spm_dir / "tokenizer.json"), str(spm_dir), "--out", str(out)]) == 2
+    assert cli(["vocab-report", str(spm_dir / "tokenizer.json"), str(spm_dir), "--out", str(out), "--overwrite"]) == 0
     same = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert same["jaccard"] == 1.0 and same["only_a"] == same["only_b"] == 0
