@@ -99,6 +99,9 @@ def check_output(
     """
     if out.strip() == STREAM:
         raise OutputError(f"--out -: {command} writes a folder, not a stream; give a folder path")
+    inputs = list(inputs)
+    if STREAM in inputs:
+        raise OutputError(f"- (stdin): {command} reads files, not a stream; give a path")
     check_separate([out], inputs)
     holder = read_lock(out)
     if holder is not None:
@@ -165,11 +168,15 @@ def check_separate(outputs: Sequence[str], inputs: Iterable[str]) -> None:
         target = _normalize(out)
         for pattern, root in roots:
             if target == root:
-                raise OutputError(f"output {out} is the input {pattern}; kcorpus never writes over its input")
+                raise OutputError(f"output {out} is the input {pattern}; kcorpus never writes over an input")
             if _inside(target, root):
-                raise OutputError(f"output {out} is inside the input {pattern}; choose a folder outside it")
+                raise OutputError(
+                    f"output {out} is inside the input folder {pattern}; write it outside that folder"
+                )
             if _inside(root, target):
-                raise OutputError(f"input {pattern} is inside the output {out}; choose a folder outside it")
+                raise OutputError(
+                    f"input {pattern} is inside the output folder {out}; choose an output folder that holds no input"
+                )
 
 
 def check_distinct_files(named: Sequence[tuple[str, str]]) -> None:

@@ -12,8 +12,11 @@ import bz2
 import gzip
 import os
 import zlib
+from collections.abc import Iterator
 from typing import IO, Protocol
 
+# The path that means standard input (`kcorpus read -`, `kcorpus clean -`).
+STDIN = "-"
 # What reading a (possibly compressed, possibly truncated) stream can raise.
 STREAM_ERRORS = (OSError, EOFError, zlib.error)
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
@@ -68,8 +71,39 @@ def join(base: str, *parts: str) -> str:
     return remote_files(base).join(base, *parts) if is_remote(base) else os.path.join(base, *parts)
 
 
+class _KeepOpen:
+    """A stream whose `close()` (or `with` block) leaves the underlying stream open: stdin is not ours."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._stream)
+
+    def __enter__(self) -> _KeepOpen:  # noqa: PYI034 -- py3.10 has no typing.Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def open_stdin() -> IO[bytes]:
+    """Standard input's bytes, left open when the reader closes it."""
+    import sys
+
+    return _KeepOpen(sys.stdin.buffer)  # type: ignore[return-value]
+
+
 def open_raw(path: str) -> IO[bytes]:
-    """A local or remote file's bytes as stored (no decompression)."""
+    """A local or remote file's bytes as stored (no decompression); `-` is standard input."""
+    if path == STDIN:
+        return open_stdin()
     return remote_files(path).open(path) if is_remote(path) else open(path, "rb")
 
 
@@ -77,8 +111,10 @@ def open_binary(path: str) -> IO[bytes]:
     """Open a local or remote file for reading, decompressing .gz/.bz2 by suffix.
 
     Decompression is Python's own gzip/bz2 for remote files too: it raises on a truncated stream, where
-    Beam's decompressing reader ends quietly.
+    Beam's decompressing reader ends quietly. `-` is standard input (never decompressed).
     """
+    if path == STDIN:
+        return open_stdin()
     if not is_remote(path):
         if path.endswith(".gz"):
             return gzip.open(path, "rb")
@@ -90,7 +126,12 @@ def open_binary(path: str) -> IO[bytes]:
 
 
 def base_name(path: str) -> str:
-    """The file name part of a path, without a .gz/.bz2 suffix: the stable part of line-record ids."""
+    """The file name part of a path, without a .gz/.bz2 suffix: the stable part of line-record ids.
+
+    Standard input (`-`) is named `stdin`.
+    """
+    if path == STDIN:
+        return "stdin"
     name = path.rstrip("/").rsplit("/", 1)[-1]
     for suffix in COMPRESSED_SUFFIXES:
         if name.endswith(suffix):

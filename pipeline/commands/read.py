@@ -2,26 +2,37 @@
 
 Runs in pure Python (no Beam): one process streams the files in order, so the output order is the input order.
 Comment threads (`--option thread_field=...`) are joined across all the files given.
+
+`-` as a PATH reads standard input (line formats only); `--out -` writes the documents to standard output and
+then needs `--dead-letter` and `--dropped` paths (`/dev/null` discards them; they are still counted), and the
+summary goes to stderr. No output may be an input. A reader that goes away (`| head`) ends the run quietly,
+exit 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
+import os
 import sys
 from collections.abc import Iterable
 from typing import IO
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
-from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reason_code
+from kcorpus.pipeline.outputs import OutputError, check_distinct_files, check_separate
+from kcorpus.transforms.files import STDIN
+from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reader_for, reason_code
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files (or folders: every file under them; a Modu or `datasets` folder is one input)")
+                        help="files (or folders: every file under them; a Modu or `datasets` folder is one input); "
+                             "- reads stdin (line formats)")
     parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
-    parser.add_argument("--out", required=True, help="documents as JSON Lines")
+    parser.add_argument("--out", required=True,
+                        help="documents as JSON Lines; - writes stdout (then --dead-letter and --dropped are needed)")
     parser.add_argument("--dead-letter", help="unreadable records (default: <out>.rejected.jsonl)")
     parser.add_argument("--dropped", help="records skipped with a reason (default: <out>.dropped.jsonl)")
     parser.add_argument("--source", help="source name used in ids and records (default: the format)")
@@ -68,23 +79,56 @@ def write_records(records: Iterable[Document | DeadLetter | Dropped], out: IO[st
     return counts, reasons
 
 
+def output_paths(args: argparse.Namespace) -> tuple[str, str, str]:
+    """The documents, dead-letter and dropped paths; OutputError for a stream or an output that makes no sense.
+
+    Checked before any file is opened, so a refused run never truncates anything.
+    """
+    if args.paths.count(STDIN) > 1:
+        raise OutputError("- (stdin) is given twice; it can be read once")
+    if STDIN in args.paths and not reader_for(args.fmt).line_based:
+        line_formats = ", ".join(name for name in FORMATS if reader_for(name).line_based)
+        raise OutputError(f"- (stdin) works for the line formats ({line_formats}); --format {args.fmt} needs a path")
+    if args.out == STDIN and not (args.dead_letter and args.dropped):
+        raise OutputError("--out - writes the documents to stdout: give --dead-letter PATH and --dropped PATH "
+                          "for the other records (/dev/null discards them; they are still counted)")
+    if STDIN in (args.dead_letter, args.dropped):
+        raise OutputError("only --out may be - (stdout); --dead-letter and --dropped need paths")
+    dead_path = args.dead_letter or f"{args.out}.rejected.jsonl"
+    dropped_path = args.dropped or f"{args.out}.dropped.jsonl"
+    named = [("--out", args.out), ("--dead-letter", dead_path), ("--dropped", dropped_path)]
+    check_distinct_files(named)
+    check_separate([path for _, path in named], args.paths)
+    return args.out, dead_path, dropped_path
+
+
+def _open_output(path: str, stack: contextlib.ExitStack) -> IO[str]:
+    if path == STDIN:
+        return stack.enter_context(open(sys.stdout.fileno(), "w", encoding="utf-8", newline="\n", closefd=False))
+    return stack.enter_context(open(path, "w", encoding="utf-8", newline="\n"))
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         extra = {"encoding": args.encoding} if args.encoding else {}
         options = ReadOptions.from_strings(args.option, **extra)
+        out_path, dead_path, dropped_path = output_paths(args)
     except (ValueError, TypeError) as err:
-        print(f"kcorpus read: {err}", file=sys.stderr)
+        print(f"kcorpus read: error: {err}", file=sys.stderr)
         return 2
     source = args.source or args.fmt
-    dead_path = args.dead_letter or f"{args.out}.rejected.jsonl"
-    dropped_path = args.dropped or f"{args.out}.dropped.jsonl"
     records = read_files(args.fmt, expand_paths(args.fmt, args.paths), options, source)
+    sys.stdout.flush()
     try:
-        with (open(args.out, "w", encoding="utf-8") as out, open(dead_path, "w", encoding="utf-8") as dead,
-              open(dropped_path, "w", encoding="utf-8") as dropped):
+        with contextlib.ExitStack() as stack:
+            out, dead, dropped = (_open_output(path, stack) for path in (out_path, dead_path, dropped_path))
             counts, reasons = write_records(records, out, dead, dropped)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining about stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except ValueError as err:  # a configuration the files contradict, e.g. thread_field on plain lines
-        print(f"kcorpus read: {err}", file=sys.stderr)
+        print(f"kcorpus read: error: {err}", file=sys.stderr)
         return 2
-    print(summarize(args.fmt, source, counts, reasons))
+    print(summarize(args.fmt, source, counts, reasons), file=sys.stderr if out_path == STDIN else sys.stdout)
     return 0
