@@ -1,0 +1,167 @@
+"""pipeline/outputs.py: ownership markers, overwrite of a command's own entries only, overlap checks, locks."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kcorpus.pipeline.outputs import (
+    LOCK_FILE,
+    MARKER_FILE,
+    OutputError,
+    acquire_lock,
+    check_distinct_files,
+    check_output,
+    check_separate,
+    claim_output,
+    read_lock,
+    read_marker,
+    release_lock,
+)
+
+
+def user_files(folder: Path) -> dict[str, bytes]:
+    """A user's files: a thesis, notes in a sub-folder, a name a command also writes one level down."""
+    files = {
+        "thesis.txt": "제 논문의 마지막 장입니다.\n".encode(),
+        "sub/notes.md": "# 메모\n- 토크나이저 비교\n".encode(),
+        "data/train/keep.bin": bytes(range(256)),
+    }
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    return files
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_new_and_empty_folders_are_claimed_with_a_marker_and_unlocked_after(tmp_path):
+    out = tmp_path / "new" / "pack"
+    with claim_output(check_output(str(out), "pack")):
+        assert read_lock(str(out))["command"] == "pack"
+        assert read_lock(str(out))["pid"] == os.getpid()
+    marker = json.loads((out / MARKER_FILE).read_text())
+    assert (marker["owner"], marker["command"]) == ("kcorpus", "pack")
+    assert {"kcorpus_version", "created_at", "updated_at"} <= marker.keys()
+    assert not (out / LOCK_FILE).exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    check_output(str(empty), "build-corpus")
+
+
+def test_a_foreign_non_empty_folder_is_refused_even_with_overwrite(tmp_path):
+    before = user_files(tmp_path)
+    with pytest.raises(OutputError) as err:
+        check_output(str(tmp_path), "pack", overwrite=True)
+    assert str(err.value) == (
+        f"--out {tmp_path} is not empty and kcorpus did not create it (no .kcorpus-owned.json); kcorpus never "
+        "deletes or mixes files into a folder it does not own: choose a new or empty folder"
+    )
+    assert snapshot(tmp_path) == before
+
+
+def test_overwrite_removes_only_the_commands_own_entries(tmp_path):
+    out = tmp_path / "pack"
+    with claim_output(check_output(str(out), "pack")):
+        (out / "train").mkdir()
+        (out / "train" / "data-00000-of-00001.arrow").write_bytes(b"old shard")
+        (out / "manifest.json").write_text("{}")
+    mine = user_files(out)
+    with pytest.raises(OutputError, match=r"holds a previous pack output \(manifest.json, train\); pass --overwrite"):
+        check_output(str(out), "pack")
+    plan = check_output(str(out), "pack", overwrite=True)
+    assert plan.remove == ("manifest.json", "train")
+    with claim_output(plan):
+        pass
+    assert snapshot(out) == {**mine, MARKER_FILE: (out / MARKER_FILE).read_bytes()}
+
+
+def test_another_commands_folder_is_refused(tmp_path):
+    with claim_output(check_output(str(tmp_path / "c"), "build-corpus")):
+        (tmp_path / "c" / "stats.json").write_text("{}")
+    with pytest.raises(OutputError, match="holds the output of kcorpus build-corpus, not of pack"):
+        check_output(str(tmp_path / "c"), "pack", overwrite=True)
+
+
+def test_outputs_equal_to_inside_or_around_an_input_are_refused(tmp_path, monkeypatch):
+    corpus, vocab = tmp_path / "corpus", tmp_path / "vocab"
+    (corpus / "docs").mkdir(parents=True)
+    vocab.mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputError, match=r"input .*/corpus is inside the output folder \."):
+        check_output(".", "pack", [str(corpus), str(vocab)], overwrite=True)
+    with pytest.raises(OutputError, match="is the input"):
+        check_output(str(corpus), "pack", [str(corpus), str(vocab)])
+    with pytest.raises(OutputError, match="is inside the input folder"):
+        check_output(str(corpus / "pack"), "pack", [str(corpus), str(vocab)])
+    (tmp_path / "a.txt").write_text("x")
+    with pytest.raises(OutputError, match="is the input"):
+        check_separate([str(tmp_path / "a.txt")], [str(tmp_path / "*.txt")])
+    with pytest.raises(OutputError, match="is inside the input folder"):
+        check_separate([str(tmp_path / "x" / "out.txt")], [str(tmp_path / "**" / "*.txt")])
+    check_separate([str(tmp_path / "out")], [str(tmp_path / "*.txt")])
+    with pytest.raises(OutputError, match="reads files, not a stream"):
+        check_output(str(tmp_path / "o"), "pack", ["-"])
+    with pytest.raises(OutputError, match="writes a folder, not a stream"):
+        check_output("-", "pack")
+    with pytest.raises(OutputError, match="--dropped o.jsonl is also --out"):
+        check_distinct_files([("--out", "o.jsonl"), ("--dead-letter", "d.jsonl"), ("--dropped", "o.jsonl")])
+
+
+def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    token = acquire_lock(str(out), "pack")
+    with pytest.raises(OutputError) as err:
+        check_output(str(out), "pack")
+    host = socket.gethostname()
+    assert str(err.value).startswith(f"{out} is being written by kcorpus pack (pid {os.getpid()} on {host}, since ")
+    assert str(err.value).endswith("; wait for it to finish (or stop it), or choose another folder")
+    with pytest.raises(OutputError, match="is being written by kcorpus pack"):
+        acquire_lock(str(out), "pack")  # the atomic create refuses too, not only the early check
+    release_lock(str(out), token)
+    assert read_lock(str(out)) is None
+
+
+def test_a_stale_lock_is_reported_with_how_to_clear_it(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = {"pid": dead_pid(), "host": socket.gethostname(), "command": "build-corpus",
+              "started_at": "2026-11-22T09:00:00+00:00"}
+    (out / LOCK_FILE).write_text(json.dumps(holder))
+    with pytest.raises(OutputError) as err:
+        check_output(str(out), "build-corpus")
+    assert str(err.value) == (
+        f"{out} is locked by kcorpus build-corpus (pid {holder['pid']} on {holder['host']}, since "
+        f"2026-11-22T09:00:00+00:00), which is no longer running; if no other kcorpus writes there, delete "
+        f"{out / LOCK_FILE} and run again"
+    )
+
+
+def test_a_failed_run_releases_the_lock_and_keeps_the_marker(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError), claim_output(check_output(str(out), "train-vocab")):
+        raise RuntimeError("trainer crashed")
+    assert read_lock(str(out)) is None
+    assert read_marker(str(out))["command"] == "train-vocab"
+    check_output(str(out), "train-vocab")  # nothing of its own there yet: a rerun needs no --overwrite
+
+
+def test_an_output_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(OutputError, match="is a file; vocab-report writes a folder"):
+        check_output(str(tmp_path / "f"), "vocab-report")
