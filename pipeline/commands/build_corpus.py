@@ -53,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.corpus.build import check_readers
     from kcorpus.pipeline.corpus.job import build_corpus
     from kcorpus.pipeline.profile import load_config
 
@@ -67,6 +68,7 @@ def main(args: argparse.Namespace) -> int:
         overrides.append(f"output.dropped={args.dropped}")
     try:
         config = load_config(args.config, overrides)
+        check_readers(config)
     except (OSError, ValueError, TypeError) as exc:
         print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
         return 2

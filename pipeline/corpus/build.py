@@ -157,8 +157,21 @@ def run_build(
     out_dir = out_dir.rstrip("/")
     inputs = [p for source in config.sources for p in source.paths]
     plan = check_output(out_dir, "build-corpus", inputs, overwrite=overwrite)
+    check_readers(config)
     with claim_output(plan):
         return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle)
+
+
+def check_readers(config: CorpusConfig) -> None:
+    """Raise ValueError for a source whose format or reader options do not exist, before any folder is touched."""
+    from kcorpus.transforms.readers import as_options, reader_for
+
+    for source in config.sources:
+        try:
+            reader_for(source.format)
+            as_options(dict(source.options))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"sources.{source.name}: {err}") from None
 
 
 def _run_pipeline(
