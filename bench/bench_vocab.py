@@ -95,7 +95,7 @@ def build_text(path: str, target_mb: float, shared: str, seed: int = 0) -> int:
 
 def train(kind: str, text: str, out: str, vocab_size: int) -> dict:
     argv = ["train-vocab", "--kind", kind, "--vocab-size", str(vocab_size), "--input", text, "--out", out,
-            "--quiet"]
+            "--quiet", "--overwrite"]
     done = subprocess.run([sys.executable, "-c", CHILD, *argv], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{kind} training failed:\n{done.stderr[-3000:]}")

@@ -391,8 +391,9 @@ def _remove_entry(out: str, entry: str) -> None:
         return
     from apache_beam.io.filesystems import FileSystems
 
+    if FileSystems.exists(path):  # an object (or, on a filesystem with folders, a folder)
+        FileSystems.delete([path])
+        return
     files = [m.path for m in FileSystems.match([path + "/**"])[0].metadata_list]
-    if FileSystems.exists(path):
-        files.append(path)
     if files:
-        FileSystems.delete(sorted(set(files)))
+        FileSystems.delete(files)
