@@ -99,6 +99,11 @@ def output_paths(args: argparse.Namespace) -> tuple[str, str, str]:
     named = [("--out", args.out), ("--dead-letter", dead_path), ("--dropped", dropped_path)]
     check_distinct_files(named)
     check_separate([path for _, path in named], args.paths)
+    for option, path in named:
+        if path != STDIN and os.path.isdir(path):
+            raise OutputError(f"{option} {path} is a folder; kcorpus read writes a file there")
+        if path != STDIN and not os.path.isdir(os.path.dirname(path) or "."):
+            raise OutputError(f"{option} {path}: the folder {os.path.dirname(path)} does not exist")
     return args.out, dead_path, dropped_path
 
 

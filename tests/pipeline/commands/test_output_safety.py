@@ -316,6 +316,8 @@ def test_read_out_equal_to_its_input_is_refused_and_the_input_untouched(tmp_path
     assert main(["read", str(tmp_path), "--format", "nsmc", "--out", str(tmp_path / "o.jsonl")]) == 2
     assert error_of(capsys) == (f"kcorpus read: error: output {tmp_path / 'o.jsonl'} is inside the input folder "
                                 f"{tmp_path}; write it outside that folder")
+    assert main(["read", str(data), "--format", "nsmc", "--out", str(tmp_path / "no" / "o.jsonl")]) == 2
+    assert error_of(capsys) == f"kcorpus read: error: --out {tmp_path}/no/o.jsonl: the folder {tmp_path}/no does not exist"
     assert hashes(tmp_path) == before
 
 
