@@ -83,6 +83,8 @@ class OutputPlan:
     out: str
     command: str
     remove: tuple[str, ...] = ()
+    overwrite: bool = False
+    resume: bool = False
 
 
 def check_output(
@@ -108,6 +110,12 @@ def check_output(
         raise OutputError(describe_lock(out, holder))
     if not _is_remote(out) and os.path.exists(out) and not os.path.isdir(out):
         raise OutputError(f"--out {out} is a file; {command} writes a folder")
+    remove = _previous_output(out, command, overwrite=overwrite, resume=resume)
+    return OutputPlan(out, command, remove, overwrite, resume)
+
+
+def _previous_output(out: str, command: str, *, overwrite: bool, resume: bool) -> tuple[str, ...]:
+    """The entries of a previous output `overwrite` removes; OutputError for a folder that may not be used."""
     entries = [e for e in list_entries(out) if not is_bookkeeping(e)]
     marker = read_marker(out)
     if entries and marker is None:
@@ -126,16 +134,21 @@ def check_output(
             f"--out {out} holds a previous {command} output ({', '.join(owned[:3])}); pass --overwrite to "
             "replace it (only kcorpus's own files there are removed)"
         )
-    return OutputPlan(out, command, tuple(owned) if overwrite else ())
+    return tuple(owned) if overwrite else ()
 
 
 @contextlib.contextmanager
 def claim_output(plan: OutputPlan) -> Iterator[OutputPlan]:
-    """Lock the folder, remove the previous output's own entries, write the marker; unlock when done."""
+    """Lock the folder, remove the previous output's own entries, write the marker; unlock when done.
+
+    The folder is checked again once locked: a writer that finished between `check_output` and the lock
+    is not written over.
+    """
     _makedirs(plan.out)
     lock = acquire_lock(plan.out, plan.command)
     try:
-        for entry in plan.remove:
+        remove = _previous_output(plan.out, plan.command, overwrite=plan.overwrite, resume=plan.resume)
+        for entry in remove:
             _remove_entry(plan.out, entry)
         write_marker(plan.out, plan.command)
         yield plan

@@ -55,7 +55,8 @@ def main(args: argparse.Namespace) -> int:
         from kcorpus.pipeline.run.report import write_report
 
         try:
-            with claim_output(OutputPlan(str(out_dir), "run")):  # locked, like the stages it reports on
+            # The report is written under the run folder's lock, like the stages it reports on.
+            with claim_output(OutputPlan(str(out_dir), "run", resume=True)):
                 html, md = write_report(out_dir)
         except OutputError as err:
             print(f"kcorpus run: error: {err}", file=sys.stderr)

@@ -165,3 +165,13 @@ def test_an_output_that_is_a_file_is_refused(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(OutputError, match="is a file; vocab-report writes a folder"):
         check_output(str(tmp_path / "f"), "vocab-report")
+
+
+def test_a_writer_that_finished_between_the_check_and_the_lock_is_not_written_over(tmp_path):
+    out = tmp_path / "vocab"
+    late = check_output(str(out), "train-vocab")  # checked while the folder is still empty
+    with claim_output(check_output(str(out), "train-vocab")):
+        (out / "vocab.txt").write_text("[PAD]\n")
+    with pytest.raises(OutputError, match="holds a previous train-vocab output"), claim_output(late):
+        pass
+    assert (out / "vocab.txt").read_text() == "[PAD]\n" and read_lock(str(out)) is None
