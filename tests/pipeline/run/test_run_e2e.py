@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from run_fixtures import IN_MEMORY, SAMPLE, write_slice
 
 from kcorpus.pipeline.profile import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import STAGE_MANIFEST
 from kcorpus.pipeline.run.errors import StageFailed
+from run_fixtures import IN_MEMORY, SAMPLE, write_slice
 
 
 def write_profile(root: Path, vocab_size: int) -> Path:

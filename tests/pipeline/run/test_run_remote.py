@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_remote import PREFIX, local_files, use_root
-from run_fixtures import IN_MEMORY, SAMPLE, write_slice
 
+from fake_remote import PREFIX, local_files, use_root
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.profile import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import STAGE_MANIFEST
+from run_fixtures import IN_MEMORY, SAMPLE, write_slice
 
 RUN = f"{PREFIX}bucket/run"
 STAGES = ["corpus", "vocab", "vocab-report", "pack"]
