@@ -331,8 +331,8 @@ class PackedDataLoader:
         self.pin_memory = pin_memory
         if prefetch < 1:
             raise ValueError(f"prefetch must be at least 1, got {prefetch}")
-        # device="cuda": the prefetcher pins into its own reused buffers, so torch's pin thread would only
-        # add a second host copy; runtime= replaces torch.cuda (the tests' CPU shim).
+        # device: hand batches over on it (CUDA: prefetched, kcorpus.prefetch); runtime= replaces torch.cuda
+        # (the tests' CPU shim).
         self.device, self.prefetch, self.runtime = device, prefetch, runtime
         self._fetcher = _BatchFetcher(dataset, pad_to, collator, return_tensors)
         self.epoch = 0
@@ -361,7 +361,8 @@ class PackedDataLoader:
                     num_workers=self.num_workers,
                     collate_fn=_no_collate,
                     prefetch_factor=self.prefetch_factor,
-                    pin_memory=self.pin_memory,
+                    # with a device the prefetcher pins into its own buffers: a second pinned copy is waste
+                    pin_memory=self.pin_memory and self.device is None and self.runtime is None,
                 )
             )
         batches = self._to_device(batches)
