@@ -120,13 +120,19 @@ def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
 def _run_vocab(job: Any, beam_args: Sequence[str]) -> None:
     from kcorpus.pipeline.vocab.train import train_vocab
 
-    run_on_launcher(job, train_vocab) if has_remote_paths(job) else train_vocab(job)
+    if has_remote_paths(job):  # a gs:// run folder: train on local copies of the sampled shards
+        run_on_launcher(job, train_vocab)
+    else:
+        train_vocab(job)
 
 
 def _run_vocab_report(job: Any, beam_args: Sequence[str]) -> None:
     from kcorpus.pipeline.vocab.report import write_report
 
-    run_on_launcher(job, write_report) if has_remote_paths(job) else write_report(job)
+    if has_remote_paths(job):
+        run_on_launcher(job, write_report)
+    else:
+        write_report(job)
 
 
 def _run_pack(job: Any, beam_args: Sequence[str]) -> None:
