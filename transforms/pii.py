@@ -8,7 +8,7 @@ Types, in the order they are searched (an earlier type's token hides its digits 
 | `rrn` | `[RRN]` | resident registration numbers `YYMMDD-SNNNNNN`: a real date, a sex/century digit 1-8; without the hyphen the check digit must hold as well (numbers issued since Oct 2020 have none, so a hyphenated one is not checked); `YYMMDD-S******` too |
 | `card` | `[CARD]` | 15-16 digits, as 4-4-4-4 / 4-6-5 groups or unbroken, starting 3-6 or 9, passing the Luhn check |
 | `mobile` | `[PHONE]` | `010-1234-5678`, `010.1234.5678`, `010 1234 5678`, `01012345678`, `+82 10-1234-5678` (010, 011, 016-019) |
-| `landline` | `[PHONE]` | area code 02, 031-033, 041-044, 051-055, 061-064 or 070, then 3-4 and 4 digits, with separators |
+| `landline` | `[PHONE]` | area code 02, 031-033, 041-044, 051-055, 061-064 or 070 (`02-`, `(02)`, `02)`, `+82 2-`), then 3-4 and 4 digits with `-` or `.` |
 | `account` | `[ACCOUNT]` | bank-account-like groups: 3-4 hyphenated groups (the first of 3, 4 or 6 digits, the others 2-7), 10-14 digits in all, not an ISBN or a date |
 | `ip` | `[IP]` | IPv4 addresses: four octets 0-255, not all of one digit (`1.2.3.4.` numbers a list) |
 
@@ -37,6 +37,7 @@ TOKENS: Mapping[str, str] = {
 # A number starts where no digit, hyphen or dot precedes it and ends where no digit (or "-digit") follows.
 _START = r"(?<![0-9\-.])"
 _END = r"(?![0-9]|[-.][0-9])"
+_AREA = r"(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70)"
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _CANDIDATE = re.compile(r"[0-9]|@")
 _RRN_CHECK_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
@@ -52,7 +53,8 @@ _PATTERNS: Mapping[str, re.Pattern[str]] = {
         r"(?<![0-9\-.+])(?:\+82[-\s.]?(?:\(0\))?|0)1[016789](?P<sep>[-. ]?)\d{3,4}(?P=sep)\d{4}" + _END
     ),
     "landline": re.compile(
-        r"(?<![0-9\-.+])(?:\+82[-\s.]?|\(?0)(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70)\)?[-. ]?\d{3,4}[-.]\d{4}" + _END
+        rf"(?<![0-9\-.+])(?:\+82[-\s.]?{_AREA}[-. ]?|\(0{_AREA}\)\s?|0{_AREA}(?:\)\s?|[-. ])?)\d{{3,4}}[-.]\d{{4}}"
+        + _END
     ),
     "account": re.compile(_START + r"(?:\d{3,4}|\d{6})(?:-\d{2,7}){2,3}" + _END),
     "ip": re.compile(_START + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)" + _END),
