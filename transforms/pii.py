@@ -8,7 +8,7 @@ Types, in the order they are searched (an earlier type's token hides its digits 
 | `rrn` | `[RRN]` | resident registration numbers `YYMMDD-SNNNNNN`: a real date, a sex/century digit 1-8; without the hyphen the check digit must hold as well (numbers issued since Oct 2020 have none, so a hyphenated one is not checked); `YYMMDD-S******` too |
 | `card` | `[CARD]` | 15-16 digits, as 4-4-4-4 / 4-6-5 groups or unbroken, starting 3-6 or 9, passing the Luhn check |
 | `mobile` | `[PHONE]` | `010-1234-5678`, `010.1234.5678`, `010 1234 5678`, `01012345678`, `+82 10-1234-5678` (010, 011, 016-019) |
-| `landline` | `[PHONE]` | area code 02, 031-033, 041-044, 051-055, 061-064 or 070 (`02-`, `(02)`, `02)`, `+82 2-`), then 3-4 and 4 digits with `-` or `.` |
+| `landline` | `[PHONE]` | area code 02, 031-033, 041-044, 051-055, 061-064 or 070 (`02-`, `(02)`, `02)`, `+82 2-`), then 3-4 and 4 digits with `-` or `.`; or unbroken (`0442013393`) |
 | `account` | `[ACCOUNT]` | bank-account-like groups: 3-4 hyphenated groups (the first of 3, 4 or 6 digits, the others 2-7), 10-14 digits in all, not an ISBN or a date |
 | `ip` | `[IP]` | IPv4 addresses: four octets 0-255, not all of one digit (`1.2.3.4.` numbers a list) |
 
@@ -53,7 +53,7 @@ _PATTERNS: Mapping[str, re.Pattern[str]] = {
         r"(?<![0-9\-.+])(?:\+82[-\s.]?(?:\(0\))?|0)1[016789](?P<sep>[-. ]?)\d{3,4}(?P=sep)\d{4}" + _END
     ),
     "landline": re.compile(
-        rf"(?<![0-9\-.+])(?:\+82[-\s.]?{_AREA}[-. ]?|\(0{_AREA}\)\s?|0{_AREA}(?:\)\s?|[-. ])?)\d{{3,4}}[-.]\d{{4}}"
+        rf"(?<![0-9\-.+])(?:(?:\+82[-\s.]?{_AREA}[-. ]?|\(0{_AREA}\)\s?|0{_AREA}(?:\)\s?|[-. ])?)\d{{3,4}}[-.]\d{{4}}|0{_AREA}\d{{7,8}})"
         + _END
     ),
     "account": re.compile(_START + r"(?:\d{3,4}|\d{6})(?:-\d{2,7}){2,3}" + _END),
