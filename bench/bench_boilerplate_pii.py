@@ -63,7 +63,9 @@ def show_matches(name: str, fmt: str, docs: list[Document]) -> None:
         sets = reader_for(fmt).boilerplate_for(doc.metadata or {})
         for key, pattern, _ in BoilerplateRemover(sets).rules:
             for m in pattern.finditer(text):
-                print(f"{name}\t{key}\t{doc.id}\t{text[max(0, m.start() - 30):m.end() + 30]!r}\t{m.group()!r}")
+                print(
+                    f"{name}\t{key}\t{doc.id}\t{text[max(0, m.start() - 30) : m.end() + 30]!r}\t{m.group()!r}"
+                )
         masked = mask_pii(text).text
         for m in re.finditer("|".join(re.escape(t) for t in set(TOKENS.values())), masked):
             context = masked[max(0, m.start() - 30) : m.end() + 30]
@@ -71,7 +73,9 @@ def show_matches(name: str, fmt: str, docs: list[Document]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--matches", action="store_true")
@@ -94,8 +98,10 @@ def main() -> None:
             times["off"].append(cpu_seconds(off, docs))
             times["on"].append(cpu_seconds(on, docs))
         before, after = (statistics.median(times[k]) / mb for k in ("off", "on"))
-        print(f"{name}: {len(docs)} documents, {mb:.2f} MB; CPU s/MB without {before:.3f}, with {after:.3f}"
-              f" (x{after / before:.2f})")
+        print(
+            f"{name}: {len(docs)} documents, {mb:.2f} MB; CPU s/MB without {before:.3f}, with {after:.3f}"
+            f" (x{after / before:.2f})"
+        )
         print(f"  outcomes: {dict(sorted(reasons.items()))}")
         print(f"  rewrites: {dict(sorted(counts.items()))}")
 

@@ -44,10 +44,16 @@ _RRN_CHECK_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 _PATTERNS: Mapping[str, re.Pattern[str]] = {
-    "email": re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
-    "rrn": re.compile(_START + r"(?P<date>\d{6})(?P<sep>\s?[-–]\s?)?(?P<sex>[1-8])(?P<rest>\d{6}|[*xX]{6})" + _END),
+    "email": re.compile(
+        r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    ),
+    "rrn": re.compile(
+        _START + r"(?P<date>\d{6})(?P<sep>\s?[-–]\s?)?(?P<sex>[1-8])(?P<rest>\d{6}|[*xX]{6})" + _END
+    ),
     "card": re.compile(
-        _START + r"(?P<digits>[3-69]\d{3}(?P<sep>[- ]?)\d{4}(?P=sep)\d{4}(?P=sep)\d{4}|3\d{3}-\d{6}-\d{5})" + _END
+        _START
+        + r"(?P<digits>[3-69]\d{3}(?P<sep>[- ]?)\d{4}(?P=sep)\d{4}(?P=sep)\d{4}|3\d{3}-\d{6}-\d{5})"
+        + _END
     ),
     "mobile": re.compile(
         r"(?<![0-9\-.+])(?:\+82[-\s.]?(?:\(0\))?|0)1[016789](?P<sep>[-. ]?)\d{3,4}(?P=sep)\d{4}" + _END
@@ -57,7 +63,9 @@ _PATTERNS: Mapping[str, re.Pattern[str]] = {
         + _END
     ),
     "account": re.compile(_START + r"(?:\d{3,4}|\d{6})(?:-\d{2,7}){2,3}" + _END),
-    "ip": re.compile(_START + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)" + _END),
+    "ip": re.compile(
+        _START + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)" + _END
+    ),
 }
 
 

@@ -40,7 +40,9 @@ def test_petition_notices_and_masked_urls():
         "홈페이지 관리자에 의해 '숨김' 처리 되었습니다.)"
     )
     assert removed(["petitions"], real) == ("나이: 50세 홍길동 올림", {"petitions:admin_notice": 1}, 0)
-    text = "처벌해 주십시오.\n\n[본 게시물의 일부 내용이 국민 청원 요건에 위배되어 관리자에 의해 수정되었습니다]"
+    text = (
+        "처벌해 주십시오.\n\n[본 게시물의 일부 내용이 국민 청원 요건에 위배되어 관리자에 의해 수정되었습니다]"
+    )
     assert removed(["petitions"], text) == ("처벌해 주십시오.\n", {"petitions:admin_notice": 1}, 1)
     assert removed(["petitions"], "관련 기사는 http://m.******** 에서 볼 수 있습니다.") == (
         "관련 기사는 에서 볼 수 있습니다.",
@@ -60,8 +62,16 @@ def test_petition_urls_that_are_not_masked_stay():
 @pytest.mark.parametrize(
     ("text", "expected", "rule"),
     [
-        ("[서울=뉴시스]홍길동 기자 = 정부는 25일 새 대책을 발표했다.", "정부는 25일 새 대책을 발표했다.", "dateline"),
-        ("(서울=연합뉴스) 김철수 이영희 기자 = 북한이 미사일을 발사했다.", "북한이 미사일을 발사했다.", "dateline"),
+        (
+            "[서울=뉴시스]홍길동 기자 = 정부는 25일 새 대책을 발표했다.",
+            "정부는 25일 새 대책을 발표했다.",
+            "dateline",
+        ),
+        (
+            "(서울=연합뉴스) 김철수 이영희 기자 = 북한이 미사일을 발사했다.",
+            "북한이 미사일을 발사했다.",
+            "dateline",
+        ),
         ("정부는 이날 발표했다. 홍길동 기자 hong@yna.co.kr", "정부는 이날 발표했다.", "byline_email"),
         ("[이데일리 홍길동 기자] 코스피가 하락했다.", "코스피가 하락했다.", "reporter_bracket"),
         ("[사진=연합뉴스] 시민들이 광장에 모였다.", "시민들이 광장에 모였다.", "photo_credit"),
@@ -101,7 +111,11 @@ def test_news_sentences_that_only_mention_the_words_stay(text):
         ("(, 1924년 10월 1일 ~ )는 민주", "(1924년 10월 1일 ~ )는 민주", {"bracket_separators": 1}),
         ("가환환 formula_1 위의 formula_2 정사각 행렬", "가환환 위의 정사각 행렬", {"formula": 2}),
         ("[[분류:1901년 출생]]", "", {"category_link": 1}),
-        ("[[뮌헨 대학교|루트비히 막시밀리안 뮌헨 대학]]의 정교수", "루트비히 막시밀리안 뮌헨 대학의 정교수", {"wikilink": 1}),
+        (
+            "[[뮌헨 대학교|루트비히 막시밀리안 뮌헨 대학]]의 정교수",
+            "루트비히 막시밀리안 뮌헨 대학의 정교수",
+            {"wikilink": 1},
+        ),
         ("printf()는 함수이다", "printf()는 함수이다", {}),
     ],
 )

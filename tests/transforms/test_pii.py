@@ -75,7 +75,12 @@ def test_email_before_phone_and_counts_per_type():
 
 
 def test_validators():
-    assert valid_date("900101") and valid_date("000229") and not valid_date("901301") and not valid_date("900431")
+    assert (
+        valid_date("900101")
+        and valid_date("000229")
+        and not valid_date("901301")
+        and not valid_date("900431")
+    )
     assert rrn_check_digit_ok("9001011234568") and not rrn_check_digit_ok("9001011234567")
     assert luhn_ok("4111111111111111") and luhn_ok("378282246310005") and not luhn_ok("4111111111111112")
 

@@ -54,7 +54,9 @@ def test_document_rules_name_the_reason():
 
 
 def test_boilerplate_lines_go_and_a_document_of_only_boilerplate_is_dropped():
-    prep = DocumentPreparer(cleaner=identity, splitter=None, filters=FilterConfig(), boilerplate=["naver_comments"])
+    prep = DocumentPreparer(
+        cleaner=identity, splitter=None, filters=FilterConfig(), boilerplate=["naver_comments"]
+    )
     kept = prep.prepare(Document("c:5", "배우들 연기가 아주 좋네요\n삭제된 댓글입니다.", "c"))
     assert kept.document is not None and kept.document.text == "배우들 연기가 아주 좋네요"
     assert kept.rewrites == {"boilerplate:naver_comments:deleted": 1, "boilerplate:lines_removed": 1}
@@ -88,8 +90,14 @@ def test_pii_is_masked_before_splitting_dropped_or_kept():
     assert masked.document.text == "연락처는 [PHONE]입니다.\n메일은 [EMAIL] 입니다."
     assert masked.rewrites == {"pii:email": 1, "pii:mobile": 1}
     dropped = DocumentPreparer(cleaner=identity, splitter=None, filters=FilterConfig(pii="drop")).prepare(doc)
-    assert (dropped.document, dropped.reason, dropped.rewrites) == (None, "pii", {"pii:email": 1, "pii:mobile": 1})
-    kept = DocumentPreparer(cleaner=identity, splitter=None, filters=FilterConfig(pii="keep", min_hangul_ratio=0)).prepare(doc)
+    assert (dropped.document, dropped.reason, dropped.rewrites) == (
+        None,
+        "pii",
+        {"pii:email": 1, "pii:mobile": 1},
+    )
+    kept = DocumentPreparer(
+        cleaner=identity, splitter=None, filters=FilterConfig(pii="keep", min_hangul_ratio=0)
+    ).prepare(doc)
     assert kept.document is not None and kept.document.text == text and kept.rewrites == {}
 
 

@@ -115,7 +115,10 @@ def test_every_removal_is_counted_per_source_set_and_rule(built):
         "pii:rrn": 1,
     }
     assert sources["petitions"]["dropped_by_reason"] == {"boilerplate": 1}
-    assert rewrites("kowiki") == {"boilerplate:wikiextractor:empty_brackets": 4, "boilerplate:wikiextractor:formula": 6}
+    assert rewrites("kowiki") == {
+        "boilerplate:wikiextractor:empty_brackets": 4,
+        "boilerplate:wikiextractor:formula": 6,
+    }
     assert rewrites("news") == {
         "boilerplate:lines_removed": 6,
         "boilerplate:news:byline_email": 1,
