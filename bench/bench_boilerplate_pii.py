@@ -61,7 +61,7 @@ def show_matches(name: str, fmt: str, docs: list[Document]) -> None:
     for doc in docs:
         text = normalize_text(doc.text)
         sets = reader_for(fmt).boilerplate_for(doc.metadata or {})
-        for key, pattern, _ in BoilerplateRemover(sets).rules:
+        for key, pattern, _, _ in BoilerplateRemover(sets).rules:
             for m in pattern.finditer(text):
                 print(
                     f"{name}\t{key}\t{doc.id}\t{text[max(0, m.start() - 30) : m.end() + 30]!r}\t{m.group()!r}"

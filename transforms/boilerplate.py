@@ -22,11 +22,15 @@ _SPACES = re.compile(r"[ \t]{2,}")
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
-    """One boilerplate pattern: `name` is its counter name within its set; `replacement` may use groups."""
+    """One boilerplate pattern: `name` is its counter name within its set; `replacement` may use groups.
+
+    `needles`: substrings one of which every match contains; a line with none skips the regex (most lines).
+    """
 
     name: str
     pattern: str
     replacement: str = " "
+    needles: tuple[str, ...] = ()
 
 
 # Naver's comment notices are whole comments: only a line that is the notice and nothing else goes, so a
@@ -36,14 +40,17 @@ _NAVER_COMMENTS = (
     Rule(
         "cleanbot",
         r"^\W*클린봇이 (?:부적절한|악성) ?(?:표현|댓글)을 감지(?:한|하여)[^\n]{0,20}?(?:댓글|답글|게시글)입니다\W*$",
+        needles=("클린봇",),
     ),
     Rule(
         "deleted",
         rf"^\W*{_NOTICE_BY}(?:삭제|숨김 ?처리|블라인드 ?처리|비공개 ?처리|차단)(?:된|되어 있는) (?:댓글|답글|게시글|게시물)입니다\W*$",
+        needles=("댓글", "답글", "게시"),
     ),
     Rule(
         "hidden",
         r"^\W*(?:내용을 표시할 수 없는|작성자가 (?:삭제|숨김)한|삭제 ?요청된) (?:댓글|답글)입니다\W*$",
+        needles=("댓글", "답글"),
     ),
 )
 
@@ -54,51 +61,73 @@ _PETITIONS = (
         "admin_notice",
         r"[\[(]\s*(?:본|해당|이)[^\[\]()\n]{0,100}?(?:관리자|운영자)에 의해\s*"
         r"['‘\"“]?(?:수정|삭제|숨김|비공개)['’\"”]?\s*(?:처리\s*)?(?:되었습니다|되었음|됨|되었습니다\.)\.?\s*[\])]",
+        needles=("관리자", "운영자"),
     ),
-    Rule("closed_notice", r"^\W*청원 요건에 위배되어 관리자에 의해 (?:비공개|삭제)된 청원입니다\W*$"),
-    Rule("masked_url", r"(?:https?://|www\.)[^\s]*\*{2,}[^\s]*"),
+    Rule(
+        "closed_notice",
+        r"^\W*청원 요건에 위배되어 관리자에 의해 (?:비공개|삭제)된 청원입니다\W*$",
+        needles=("청원 요건",),
+    ),
+    Rule("masked_url", r"(?:https?://|www\.)[^\s]*\*{2,}[^\s]*", needles=("**",)),
 )
 
 # News: datelines "[서울=뉴시스]", "(서울=연합뉴스) 홍길동 기자 =", bylines with an e-mail, copyright footers,
 # photo credits and the "▶ 기사 더보기" trailers.
 _REPORTER = r"(?<![가-힣])[가-힣]{2,4} ?(?:[가-힣]{2,4} ?)?(?:선임|수석|객원|인턴|전문|편집위원 겸 )?(?:기자|특파원|통신원|기상캐스터|논설위원)"
+_REPORTER_WORDS = ("기자", "특파원", "통신원", "캐스터", "위원")
 _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 _NEWS = (
     Rule(
         "photo_credit",
         r"[\[(<]\s*(?:사진|그래픽|자료사진|이미지|영상|제공|출처)\s*[=:]\s*[^\])>\n]{1,40}[\])>]",
+        needles=("=", ":"),
     ),
     Rule(
         "dateline",
         rf"[\[(【]\s*[가-힣A-Za-z]{{1,10}}\s*=\s*[^\])】\s=]{{1,15}}(?:\s[^\])】\s=]{{1,15}})?\s*[\])】]"
         rf"(?:\s*(?:{_REPORTER}(?:\s*,\s*[가-힣]{{2,4}})*\s*=))?",
+        needles=("=",),
     ),
-    Rule("byline_email", rf"[/=\[(<]?\s*{_REPORTER}\s*[(\[<]?\s*{_EMAIL}\s*[)\]>]?"),
-    Rule("reporter_bracket", rf"[\[(]\s*(?:[가-힣A-Za-z0-9]{{1,10}}\s)?{_REPORTER}\s*[\])]"),
-    Rule("reporter_line", rf"^\W*{_REPORTER}\W*$"),
-    Rule("email_line", rf"^\W*{_EMAIL}\W*$"),
+    Rule("byline_email", rf"[/=\[(<]?\s*{_REPORTER}\s*[(\[<]?\s*{_EMAIL}\s*[)\]>]?", needles=("@",)),
+    Rule(
+        "reporter_bracket",
+        rf"[\[(]\s*(?:[가-힣A-Za-z0-9]{{1,10}}\s)?{_REPORTER}\s*[\])]",
+        needles=_REPORTER_WORDS,
+    ),
+    Rule("reporter_line", rf"^\W*{_REPORTER}\W*$", needles=_REPORTER_WORDS),
+    Rule("email_line", rf"^\W*{_EMAIL}\W*$", needles=("@",)),
     Rule(
         "copyright",
         r"[<\[(【]?\s*(?:(?:저작권자|Copyright|ⓒ|©|\(c\))[^\n]{0,60}?)?무단\s*[-·]?\s*(?:전재|복제|게재)"
         r"(?:\s*(?:[-·,/]|및)?\s*(?:재배포|배포|복제|AI\s*학습\s*(?:및\s*)?(?:이용|활용)))*\s*금지[^\n]{0,20}?[>\]）)】]?",
+        needles=("금지",),
     ),
-    Rule("copyright_notice", r"(?:Copyright|ⓒ|©)\s*[^\n]{0,60}?All rights reserved\.?"),
-    Rule("trailer", r"^\s*[▶☞▷►]\s*[^\n]*$"),
-    Rule("more_link", r"(?:관련\s*)?(?:기사|뉴스)\s*(?:더\s*보기|원문\s*보기|원문)\s*[>▶]*"),
-    Rule("end_mark", r"\(끝\)\s*$"),
+    Rule(
+        "copyright_notice",
+        r"(?:Copyright|ⓒ|©)\s*[^\n]{0,60}?All rights reserved\.?",
+        needles=("ⓒ", "©", "opyright", "OPYRIGHT"),
+    ),
+    Rule("trailer", r"^\s*[▶☞▷►]\s*[^\n]*$", needles=("▶", "☞", "▷", "►")),
+    Rule(
+        "more_link",
+        r"(?:관련\s*)?(?:기사|뉴스)\s*(?:더\s*보기|원문\s*보기|원문)\s*[>▶]*",
+        needles=("보기", "원문"),
+    ),
+    Rule("end_mark", r"\(끝\)\s*$", needles=("(끝)",)),
 )
 
 # WikiExtractor output: links it left unconverted, category links, removed formulas and the empty
 # brackets they leave ("AKIRA ()", "(, 1924년 10월 1일 ~ )").
 _WIKIEXTRACTOR = (
-    Rule("category_link", r"\[\[(?:분류|Category):[^\]\n]*\]\]"),
-    Rule("wikilink", r"\[\[(?:[^\]|\n]*\|)?([^\]|\n]*)\]\]", r"\1"),
-    Rule("formula", r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])"),
-    Rule("bracket_separators", r"([(（])\s*(?:[,;、]\s*)+", r"\1"),
+    Rule("category_link", r"\[\[(?:분류|Category):[^\]\n]*\]\]", needles=("[[",)),
+    Rule("wikilink", r"\[\[(?:[^\]|\n]*\|)?([^\]|\n]*)\]\]", r"\1", needles=("[[",)),
+    Rule("formula", r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])", needles=("formula_", "codice_")),
+    Rule("bracket_separators", r"([(（])\s*(?:[,;、]\s*)+", r"\1", needles=("(", "（")),
     Rule(
         "empty_brackets",
         r"(?:[ \t]+|(?<![A-Za-z0-9_]))(?:\(\s*\)|（\s*）|\[\s*\]|《\s*》|「\s*」|『\s*』)",
         "",
+        needles=("(", "（", "[", "《", "「", "『"),
     ),
 )
 
@@ -141,7 +170,9 @@ class BoilerplateRemover:
         check_set_names(sets)
         rules = [(f"{name}:{rule.name}", rule) for name in sets for rule in RULE_SETS[name]]
         rules += [(f"{CUSTOM_SET}:{i}", Rule(str(i), p)) for i, p in enumerate(extra_patterns)]
-        self.rules = tuple((key, re.compile(r.pattern, re.IGNORECASE), r.replacement) for key, r in rules)
+        self.rules = tuple(
+            (key, re.compile(r.pattern, re.IGNORECASE), r.replacement, r.needles) for key, r in rules
+        )
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -155,7 +186,9 @@ class BoilerplateRemover:
         removed = 0
         for line in text.split("\n"):
             hits = 0
-            for key, pattern, replacement in self.rules:
+            for key, pattern, replacement, needles in self.rules:
+                if needles and not any(needle in line for needle in needles):
+                    continue
                 line, n = pattern.subn(replacement, line)
                 if n:
                     counts[key] += n

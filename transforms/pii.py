@@ -40,6 +40,9 @@ _END = r"(?![0-9]|[-.][0-9])"
 _AREA = r"(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70)"
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _CANDIDATE = re.compile(r"[0-9]|@")
+# Every numeric type has 5+ digits with at most two separator characters between two of them ("02) 6744"):
+# one scan for that spares the six number patterns on most texts (PII costs a third as much on Wikipedia).
+_NUMBER_RUN = re.compile(r"\d(?:[-. )]{0,2}\d){4}")
 _RRN_CHECK_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
@@ -148,7 +151,10 @@ def mask_pii(text: str) -> Masked:
 def _mask_span(text: str, counts: collections.Counter[str]) -> str:
     if not _CANDIDATE.search(text):
         return text
+    numbers = _NUMBER_RUN.search(text) is not None
     for kind, pattern in _PATTERNS.items():
+        if not (numbers or kind == "email") or (kind == "email" and "@" not in text):
+            continue
         valid = _VALID.get(kind)
 
         def replace(m: re.Match[str], kind: str = kind, valid: Callable | None = valid) -> str:
