@@ -355,11 +355,9 @@ def list_entries(out: str) -> list[str]:
     """The top-level names in a folder (files and folders, hidden ones included); [] when it is absent."""
     if not _is_remote(out):
         return sorted(os.listdir(out)) if os.path.isdir(out) else []
-    from apache_beam.io.filesystems import FileSystems
+    from kcorpus.pipeline import filesystems as fs
 
-    prefix = out.rstrip("/") + "/"
-    matched = FileSystems.match([prefix + "**"])[0].metadata_list
-    return sorted({m.path[len(prefix) :].split("/", 1)[0] for m in matched if m.path.startswith(prefix)})
+    return sorted({rel.split("/", 1)[0] for rel in fs.list_files(out)})
 
 
 def _makedirs(out: str) -> None:
@@ -374,12 +372,12 @@ def _read_text(path: str) -> str | None:
                 return f.read()
         except (FileNotFoundError, NotADirectoryError):
             return None
-    from apache_beam.io.filesystems import FileSystems
+    from kcorpus.pipeline import filesystems as fs
 
-    if not FileSystems.exists(path):
+    try:
+        return fs.read_bytes(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
         return None
-    with FileSystems.open(path) as f:
-        return f.read().decode("utf-8", errors="replace")
 
 
 def _write_text(path: str, text: str) -> None:
@@ -389,9 +387,9 @@ def _write_text(path: str, text: str) -> None:
             f.write(text)
         os.replace(tmp, path)
         return
-    from kcorpus.pipeline.atomic import write_atomic
+    from kcorpus.pipeline import filesystems as fs
 
-    write_atomic(path, text.encode("utf-8"))
+    fs.write_bytes(path, text.encode("utf-8"))
 
 
 def _remove_entry(out: str, entry: str) -> None:
@@ -402,11 +400,7 @@ def _remove_entry(out: str, entry: str) -> None:
         elif os.path.lexists(path):
             os.remove(path)
         return
-    from apache_beam.io.filesystems import FileSystems
+    from kcorpus.pipeline import filesystems as fs
 
-    if FileSystems.exists(path):  # an object (or, on a filesystem with folders, a folder)
-        FileSystems.delete([path])
-        return
-    files = [m.path for m in FileSystems.match([path + "/**"])[0].metadata_list]
-    if files:
-        FileSystems.delete(files)
+    fs.delete_file(path)  # an object named `entry`
+    fs.delete_tree(path)  # the objects under the prefix `entry/`

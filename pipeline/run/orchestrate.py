@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import shutil
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -18,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus import __version__
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.outputs import (
     OutputError,
     check_output,
     claim_output,
     is_bookkeeping,
+    list_entries,
     owned_by,
     read_marker,
     write_marker,
@@ -88,8 +89,8 @@ def execute_stage(
     job: Any,
     runner: StageRunner,
     beam_args: Sequence[str],
-    partial: Path,
-    final: Path,
+    partial: str,
+    final: str,
     identity: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Run one stage's job into `partial`, then commit it (manifest last, rename into place)."""
@@ -103,25 +104,32 @@ def execute_stage(
             f"output is in {partial}, and the next run starts this stage over"
         ) from err
     seconds = time.perf_counter() - t0
-    if not partial.is_dir():
+    if not fs.list_files(partial):
         raise RunError(f"stage {stage.name} (kcorpus {stage.command}) wrote nothing to {partial}")
     timing = {"started_at": started, "finished_at": _now(), "seconds": round(seconds, 3)}
     return commit(partial, final, {**identity, "job": _job_record(job), **timing})
 
 
-def _check_out(out: str | Path, beam_args: Sequence[str]) -> Path:
-    if "://" in str(out):
-        raise RunError(
-            f"run folder {out}: kcorpus run keeps its stage manifests in a local folder; on Dataflow, run the "
-            "stages one by one with gs:// outputs (README, 'Running on Dataflow')"
-        )
+def check_out(out: str | Path, beam_args: Sequence[str]) -> str:
+    """The run folder as the stages will see it: a remote prefix as given, a local folder made absolute.
+
+    A remote runner's workers cannot write a local folder, so with one the run folder must be remote.
+    """
+    if fs.is_remote(str(out)):
+        scheme = str(out).split("://", 1)[0]
+        if not fs.has_filesystem(str(out)):
+            raise RunError(
+                f"run folder {out}: Beam has no filesystem for {scheme}:// here (gs:// needs "
+                "`pip install 'kcorpus[dataflow]'`, i.e. apache-beam[gcp])"
+            )
+        return str(out).rstrip("/")
     runner = remote_runner(beam_args)
     if runner:
         raise RunError(
-            f"--runner {runner}: its workers cannot write the local run folder {out}; run build-corpus and pack "
-            "one by one with gs:// outputs (README, 'Running on Dataflow')"
+            f"--runner {runner}: its workers cannot write the local run folder {out}; give a run folder they "
+            "can reach (--out gs://BUCKET/run; docs/dataflow.md)"
         )
-    return Path(out).resolve()
+    return str(Path(out).resolve())
 
 
 def run(
@@ -134,7 +142,7 @@ def run(
     runners: Mapping[str, StageRunner] = RUNNERS,
 ) -> list[StageResult]:
     """Run the profile's stages into `out`, skipping those already complete and up to date."""
-    out = _check_out(out, beam_args)
+    out = check_out(out, beam_args)
     stages = plan_stages(profile)
     names = [s.name for s in stages]
     unknown = sorted(set(only) - set(names))
@@ -145,31 +153,34 @@ def run(
     selected = set(only or names)
     inputs = [p for stage in stages for p in stage.inputs]
     adopt_legacy_run_folder(out)
-    plan = check_output(str(out), "run", inputs, resume=True)
+    plan = check_output(out, "run", inputs, resume=True)
     check_stage_folders(out, names)
-    with claim_output(plan):
+    with claim_output(plan):  # creates a local run folder
         return _run_stages(out, stages, selected, beam_args, force, runners)
 
 
-def adopt_legacy_run_folder(out: Path) -> None:
+def adopt_legacy_run_folder(out: str) -> None:
     """Mark a run folder written before ownership markers as kcorpus's: only stage folders that hold a stage
     manifest and the run's own files, nothing else (any other entry leaves it foreign, and refused)."""
-    if read_marker(str(out)) is not None or not out.is_dir():
+    if read_marker(out) is not None:
         return
-    entries = [p for p in out.iterdir() if not is_bookkeeping(p.name)]
-    stages = [p for p in entries if p.name in STAGE_NAMES and (p / STAGE_MANIFEST).is_file()]
-    if stages and all(
-        owned_by("run", p.name) and (p.name not in STAGE_NAMES or p in stages) for p in entries
-    ):
-        write_marker(str(out), "run")
+    entries = [name for name in list_entries(out) if not is_bookkeeping(name)]
+    stages = [n for n in entries if n in STAGE_NAMES and fs.exists(fs.join(out, n, STAGE_MANIFEST))]
+    if stages and all(owned_by("run", n) and (n not in STAGE_NAMES or n in stages) for n in entries):
+        write_marker(out, "run")
 
 
-def check_stage_folders(out: Path, names: Sequence[str]) -> None:
-    """Refuse a stage folder kcorpus run did not write, which committing the stage would replace: a finished
-    stage has a `_STAGE.json` (`<stage>.partial/` folders are the run's own in a run folder it owns)."""
+def check_stage_folders(out: str, names: Sequence[str]) -> None:
+    """Refuse a stage folder kcorpus run did not write, which committing the stage would replace.
+
+    A finished stage has a `_STAGE.json`; a stage whose commit to a remote folder was cut short still has the
+    marker its command wrote (`<stage>.partial/` folders are the run's own in a run folder it owns).
+    """
+    entries = set(list_entries(out))
     for name in names:
-        final = out / name
-        if final.exists() and not (final / STAGE_MANIFEST).is_file():
+        final = fs.join(out, name)
+        ours = fs.exists(fs.join(final, STAGE_MANIFEST)) or read_marker(final) is not None
+        if name in entries and not ours:
             raise OutputError(
                 f"{final} was not written by kcorpus run (no {STAGE_MANIFEST}); kcorpus never replaces it: "
                 "move it away or choose another run folder"
@@ -177,7 +188,7 @@ def check_stage_folders(out: Path, names: Sequence[str]) -> None:
 
 
 def _run_stages(
-    out: Path,
+    out: str,
     stages: Sequence[Stage],
     selected: set[str],
     beam_args: Sequence[str],
@@ -187,7 +198,7 @@ def _run_stages(
     manifests: dict[str, dict[str, Any]] = {}
     results: list[StageResult] = []
     for stage in stages:
-        final, partial = out / stage.name, out / (stage.name + PARTIAL_SUFFIX)
+        final, partial = fs.join(out, stage.name), fs.join(out, stage.name + PARTIAL_SUFFIX)
         missing = [up for up in stage.upstream if up not in manifests]
         manifest = read_manifest(final)
         if missing:
@@ -217,9 +228,10 @@ def _run_stages(
                 results.append(StageResult(stage.name, "not selected", stale or "up to date", 0.0))
             continue
         reason = "forced" if force and not stale else stale
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        job = stage.make_job({up: str(out / up) for up in stage.upstream}, str(partial))
+        fs.delete_tree(partial)
+        if not fs.is_remote(partial):
+            Path(partial).mkdir(parents=True)
+        job = stage.make_job({up: fs.join(out, up) for up in stage.upstream}, partial)
         stage_beam_args = list(beam_args) if stage.beam else []
         _log(f"{stage.name}: {reason}; running kcorpus {stage.command}")
         identity = {
