@@ -20,6 +20,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.config import CorpusConfig
+from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex
 from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
@@ -89,7 +90,12 @@ class BuildCorpus(beam.PTransform):
         batches = self._read(pbegin)
         if self.reshuffle:
             batches = [b | f"Reshuffle[{i}]" >> beam.Reshuffle() for i, b in enumerate(batches)]
-        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(cfg, self.tmp_dir)
+        evals = None
+        if cfg.dedup.decontaminate.enabled:
+            evals = pbegin | "EvalIndex" >> BuildEvalIndex(cfg.dedup.decontaminate)
+        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(
+            cfg, self.tmp_dir, evals["index"] if evals else None
+        )
         losers = []
         counts = [prepared["counts"]]
         if cfg.dedup.exact.enabled:
@@ -120,12 +126,13 @@ class BuildCorpus(beam.PTransform):
         )
         names = [s.name for s in cfg.sources]
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
+        summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
         return (
             (*counts, written)
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()
-            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead))
+            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
         )
 
 

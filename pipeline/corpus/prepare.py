@@ -22,6 +22,7 @@ from apache_beam.transforms.window import GlobalWindows
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import write_run
+from kcorpus.transforms.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
 from kcorpus.transforms.prepare import DocumentPreparer, identity
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
@@ -99,9 +100,10 @@ class PrepareBatchFn(beam.DoFn):
         for run in self._flush():
             yield beam.pvalue.TaggedOutput("run", _windowed(run))
 
-    def process(self, batch: list[tuple[str, Any]]) -> Iterator[Any]:
+    def process(self, batch: list[tuple[str, Any]], eval_index: EvalIndex | None = None) -> Iterator[Any]:
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         kept: list[tuple[Document, str]] = []
+        raw_texts: list[str] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
         for source, item in batch:
@@ -134,11 +136,41 @@ class PrepareBatchFn(beam.DoFn):
                 continue
             counts[(source, "filter:kept")] += 1
             kept.append((prepared.document, payload))
+            raw_texts.append(item.text)
+        if eval_index is not None:
+            kept = yield from self._decontaminate(kept, raw_texts, eval_index, counts)
         yield from self._emit_kept(kept, num_shards)
         for (source, name), n in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
+
+    def _decontaminate(
+        self,
+        kept: list[tuple[Document, str]],
+        raw_texts: list[str],
+        index: EvalIndex,
+        counts: collections.Counter[tuple[str, str]],
+    ) -> Iterator[Any]:
+        """Drops (or redacts) the documents that contain an evaluation text; returns those kept."""
+        config = self.config.dedup.decontaminate
+        out = []
+        outcomes = decontaminate([d for d, _ in kept], index, config)
+        for (doc, payload), raw, (after, match) in zip(kept, raw_texts, outcomes, strict=True):
+            counts[(doc.source, "decontaminate:checked")] += 1
+            if match is None:
+                out.append((doc, payload))
+                continue
+            if after is None:
+                counts[(doc.source, f"decontaminate:dropped:{CONTAMINATED}")] += 1
+                details = {"contaminated_by": match.evidence(doc.text, config)}
+                dropped = Dropped(doc.id, doc.source, "decontaminate", CONTAMINATED, raw, details)
+                yield from self._spill_dropped(dropped, self.config.output)
+                continue
+            counts[(doc.source, "decontaminate:redacted")] += 1
+            counts[(doc.source, "decontaminate:redacted_lines")] += len(match.lines)
+            out.append((after, after.to_json()))
+        return out
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
         node = node_key(item.id, item.source)
@@ -202,15 +234,16 @@ class PrepareDocuments(beam.PTransform):
 
     TAGS = ("counts", "meta", "run", "dead_letter")
 
-    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+    def __init__(self, config: CorpusConfig, tmp_dir: str, eval_index: beam.PCollection | None = None) -> None:
         super().__init__()
-        self.config, self.tmp_dir = config, tmp_dir
+        self.config, self.tmp_dir, self.eval_index = config, tmp_dir, eval_index
 
     def expand(self, batches: tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        side = [] if self.eval_index is None else [beam.pvalue.AsSingleton(self.eval_index)]
         outputs = [
             b
             | f"Prepare[{i}]"
-            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir)).with_outputs(
+            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir), *side).with_outputs(
                 "meta", "run", "dead_letter", main="counts"
             )
             for i, b in enumerate(batches)
