@@ -39,6 +39,8 @@ EVIDENCE_CHARS = 300
 
 _NOT_LETTER = re.compile(rf"[^0-9a-z{HANGUL_LETTER_CLASS}]+")
 _RUN = re.compile(r"(.)\1+")
+# Fullwidth ASCII (Ａ-Ｚ, ０-９, ...) -> ASCII; NFKC would do it too, but it turns ㅋ into a conjoining jamo.
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _INV_BASE = pow(_BASE, -1, 2**64)
 
@@ -86,8 +88,9 @@ class DecontaminateConfig:
 
 
 def canonical(text: str) -> str:
-    """The form both sides are compared in: letters and digits only, single spaces, runs squeezed."""
-    text = OOO_MASK_RUNS.sub(" ", unicodedata.normalize("NFC", text))
+    """The form both sides are compared in: Hangul, Latin letters and digits only, single spaces, runs of one
+    character squeezed to one, fullwidth ASCII as ASCII, case folded."""
+    text = OOO_MASK_RUNS.sub(" ", unicodedata.normalize("NFC", text).translate(_FULLWIDTH))
     text = _NOT_LETTER.sub(" ", text.casefold())
     return _RUN.sub(r"\1", text).strip()
 

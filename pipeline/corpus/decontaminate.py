@@ -49,7 +49,11 @@ class BuildEvalIndex(beam.PTransform):
     def expand(self, pbegin: Any) -> dict[str, beam.PCollection]:
         cfg = self.config
         read = pbegin | "ReadEval" >> ReadDocuments(
-            cfg.format, list(cfg.paths), options=dict(cfg.options) or None, source=EVAL_SOURCE, rebalance=False
+            cfg.format,
+            list(cfg.paths),
+            options=dict(cfg.options) or None,
+            source=EVAL_SOURCE,
+            rebalance=False,
         )
         index = (
             read["documents"]
