@@ -22,6 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 from kcorpus.pipeline.config import CorpusConfig
 from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex
 from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
+from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
@@ -117,8 +118,12 @@ class BuildCorpus(beam.PTransform):
             (shards, runs)
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node))
+            | "WriteShards"
+            >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node)).with_outputs(
+                "examples", main="counts"
+            )
         )
+        _ = (prepared["examples"], written.examples) | "AllExamples" >> beam.Flatten() | "Examples" >> WriteExamples(out)
         dead = (
             prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
@@ -128,7 +133,7 @@ class BuildCorpus(beam.PTransform):
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
         summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
         return (
-            (*counts, written)
+            (*counts, written.counts)
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()

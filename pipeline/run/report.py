@@ -132,6 +132,15 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
     return scan
 
 
+def read_examples(corpus_dir: str | Path) -> list[dict[str, Any]]:
+    """The build's sampled examples (`examples/examples.jsonl`), or [] for a corpus built without them."""
+    path = Path(corpus_dir) / corpus_layout.EXAMPLES_FILE
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """`{source: {input, kept, dropped, dead_lettered, ...}}` from stats.json, whatever it nests them under."""
     for key in ("sources", "per_source", "by_source"):
@@ -250,6 +259,7 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
             "per_source_in": per_source_counts(stats),
             "dedup": dedup_rows(total),
             "scan": scan,
+            "examples": read_examples(out / "corpus"),
         }
     vocab_manifest = read_json(out / "vocab" / "manifest.json")
     tokens = load_vocab_tokens(out / "vocab") if (out / "vocab").is_dir() else []

@@ -144,3 +144,20 @@ def test_build_eval_index_reads_with_the_corpus_readers():
             ids,
             equal_to([(400, "eval:10017929", {"eojeol": 62, "chars": 41, "whole": 230, "too_short": 67})]),
         )
+
+
+def test_build_corpus_leaves_examples_of_every_rule(decontaminated):
+    rows = jsonl(decontaminated, "examples/examples.jsonl")
+    rules = {(r["kind"], r["rule"]) for r in rows}
+    assert {("document_drop", "contaminated"), ("document_drop", "too_short"), ("rewrite", "clean")} <= rules
+    contaminated = [r for r in rows if r["rule"] == "contaminated"]
+    assert len(contaminated) == 9 and {r["id"] for r in contaminated} == set(PLANTED)
+    assert all(sum(1 for r in rows if (r["kind"], r["rule"]) == rule) <= 10 for rule in rules)
+    assert rows == sorted(rows, key=lambda r: (r["kind"], r["rule"])) and len(rows) == len(
+        {(r["kind"], r["rule"], r["id"], r["before"]) for r in rows}
+    )
+    md = (decontaminated / "examples" / "examples.md").read_text(encoding="utf-8")
+    assert (
+        "| petitions:990003 | 한국독립영화의 한계 그렇게 아버지가 된다와 비교됨 | eval:8425305 (whole text) |"
+        in md
+    )
