@@ -74,7 +74,9 @@ def make_example(
 ) -> Example:  # fmt: skip
     """An example with its sample key and its texts cut to `EXCERPT_CHARS`."""
     before, after = excerpt(before, after)
-    return Example(kind, rule, sample_key(kind, rule, doc_id, source, ordinal), doc_id, source, before, after, note)
+    return Example(
+        kind, rule, sample_key(kind, rule, doc_id, source, ordinal), doc_id, source, before, after, note
+    )
 
 
 class ExampleSampler:

@@ -123,7 +123,11 @@ class BuildCorpus(beam.PTransform):
                 "examples", main="counts"
             )
         )
-        _ = (prepared["examples"], written.examples) | "AllExamples" >> beam.Flatten() | "Examples" >> WriteExamples(out)
+        _ = (
+            (prepared["examples"], written.examples)
+            | "AllExamples" >> beam.Flatten()
+            | "Examples" >> WriteExamples(out)
+        )
         dead = (
             prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
@@ -137,7 +141,8 @@ class BuildCorpus(beam.PTransform):
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()
-            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
+            | "WriteStats"
+            >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
         )
 
 

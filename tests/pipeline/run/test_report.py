@@ -143,13 +143,17 @@ def test_report_has_an_examples_section_from_the_build(run_dir: Path) -> None:
     md = md_path.read_text(encoding="utf-8")
     assert "## Examples: what each rule did" in md
     assert "| document dropped: contaminated | text | note |" in md
-    assert "| nsmc:99000001 | 지루하지는 않은데 완전 막장임... 돈주고 보기에는.... | eval:6825595 (whole text) |" in md
+    assert (
+        "| nsmc:99000001 | 지루하지는 않은데 완전 막장임... 돈주고 보기에는.... | eval:6825595 (whole text) |"
+        in md
+    )
     assert "| petitions:511 | ★주무관 이규현 ⏎ 생산관리과장 | 주무관 이규현 ⏎ 생산관리과장 |" in md
     assert "<th>rewrite (text changed, kept): clean</th>" in html_path.read_text(encoding="utf-8")
 
 
 def test_a_corpus_without_examples_says_so(run_dir: Path) -> None:
     _, md_path = write_report(run_dir)
-    assert "No rule changed or dropped anything (or the corpus has no examples/ folder)." in md_path.read_text(
-        encoding="utf-8"
+    assert (
+        "No rule changed or dropped anything (or the corpus has no examples/ folder)."
+        in md_path.read_text(encoding="utf-8")
     )
