@@ -37,10 +37,13 @@ CONTAMINATED = "contaminated"
 # The matching lines quoted in a rejected record are cut at this many characters.
 EVIDENCE_CHARS = 300
 
-_NOT_LETTER = re.compile(rf"[^0-9a-z{HANGUL_LETTER_CLASS}]+")
-_RUN = re.compile(r"(.)\1+")
+_NOT_LETTER = re.compile(rf"[^0-9a-z{HANGUL_LETTER_CLASS}\n]+")
+_RUN = re.compile(r"(\S)\1+")
 # Fullwidth ASCII (Ａ-Ｚ, ０-９, ...) -> ASCII; NFKC would do it too, but it turns ㅋ into a conjoining jamo.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+_HAS_FULLWIDTH = re.compile("[\uff01-\uff5e]")
+# Low-bit bitmaps of at most 2**23 entries (8 MB) per kind: about 16 bits per indexed hash below that.
+BITMAP_MAX_BITS = 23
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _INV_BASE = pow(_BASE, -1, 2**64)
 
@@ -90,9 +93,16 @@ class DecontaminateConfig:
 def canonical(text: str) -> str:
     """The form both sides are compared in: Hangul, Latin letters and digits only, single spaces, runs of one
     character squeezed to one, fullwidth ASCII as ASCII, case folded."""
-    text = OOO_MASK_RUNS.sub(" ", unicodedata.normalize("NFC", text).translate(_FULLWIDTH))
-    text = _NOT_LETTER.sub(" ", text.casefold())
-    return _RUN.sub(r"\1", text).strip()
+    return " ".join(_canonical_lines(text).split())
+
+
+def _canonical_lines(text: str) -> str:
+    """`canonical` of every line of `text`, line breaks kept (so line numbers still match), spaces not squeezed."""
+    text = unicodedata.normalize("NFC", text)
+    if _HAS_FULLWIDTH.search(text):
+        text = text.translate(_FULLWIDTH)
+    text = _NOT_LETTER.sub(" ", OOO_MASK_RUNS.sub(" ", text).casefold())
+    return _RUN.sub(r"\1", text)
 
 
 # ---- hashing ----------------------------------------------------------------------------------------------
@@ -123,8 +133,8 @@ def _stream(texts: Sequence[str]) -> _Stream:
     text_len: list[int] = []
     for t, text in enumerate(texts):
         total = 0
-        for no, line in enumerate(text.split("\n")):
-            tokens = canonical(line).split()
+        for no, line in enumerate(_canonical_lines(text).split("\n")):
+            tokens = line.split()
             if not tokens:
                 continue
             lengths = [len(tok) for tok in tokens]
@@ -153,24 +163,41 @@ def _stream(texts: Sequence[str]) -> _Stream:
     )
 
 
+_POWERS: list[np.ndarray] = [np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)]
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """B**i and B**-i for i < n (at least), cached per process and grown by doubling."""
+    if len(_POWERS[0]) < n:
+        size = max(n, 2 * len(_POWERS[0]))
+        for k, base in enumerate((_BASE, _INV_BASE)):
+            steps = np.full(size, base, dtype=np.uint64)
+            steps[0] = 1
+            _POWERS[k] = np.cumprod(steps, dtype=np.uint64)
+    return _POWERS[0], _POWERS[1]
+
+
+class _Prefix:
+    """Prefix sums of v[i] * B**i over one array: the hash of any window in a few vector operations."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        powers, self.inverse = _powers(len(values) + 1)
+        self.prefix = np.zeros(len(values) + 1, dtype=np.uint64)
+        np.cumsum(values * powers[: len(values)], dtype=np.uint64, out=self.prefix[1:])
+
+    def windows(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The hash of `values[s:e]` for every (s, e): sum of v[i] * B**(i - s), mixed; wraps modulo 2**64."""
+        if not len(starts):
+            return np.zeros(0, dtype=np.uint64)
+        return _mix64((self.prefix[ends] - self.prefix[starts]) * self.inverse[starts])
+
+
 def _window_hashes(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The hash of `values[s:e]` for every (s, e): sum of v[i] * B**(i - s), mixed; wraps modulo 2**64."""
-    n = len(values)
-    if not len(starts):
-        return np.zeros(0, dtype=np.uint64)
-    powers = np.full(n, _BASE, dtype=np.uint64)
-    powers[0] = 1
-    powers = np.cumprod(powers, dtype=np.uint64)
-    inverse = np.full(n + 1, _INV_BASE, dtype=np.uint64)
-    inverse[0] = 1
-    inverse = np.cumprod(inverse, dtype=np.uint64)
-    prefix = np.zeros(n + 1, dtype=np.uint64)
-    np.cumsum(values * powers, dtype=np.uint64, out=prefix[1:])
-    return _mix64((prefix[ends] - prefix[starts]) * inverse[starts])
+    return _Prefix(values).windows(starts, ends)
 
 
-def _token_hashes(stream: _Stream) -> np.ndarray:
-    return _window_hashes(stream.points, stream.tok_start, stream.tok_end)
+def _token_hashes(stream: _Stream, letters: _Prefix) -> np.ndarray:
+    return letters.windows(stream.tok_start, stream.tok_end)
 
 
 def _eojeol_windows(stream: _Stream, n: int) -> np.ndarray:
@@ -205,21 +232,40 @@ def _line_runs(stream: _Stream, max_chars: int) -> tuple[np.ndarray, np.ndarray]
 
 @dataclasses.dataclass(frozen=True)
 class EvalIndex:
-    """Sorted hashes of the evaluation texts per kind, with the position in `ids` of the text of each."""
+    """Sorted hashes of the evaluation texts per kind, with the position in `ids` of the text of each.
+
+    Each worker adds a bitmap of the hashes' low bits per kind on first use (not pickled): most windows of a
+    document miss it, so only a few percent reach the binary search.
+    """
 
     ids: tuple[str, ...]
     hashes: Mapping[str, np.ndarray]
     owners: Mapping[str, np.ndarray]
     counts: Mapping[str, int]  # evaluation texts per kind, and `too_short`
+    _bitmaps: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_bitmaps": {}}
+
+    def _bitmap(self, kind: str) -> np.ndarray:
+        if kind not in self._bitmaps:
+            keys = self.hashes[kind]
+            size = 1 << min(BITMAP_MAX_BITS, max(10, (16 * len(keys)).bit_length()))
+            bitmap = np.zeros(size, dtype=bool)
+            bitmap[keys & np.uint64(size - 1)] = True
+            self._bitmaps[kind] = bitmap
+        return self._bitmaps[kind]
 
     def lookup(self, kind: str, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(positions in `hashes` found in the index, the owner of each)."""
         keys = self.hashes[kind]
         if not len(keys) or not len(hashes):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(keys, hashes), len(keys) - 1)
-        found = np.nonzero(keys[pos] == hashes)[0]
-        return found, self.owners[kind][pos[found]]
+        bitmap = self._bitmap(kind)
+        maybe = np.flatnonzero(bitmap[hashes & np.uint64(len(bitmap) - 1)])
+        pos = np.minimum(np.searchsorted(keys, hashes[maybe]), len(keys) - 1)
+        hit = keys[pos] == hashes[maybe]
+        return maybe[hit], self.owners[kind][pos[hit]]
 
 
 def build_index(records: Iterable[tuple[str, str]], config: DecontaminateConfig) -> EvalIndex:
@@ -235,17 +281,18 @@ def build_index(records: Iterable[tuple[str, str]], config: DecontaminateConfig)
         np.where(text_len >= config.char_ngram, 1, np.where(text_len >= config.min_chars, 2, 3)),
     )
     parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    letters = _Prefix(stream.points)
     starts = _eojeol_windows(stream, config.ngram)
     starts = starts[kind_of[stream.tok_text[starts]] == 0]
-    parts["eojeol"] = (_window_hashes(_token_hashes(stream), starts, starts + config.ngram),
+    parts["eojeol"] = (_window_hashes(_token_hashes(stream, letters), starts, starts + config.ngram),
                        stream.tok_text[starts])  # fmt: skip
     char_owner = np.repeat(np.arange(len(records)), text_len)
     starts = _char_windows(stream, config.char_ngram)
     starts = starts[kind_of[char_owner[starts]] == 1]
-    parts["chars"] = (_window_hashes(stream.points, starts, starts + config.char_ngram), char_owner[starts])
+    parts["chars"] = (letters.windows(starts, starts + config.char_ngram), char_owner[starts])
     whole = np.nonzero(kind_of == 2)[0]
     text_start = stream.text_end - text_len
-    parts["whole"] = (_window_hashes(stream.points, text_start[whole], stream.text_end[whole]), whole)
+    parts["whole"] = (letters.windows(text_start[whole], stream.text_end[whole]), whole)
     hashes, owners = {}, {}
     for kind, (h, o) in parts.items():
         order = np.lexsort((o, h))  # equal hashes: the smallest id first, so matches name it
@@ -294,18 +341,19 @@ def find_matches(texts: Sequence[str], index: EvalIndex, config: DecontaminateCo
             hits[t].append((int(offsets[f]), order, owner, kind))
             touched[t].update(stream.line_no[first : last + 1].tolist())
 
+    letters = _Prefix(stream.points)
     if len(index.hashes["eojeol"]):
         starts = _eojeol_windows(stream, config.ngram)
-        h = _window_hashes(_token_hashes(stream), starts, starts + config.ngram)
+        h = _window_hashes(_token_hashes(stream, letters), starts, starts + config.ngram)
         note("eojeol", 0, stream.tok_start[starts], stream.tok_end[starts + config.ngram - 1] - 1, h)
     if len(index.hashes["chars"]):
         starts = _char_windows(stream, config.char_ngram)
-        h = _window_hashes(stream.points, starts, starts + config.char_ngram)
+        h = letters.windows(starts, starts + config.char_ngram)
         note("chars", 1, starts, starts + config.char_ngram - 1, h)
     if len(index.hashes["whole"]):
         first, last = _line_runs(stream, config.char_ngram)
         offsets, ends = stream.line_start[first], stream.line_end[last]
-        note("whole", 2, offsets, ends - 1, _window_hashes(stream.points, offsets, ends))
+        note("whole", 2, offsets, ends - 1, letters.windows(offsets, ends))
     out: list[Match | None] = []
     for t_hits, lines in zip(hits, touched, strict=True):
         if not t_hits:
