@@ -74,7 +74,7 @@ def main() -> None:
         )
         prep_times, match_times = [], []
         for _ in range(args.repeat):
-            seconds, prepared = cpu(lambda: [preparer.prepare(d).document for d in docs])
+            seconds, prepared = cpu(lambda p=preparer, ds=docs: [p.prepare(d).document for d in ds])
             prep_times.append(seconds)
             texts = [d.text for d in prepared if d is not None]
 

@@ -161,3 +161,16 @@ def test_build_corpus_leaves_examples_of_every_rule(decontaminated):
         "| petitions:990003 | 한국독립영화의 한계 그렇게 아버지가 된다와 비교됨 | eval:8425305 (whole text) |"
         in md
     )
+
+
+def test_kcorpus_run_reruns_the_corpus_when_the_eval_files_change():
+    from kcorpus.pipeline.profile import profile_from_dict
+    from kcorpus.pipeline.run.stages import plan_stages
+
+    raw = {
+        "sources": [{"name": "c", "format": "nsmc", "paths": ["corpus.txt"]}],
+        "dedup": {"decontaminate": {"paths": ["eval/test.txt"], "format": "nsmc"}},
+        "vocab": {"kind": "wordpiece", "vocab_size": 1000},
+    }
+    corpus = plan_stages(profile_from_dict(raw, base_dir="/data"))[0]
+    assert corpus.name == "corpus" and corpus.inputs == ("/data/corpus.txt", "/data/eval/test.txt")
