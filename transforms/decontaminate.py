@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,8 @@ _RUN = re.compile(r"(\S)\1+")
 # Fullwidth ASCII (Ａ-Ｚ, ０-９, ...) -> ASCII; NFKC would do it too, but it turns ㅋ into a conjoining jamo.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _HAS_FULLWIDTH = re.compile("[\uff01-\uff5e]")
+# Texts hashed at once: about 60 bytes of arrays per character, so ~60 MB per chunk.
+CHUNK_CHARS = 1 << 20
 # Low-bit bitmaps of at most 2**23 entries (8 MB) per kind: about 16 bits per indexed hash below that.
 BITMAP_MAX_BITS = 23
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
@@ -271,34 +273,62 @@ class EvalIndex:
 def build_index(records: Iterable[tuple[str, str]], config: DecontaminateConfig) -> EvalIndex:
     """The index of `(id, text)` evaluation records; each text is indexed by one kind, by its length."""
     records = sorted(records)
-    ids = tuple(i for i, _ in records)
-    stream = _stream([t for _, t in records])
+    parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {kind: [] for kind in KINDS}
+    kinds = []
+    first = 0
+    for chunk in _chunks([t for _, t in records]):
+        kind_of = _index_chunk(chunk, config, parts, first)
+        kinds.append(kind_of)
+        first += len(chunk)
+    hashes, owners = {}, {}
+    for kind, found in parts.items():
+        h = np.concatenate([np.zeros(0, dtype=np.uint64), *(f[0] for f in found)])
+        o = np.concatenate([np.zeros(0, dtype=np.int64), *(f[1] for f in found)])
+        order = np.lexsort((o, h))  # equal hashes: the smallest id first, so matches name it
+        hashes[kind], owners[kind] = h[order], o[order]
+    kind_of = np.concatenate([np.zeros(0, dtype=np.int64), *kinds])
+    counts = {kind: int((kind_of == k).sum()) for k, kind in enumerate((*KINDS, "too_short"))}
+    return EvalIndex(tuple(i for i, _ in records), hashes, owners, counts)
+
+
+def _index_chunk(
+    texts: Sequence[str], config: DecontaminateConfig, parts: dict[str, list[Any]], first: int
+) -> np.ndarray:
+    """Adds the (hashes, owners) of some texts to `parts`; returns the kind of each (3: too short)."""
+    stream = _stream(texts)
     text_len = np.diff(np.concatenate(([0], stream.text_end)))
-    tokens = np.bincount(stream.tok_text, minlength=len(records))
+    tokens = np.bincount(stream.tok_text, minlength=len(texts))
     kind_of = np.where(
         tokens >= config.ngram,
         0,
         np.where(text_len >= config.char_ngram, 1, np.where(text_len >= config.min_chars, 2, 3)),
     )
-    parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     letters = _Prefix(stream.points)
     starts = _eojeol_windows(stream, config.ngram)
     starts = starts[kind_of[stream.tok_text[starts]] == 0]
-    parts["eojeol"] = (_window_hashes(_token_hashes(stream, letters), starts, starts + config.ngram),
-                       stream.tok_text[starts])  # fmt: skip
-    char_owner = np.repeat(np.arange(len(records)), text_len)
+    parts["eojeol"].append((_window_hashes(_token_hashes(stream, letters), starts, starts + config.ngram),
+                            first + stream.tok_text[starts]))  # fmt: skip
+    char_owner = np.repeat(np.arange(len(texts)), text_len)
     starts = _char_windows(stream, config.char_ngram)
     starts = starts[kind_of[char_owner[starts]] == 1]
-    parts["chars"] = (letters.windows(starts, starts + config.char_ngram), char_owner[starts])
+    parts["chars"].append((letters.windows(starts, starts + config.char_ngram), first + char_owner[starts]))
     whole = np.nonzero(kind_of == 2)[0]
     text_start = stream.text_end - text_len
-    parts["whole"] = (letters.windows(text_start[whole], stream.text_end[whole]), whole)
-    hashes, owners = {}, {}
-    for kind, (h, o) in parts.items():
-        order = np.lexsort((o, h))  # equal hashes: the smallest id first, so matches name it
-        hashes[kind], owners[kind] = h[order], o[order].astype(np.int64)
-    counts = {kind: int((kind_of == k).sum()) for k, kind in enumerate((*KINDS, "too_short"))}
-    return EvalIndex(ids, hashes, owners, counts)
+    parts["whole"].append((letters.windows(text_start[whole], stream.text_end[whole]), first + whole))
+    return kind_of
+
+
+def _chunks(texts: Sequence[str], max_chars: int | None = None) -> Iterator[Sequence[str]]:
+    """Consecutive slices of `texts` of at most `max_chars` characters (a longer text alone): bounds memory."""
+    limit = CHUNK_CHARS if max_chars is None else max_chars
+    start, size = 0, 0
+    for i, text in enumerate(texts):
+        if size and size + len(text) > limit:
+            yield texts[start:i]
+            start, size = i, 0
+        size += len(text)
+    if start < len(texts):
+        yield texts[start:]
 
 
 # ---- matching documents -------------------------------------------------------------------------------------
@@ -326,8 +356,13 @@ def find_matches(texts: Sequence[str], index: EvalIndex, config: DecontaminateCo
     """For each text (lines joined by "\\n"), its match with the evaluation set, or None.
 
     The first match is the one at the smallest letter offset (eojeol, then letters, then whole lines at
-    one offset); `lines` lists every line that any match touches, for `redact`.
+    one offset); `lines` lists every line that any match touches, for `redact`. Texts are hashed together
+    in chunks of about `CHUNK_CHARS` characters.
     """
+    return [m for chunk in _chunks(texts) for m in _find_in_chunk(chunk, index, config)]
+
+
+def _find_in_chunk(texts: Sequence[str], index: EvalIndex, config: DecontaminateConfig) -> list[Match | None]:
     stream = _stream(texts)
     hits: list[list[tuple[int, int, int, str]]] = [[] for _ in texts]  # (offset, kind order, owner, kind)
     touched: list[set[int]] = [set() for _ in texts]

@@ -91,9 +91,27 @@ def test_the_first_match_is_the_earliest_and_names_the_smallest_eval_id():
     assert find_matches([SHORT], index, CONFIG) == [Match("a", "whole", (0,))]
 
 
-def test_a_batch_gives_the_same_matches_as_one_document_at_a_time(index):
+def test_a_batch_gives_the_same_matches_as_one_document_at_a_time(index, monkeypatch):
     docs = ["머리말\n" + LONG, "아무 관계 없는 문장", MEDIUM, SHORT, "꼬리\n" + SHORT]
-    assert find_matches(docs, index, CONFIG) == [find_matches([d], index, CONFIG)[0] for d in docs]
+    one_by_one = [find_matches([d], index, CONFIG)[0] for d in docs]
+    assert find_matches(docs, index, CONFIG) == one_by_one
+    monkeypatch.setattr("kcorpus.transforms.decontaminate.CHUNK_CHARS", 40)  # hashed in several chunks
+    assert find_matches(docs, index, CONFIG) == one_by_one
+    chunked = build_index(EVAL, CONFIG)
+    assert chunked.ids == index.ids and chunked.counts == index.counts
+    for kind in index.hashes:
+        assert np.array_equal(chunked.hashes[kind], index.hashes[kind])
+        assert np.array_equal(chunked.owners[kind], index.owners[kind])
+
+
+def test_chunks_bound_the_characters_hashed_at_once():
+    from kcorpus.transforms.decontaminate import _chunks
+
+    assert list(_chunks(["가나", "다라마", "바", "사아자차카타파하"], 5)) == [
+        ["가나", "다라마"],
+        ["바"],
+        ["사아자차카타파하"],
+    ]
 
 
 def test_drop_or_redact():
