@@ -1,8 +1,8 @@
 """Decontamination: find corpus documents that contain a text of an evaluation set (NSMC test, KLUE, ...).
 
 Both sides are compared in a canonical form that `clean()` and light edits cannot change: NFC, case folded,
-the OOO/○○○ masks removed, every character but Hangul, Latin letters and digits turned into a space, runs of
-one character squeezed to one (`ㅋㅋㅋㅋ` = `ㅋㅋ`). An evaluation text is then indexed by its length:
+the OOO/○○○ masks removed (`OO` too), every character but Hangul, Latin letters and digits turned into a
+space, runs of one character squeezed to one (`ㅋㅋㅋㅋ` = `ㅋ`). An evaluation text is then indexed by its length:
 
 - 13+ eojeol (`ngram`): every run of 13 consecutive eojeol (GPT-3's 13-gram rule, on Korean words);
 - shorter, but `char_ngram`+ letters: every run of `char_ngram` letters, spaces ignored (spacing edits
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from kcorpus.transforms.dedup import _mix64
-from kcorpus.transforms.korean import HANGUL_LETTER_CLASS, OOO_MASK_RUNS
+from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
 from kcorpus.transforms.record import Document
 
 ACTIONS = ("drop", "redact")
@@ -42,6 +42,8 @@ _RUN = re.compile(r"(\S)\1+")
 # Fullwidth ASCII (Ａ-Ｚ, ０-９, ...) -> ASCII; NFKC would do it too, but it turns ㅋ into a conjoining jamo.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _HAS_FULLWIDTH = re.compile("[\uff01-\uff5e]")
+# Masks: runs of 2+ (not korean.OOO_MASK_RUNS's 3+): clean()'s repeat normalization shortens `OOO` to `OO`.
+_MASKS = re.compile(r"(?<![A-Za-z])O{2,}(?![A-Za-z])|○{2,}")
 # Texts hashed at once: about 60 bytes of arrays per character, so ~60 MB per chunk.
 CHUNK_CHARS = 1 << 20
 # Low-bit bitmaps of at most 2**23 entries (8 MB) per kind: about 16 bits per indexed hash below that.
@@ -103,7 +105,7 @@ def _canonical_lines(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     if _HAS_FULLWIDTH.search(text):
         text = text.translate(_FULLWIDTH)
-    text = _NOT_LETTER.sub(" ", OOO_MASK_RUNS.sub(" ", text).casefold())
+    text = _NOT_LETTER.sub(" ", _MASKS.sub(" ", text).casefold())
     return _RUN.sub(r"\1", text)
 
 

@@ -34,6 +34,12 @@ def test_canonical_keeps_letters_and_digits_squeezes_runs_and_drops_masks():
     assert canonical("ＧＯＯＤ 영화 ㅋㅋㅋㅋㅋ 10점!!") == "god 영화 ㅋ 10점"
     assert canonical("Good 영화 ㅋㅋ 10점") == "god 영화 ㅋ 10점"
     assert canonical("OOO 감독 정말 ○○○ 최고") == "감독 정말 최고"
+    # clean() shortens the mask to OO: the corpus side must still match the raw evaluation text.
+    assert (
+        canonical("정말 간만에 OO 영화를 봤내...")
+        == canonical("정말 간만에 OOO 영화를 봤내")
+        == "정말 간만에 영화를 봤내"
+    )
     assert canonical("♥♥ ^^ ...") == ""
 
 
