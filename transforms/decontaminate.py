@@ -167,18 +167,23 @@ def _stream(texts: Sequence[str]) -> _Stream:
     )
 
 
-_POWERS: list[np.ndarray] = [np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)]
+# (B**i, B**-i) for i < len: one tuple, replaced whole, so threads sharing a worker never see a torn pair.
+_POWERS: tuple[np.ndarray, np.ndarray] = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
 
 
 def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
     """B**i and B**-i for i < n (at least), cached per process and grown by doubling."""
-    if len(_POWERS[0]) < n:
-        size = max(n, 2 * len(_POWERS[0]))
-        for k, base in enumerate((_BASE, _INV_BASE)):
+    global _POWERS
+    powers = _POWERS
+    if len(powers[0]) < n:
+        size = max(n, 2 * len(powers[0]))
+        grown = []
+        for base in (_BASE, _INV_BASE):
             steps = np.full(size, base, dtype=np.uint64)
             steps[0] = 1
-            _POWERS[k] = np.cumprod(steps, dtype=np.uint64)
-    return _POWERS[0], _POWERS[1]
+            grown.append(np.cumprod(steps, dtype=np.uint64))
+        powers = _POWERS = (grown[0], grown[1])
+    return powers
 
 
 class _Prefix:
