@@ -79,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
         stats = build_corpus(job, args.beam_args)
-    except FileExistsError as exc:
+    except (FileExistsError, FileNotFoundError) as exc:
         print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
         return 2
     total = {k: v for k, v in stats["total"].items() if k != "counters"}

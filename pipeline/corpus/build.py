@@ -20,7 +20,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.config import CorpusConfig
-from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex
+from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex, check_eval_paths
 from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
@@ -176,6 +176,8 @@ def run_build(
     from kcorpus.pipeline.options import make_pipeline
 
     out_dir = out_dir.rstrip("/")
+    if config.dedup.decontaminate.enabled:
+        check_eval_paths(config.dedup.decontaminate)
     existing = _existing_outputs(out_dir)
     if existing and not overwrite:
         raise FileExistsError(f"{out_dir} already holds a corpus ({existing[0]}, ...); pass --overwrite")

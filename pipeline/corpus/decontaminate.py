@@ -17,6 +17,15 @@ from kcorpus.transforms.decontaminate import DecontaminateConfig, EvalIndex, bui
 EVAL_SOURCE = "eval"
 
 
+def check_eval_paths(config: DecontaminateConfig) -> None:
+    """Before any work: every evaluation pattern must match a file (local or any Beam filesystem)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    for pattern, result in zip(config.paths, FileSystems.match(list(config.paths)), strict=True):
+        if not result.metadata_list:
+            raise FileNotFoundError(f"dedup.decontaminate.paths: no file matches {pattern!r}")
+
+
 def index_or_fail(records: list[tuple[str, str]], config: DecontaminateConfig) -> EvalIndex:
     """The index; a run whose evaluation files gave no text fails instead of silently checking nothing."""
     if not records:

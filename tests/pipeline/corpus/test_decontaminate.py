@@ -129,9 +129,22 @@ def test_redact_removes_the_matching_lines_and_keeps_the_rest(tmp_path):
     assert stats["total"]["reconciled"]
 
 
+def test_missing_eval_files_fail_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["--config", str(profile(tmp_path, eval_paths="no-such-eval-*.txt")), "--out", str(out)]
+    assert run([*args, "--local-mode", "in_memory"]) == 2
+    assert not out.exists()
+    pattern = str(FIXTURE / "no-such-eval-*.txt")
+    assert capsys.readouterr().err == (
+        f"kcorpus build-corpus: dedup.decontaminate.paths: no file matches {pattern!r}\n"
+    )
+
+
 def test_eval_files_that_give_no_text_fail_the_run(tmp_path):
-    config = load_config(str(profile(tmp_path, eval_paths="no-such-eval-*.txt")))
-    with pytest.raises(Exception, match="no evaluation text was read from"):
+    empty = tmp_path / "header_only.txt"
+    empty.write_text("id\tdocument\tlabel\n", encoding="utf-8")
+    config = load_config(str(profile(tmp_path)), [f"dedup.decontaminate.paths=[{empty}]"])
+    with pytest.raises(Exception, match="dedup.decontaminate: no evaluation text was read from"):
         run_build(config, str(tmp_path / "out"), local_mode="in_memory")
 
 
