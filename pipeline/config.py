@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kcorpus.transforms.boilerplate import check_set_names
 from kcorpus.transforms.decontaminate import DecontaminateConfig
 from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
@@ -30,7 +31,10 @@ class SourceConfig:
         split_sentences: split paragraphs into sentences (articles, petitions), or keep lines (comments).
         options: reader options (`ReadOptions` keywords).
         clean_options: overrides passed to `make_cleaner(preset, **clean_options)`.
-        remove_patterns: regexes deleted from the text before splitting (markup residue of this source).
+        remove_patterns: regexes deleted from each line before splitting (markup residue of this source);
+            counted as the boilerplate set `remove_patterns`.
+        boilerplate: boilerplate rule sets (`transforms/boilerplate.py`) to apply; None: the format's
+            default (`petitions`, `comments`, Modu newspaper, `wikiextractor`), `()`: none.
     """
 
     name: str
@@ -41,6 +45,7 @@ class SourceConfig:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     clean_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     remove_patterns: tuple[str, ...] = ()
+    boilerplate: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -54,6 +59,10 @@ class SourceConfig:
                 raise ValueError(
                     f"sources[{self.name}]: bad remove_patterns regex {pattern!r}: {exc}"
                 ) from exc
+        try:
+            check_set_names(self.boilerplate or ())
+        except ValueError as exc:
+            raise ValueError(f"sources[{self.name}]: {exc}") from None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Per-document preparation: NFC, per-source normalization, sentence split, clean, filter.
+"""Per-document preparation: NFC, per-source normalization, boilerplate, PII, sentence split, clean, filter.
 
 `DocumentPreparer` holds the compiled pieces for one source (cleaner, splitter, patterns); build it once per
 worker (`DoFn.setup`) and call `prepare(doc)` per document. It is pure: the same document gives the same
@@ -10,9 +10,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
+from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.record import Document
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
@@ -20,6 +23,7 @@ Rewrite = tuple[str, str, str]
 # Horizontal whitespace (NBSP, ideographic and zero-width spaces included) collapses to one space.
 _HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
+_WORD = re.compile(r"[^\W_]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,7 +32,8 @@ class Prepared:
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
     the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
-    `dropped_sentences` the sentences themselves; `rewrites` holds `(rule, before, after)` for every text a
+    `dropped_sentences` the sentences themselves; `rewrites` counts the boilerplate and PII rewrites
+    (`boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
     rule changed (the build samples them into `examples/`).
     """
 
@@ -37,17 +42,19 @@ class Prepared:
     sentences_in: int
     sentences_kept: int
     sentence_reasons: tuple[str, ...]
+    rewrites: Mapping[str, int] = dataclasses.field(default_factory=dict)
     dropped_sentences: tuple[str, ...] = ()
-    rewrites: tuple[Rewrite, ...] = ()
+    examples: tuple[Rewrite, ...] = ()
 
 
-def rewritten(rule: str, before: str, after: str, rewrites: list[Rewrite]) -> str:
-    """`after`, noting `(rule, before, after)` in `rewrites` when the rule changed the text.
+def rewritten(rule: str, before: str, after: str, examples: list[Rewrite] | None) -> str:
+    """`after`, noting `(rule, before, after)` in `examples` when the rule changed the text.
 
-    The one hook for a rewrite rule to show its work: `text = rewritten("pii", text, mask_pii(text), rewrites)`.
+    The one hook for a rewrite rule to show its work: `text = rewritten("my_rule", text, my_rule(text),
+    examples)`; the build samples 10 per rule into `examples/` and the run report.
     """
-    if after != before:
-        rewrites.append((rule, before, after))
+    if examples is not None and after != before:
+        examples.append((rule, before, after))
     return after
 
 
@@ -73,11 +80,42 @@ class DocumentPreparer:
         splitter: Callable[[str], list[str]] | None,
         filters: FilterConfig,
         remove_patterns: Sequence[str] = (),
+        boilerplate: Sequence[str] | Callable[[Mapping[str, Any]], Sequence[str]] = (),
     ) -> None:
+        """`boilerplate`: rule set names, or a function of a document's metadata that names them."""
         self.cleaner = cleaner
         self.splitter = splitter
         self.filters = filters
-        self.remove = tuple(re.compile(p) for p in remove_patterns)
+        self.remove_patterns = tuple(remove_patterns)
+        self.boilerplate = boilerplate
+        self._removers: dict[tuple[str, ...], BoilerplateRemover] = {}
+
+    def remover(self, doc: Document) -> BoilerplateRemover:
+        """The compiled boilerplate rules of one document (compiled once per set of sets)."""
+        sets = tuple(self.boilerplate(doc.metadata or {}) if callable(self.boilerplate) else self.boilerplate)
+        if sets not in self._removers:
+            self._removers[sets] = BoilerplateRemover(sets, self.remove_patterns)
+        return self._removers[sets]
+
+    def scrub(
+        self, doc: Document, examples: list[Rewrite] | None = None
+    ) -> tuple[str, dict[str, int], str | None]:
+        """Normalized text without boilerplate and with PII handled, its rewrite counts, a drop reason."""
+        normalized = normalize_text(doc.text)
+        removal = self.remover(doc).remove(normalized)
+        rewritten("boilerplate", normalized, removal.text, examples)
+        counts = {f"boilerplate:{key}": n for key, n in removal.counts.items()}
+        if removal.lines_removed:
+            counts["boilerplate:lines_removed"] = removal.lines_removed
+        if removal.counts and not _WORD.search(removal.text):
+            return removal.text, counts, "boilerplate"
+        if self.filters.pii == "keep":
+            return removal.text, counts, None
+        masked = mask_pii(removal.text)
+        counts.update({f"pii:{kind}": n for kind, n in masked.counts.items()})
+        if masked.counts and self.filters.pii == "drop":
+            return removal.text, counts, "pii"
+        return rewritten("pii", removal.text, masked.text, examples), counts, None
 
     def units(self, text: str) -> list[str]:
         """The sentence-level units of a normalized text: split sentences, or its non-empty lines."""
@@ -87,16 +125,16 @@ class DocumentPreparer:
         return [s for line in lines for s in self.splitter(line)]
 
     def prepare(self, doc: Document) -> Prepared:
-        rewrites: list[Rewrite] = []
-        text = normalize_text(doc.text, self.remove)
-        if self.remove:
-            self._note_removed(normalize_text(doc.text), text, rewrites)
+        examples: list[Rewrite] = []
+        text, rewrites, reason = self.scrub(doc, examples)
+        if reason:
+            return Prepared(None, reason, 0, 0, (), rewrites)
         units = self.units(text)
         kept: list[str] = []
         reasons: list[str] = []
         dropped: list[str] = []
         for unit in units:
-            sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), rewrites)
+            sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), examples)
             reason = check_sentence(sentence, self.filters)
             if reason is None:
                 kept.append(sentence)
@@ -105,15 +143,14 @@ class DocumentPreparer:
                 dropped.append(sentence)
         doc_reason = check_document(kept, reasons, self.filters)
         document = None if doc_reason else dataclasses.replace(doc, text="\n".join(kept))
+        kept_count = len(kept) if document else 0
         return Prepared(
-            document, doc_reason, len(units), len(kept) if document else 0, tuple(reasons), tuple(dropped),
-            tuple(rewrites),
-        )  # fmt: skip
-
-    @staticmethod
-    def _note_removed(plain: str, removed: str, rewrites: list[Rewrite]) -> None:
-        """The lines that `remove_patterns` changed (when the patterns left the line breaks alone)."""
-        before, after = plain.split("\n"), removed.split("\n")
-        if len(before) == len(after):
-            for line_before, line_after in zip(before, after, strict=True):
-                rewritten("remove_patterns", line_before, line_after, rewrites)
+            document,
+            doc_reason,
+            len(units),
+            kept_count,
+            tuple(reasons),
+            rewrites,
+            tuple(dropped),
+            tuple(examples),
+        )

@@ -8,6 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.profile import ProfileError, load_profile
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.run.orchestrate import run
@@ -16,7 +17,7 @@ from kcorpus.pipeline.run.stages import STAGE_NAMES, plan_stages
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="YAML profile (configs/sample.yaml, configs/dataflow.yaml, ...)")
-    parser.add_argument("--out", help="run folder; default: the profile's run.out")
+    parser.add_argument("--out", help="run folder, local or gs://BUCKET/PREFIX; default: the profile's run.out")
     parser.add_argument("--force", action="store_true", help="redo the selected stages even if up to date")
     parser.add_argument(
         "--only", nargs="+", default=[], metavar="STAGE",
@@ -44,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
     except (RunError, ProfileError, FileNotFoundError) as err:
         print(f"kcorpus run: {err}", file=sys.stderr)
         return 1
-    out_dir = Path(out).resolve()
+    out_dir = str(out).rstrip("/") if fs.is_remote(str(out)) else str(Path(out).resolve())
     for r in results:
         print(f"{r.name:<13} {r.status:<13} {r.reason}" + (f" ({r.seconds:.1f} s)" if r.seconds else ""))
     if not args.no_report:
@@ -52,7 +53,8 @@ def main(args: argparse.Namespace) -> int:
 
         html, md = write_report(out_dir)
         print(f"report:  {html}\n         {md}")
-    pack = out_dir / "pack"
-    if (pack / "train").is_dir():
-        print(f"dataset: {pack / 'train'}  (datasets.load_from_disk; validation: {pack / 'validation'})")
+    pack = fs.join(out_dir, "pack")
+    if fs.exists(fs.join(pack, "train", "state.json")):
+        train, validation = fs.join(pack, "train"), fs.join(pack, "validation")
+        print(f"dataset: {train}  (datasets.load_from_disk; validation: {validation})")
     return 0

@@ -61,24 +61,31 @@ def test_excerpt_cuts_long_texts_around_the_first_change():
     assert excerpt("짧은 문장", "짧은 문장.") == ("짧은 문장", "짧은 문장.")
 
 
-def test_prepare_reports_clean_rewrites_pattern_removals_and_dropped_sentences():
+def test_prepare_reports_boilerplate_pii_clean_rewrites_and_dropped_sentences():
     preparer = DocumentPreparer(
         cleaner=lambda s: s.replace("★", ""),
         splitter=None,
         filters=FilterConfig(min_chars=5),
         remove_patterns=(r"formula_\d+",),
     )
-    doc = Document("w:1", "★ 대한민국은 민주공화국이다\n짧다\n값은 formula_3 이다 그렇다", "w")
-    prepared = preparer.prepare(doc)
-    assert prepared.rewrites == (
-        ("remove_patterns", "값은 formula_3 이다 그렇다", "값은 이다 그렇다"),
-        ("clean", "★ 대한민국은 민주공화국이다", "대한민국은 민주공화국이다"),
+    doc = Document(
+        "w:1",
+        "★ 대한민국은 민주공화국이다\n짧다\n값은 formula_3 이다 그렇다\n문의 010-1234-5678 로 주세요",
+        "w",
     )
+    prepared = preparer.prepare(doc)
+    rules = [rule for rule, _, _ in prepared.examples]
+    assert rules == ["boilerplate", "pii", "clean"]
+    boilerplate = prepared.examples[0]
+    assert "formula_3" in boilerplate[1] and "formula_3" not in boilerplate[2]
+    assert "010-1234-5678" in prepared.examples[1][1] and "010-1234-5678" not in prepared.examples[1][2]
+    assert prepared.examples[2] == ("clean", "★ 대한민국은 민주공화국이다", "대한민국은 민주공화국이다")
     assert prepared.sentence_reasons == ("too_short",) and prepared.dropped_sentences == ("짧다",)
 
 
 def test_rewritten_notes_only_changes():
-    rewrites: list = []
-    assert rewritten("pii", "010-1234-5678로 연락", "<전화번호>로 연락", rewrites) == "<전화번호>로 연락"
-    assert rewritten("pii", "연락 주세요", "연락 주세요", rewrites) == "연락 주세요"
-    assert rewrites == [("pii", "010-1234-5678로 연락", "<전화번호>로 연락")]
+    examples: list = []
+    assert rewritten("pii", "010-1234-5678로 연락", "<전화번호>로 연락", examples) == "<전화번호>로 연락"
+    assert rewritten("pii", "연락 주세요", "연락 주세요", examples) == "연락 주세요"
+    assert examples == [("pii", "010-1234-5678로 연락", "<전화번호>로 연락")]
+    assert rewritten("pii", "a", "b", None) == "b"  # no list: nothing to note
