@@ -140,7 +140,7 @@ def test_report_has_an_examples_section_from_the_build(run_dir: Path) -> None:
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     html_path, md_path = write_report(run_dir)
-    md = md_path.read_text(encoding="utf-8")
+    md = Path(md_path).read_text(encoding="utf-8")
     assert "## Examples: what each rule did" in md
     assert "| document dropped: contaminated | text | note |" in md
     assert (
@@ -148,12 +148,11 @@ def test_report_has_an_examples_section_from_the_build(run_dir: Path) -> None:
         in md
     )
     assert "| petitions:511 | ★주무관 이규현 ⏎ 생산관리과장 | 주무관 이규현 ⏎ 생산관리과장 |" in md
-    assert "<th>rewrite (text changed, kept): clean</th>" in html_path.read_text(encoding="utf-8")
+    assert "<th>rewrite (text changed, kept): clean</th>" in Path(html_path).read_text(encoding="utf-8")
 
 
 def test_a_corpus_without_examples_says_so(run_dir: Path) -> None:
     _, md_path = write_report(run_dir)
-    assert (
-        "No rule changed or dropped anything (or the corpus has no examples/ folder)."
-        in md_path.read_text(encoding="utf-8")
-    )
+    assert "No rule changed or dropped anything (or the corpus has no examples/ folder)." in Path(
+        md_path
+    ).read_text(encoding="utf-8")
