@@ -160,4 +160,3 @@ def test_evidence_quotes_the_matching_lines():
 def test_config_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         DecontaminateConfig(**kwargs)
-
