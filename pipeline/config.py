@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kcorpus.transforms.boilerplate import check_set_names
+from kcorpus.transforms.decontaminate import DecontaminateConfig
 from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
 
@@ -66,10 +67,11 @@ class SourceConfig:
 
 @dataclasses.dataclass(frozen=True)
 class DedupConfig:
-    """`dedup:` exact dedup then near dedup."""
+    """`dedup:` exact dedup then near dedup; decontamination against evaluation sets."""
 
     exact: ExactDedupConfig = dataclasses.field(default_factory=ExactDedupConfig)
     near: NearDedupConfig = dataclasses.field(default_factory=NearDedupConfig)
+    decontaminate: DecontaminateConfig = dataclasses.field(default_factory=DecontaminateConfig)
 
 
 @dataclasses.dataclass(frozen=True)

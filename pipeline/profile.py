@@ -50,6 +50,8 @@ from kcorpus.pipeline.config import (
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
+from kcorpus.transforms.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
+from kcorpus.transforms.decontaminate import DecontaminateConfig
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
@@ -175,6 +177,11 @@ ExactDedupSection = _section(
 NearDedupSection = _section(
     "NearDedupSection", NearDedupConfig, scope=_choice(NearDedupConfig, "scope", SCOPES)
 )
+DecontaminateSection = _section(
+    "DecontaminateSection", DecontaminateConfig,
+    paths=(Annotated[tuple[ProfilePath, ...], BeforeValidator(_listify)], ()),
+    action=_choice(DecontaminateConfig, "action", DECONTAMINATE_ACTIONS),
+)  # fmt: skip
 SplitSection = _section("SplitSection", SplitConfig, backend=_choice(SplitConfig, "backend", SPLIT_BACKENDS))
 OutputSection = _section(
     "OutputSection", OutputConfig, dir=(ProfilePath | None, None),
@@ -192,6 +199,7 @@ class DedupSection(Section):
 
     exact: ExactDedupSection = Field(default_factory=ExactDedupSection)  # type: ignore[valid-type]
     near: NearDedupSection = Field(default_factory=NearDedupSection)  # type: ignore[valid-type]
+    decontaminate: DecontaminateSection = Field(default_factory=DecontaminateSection)  # type: ignore[valid-type]
 
 
 _JOB_ONLY = ("inputs", "out", "config", "overwrite")
@@ -298,7 +306,9 @@ class Profile(Section):
             sources=tuple(s.build(SourceConfig) for s in self.sources),
             filters=self.filters.build(FilterConfig),
             dedup=DedupConfig(
-                exact=self.dedup.exact.build(ExactDedupConfig), near=self.dedup.near.build(NearDedupConfig)
+                exact=self.dedup.exact.build(ExactDedupConfig),
+                near=self.dedup.near.build(NearDedupConfig),
+                decontaminate=self.dedup.decontaminate.build(DecontaminateConfig),
             ),
             split=self.split.build(SplitConfig),
             output=self.output.build(OutputConfig),

@@ -18,6 +18,8 @@ from kcorpus.transforms.filters import FilterConfig, check_document, check_sente
 from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.record import Document
 
+# (rule, text before, text after) of one rewrite, for the examples of the run.
+Rewrite = tuple[str, str, str]
 # Horizontal whitespace (NBSP, ideographic and zero-width spaces included) collapses to one space.
 _HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
@@ -29,8 +31,10 @@ class Prepared:
     """The outcome of preparing one document.
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
-    the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence;
-    `rewrites` counts the boilerplate and PII rewrites (`boilerplate:<set>:<rule>`, `pii:<type>`).
+    the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
+    `dropped_sentences` the sentences themselves; `rewrites` counts the boilerplate and PII rewrites
+    (`boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
+    rule changed (the build samples them into `examples/`).
     """
 
     document: Document | None
@@ -39,6 +43,19 @@ class Prepared:
     sentences_kept: int
     sentence_reasons: tuple[str, ...]
     rewrites: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    dropped_sentences: tuple[str, ...] = ()
+    examples: tuple[Rewrite, ...] = ()
+
+
+def rewritten(rule: str, before: str, after: str, examples: list[Rewrite] | None) -> str:
+    """`after`, noting `(rule, before, after)` in `examples` when the rule changed the text.
+
+    The one hook for a rewrite rule to show its work: `text = rewritten("my_rule", text, my_rule(text),
+    examples)`; the build samples 10 per rule into `examples/` and the run report.
+    """
+    if examples is not None and after != before:
+        examples.append((rule, before, after))
+    return after
 
 
 def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
@@ -80,9 +97,13 @@ class DocumentPreparer:
             self._removers[sets] = BoilerplateRemover(sets, self.remove_patterns)
         return self._removers[sets]
 
-    def scrub(self, doc: Document) -> tuple[str, dict[str, int], str | None]:
+    def scrub(
+        self, doc: Document, examples: list[Rewrite] | None = None
+    ) -> tuple[str, dict[str, int], str | None]:
         """Normalized text without boilerplate and with PII handled, its rewrite counts, a drop reason."""
-        removal = self.remover(doc).remove(normalize_text(doc.text))
+        normalized = normalize_text(doc.text)
+        removal = self.remover(doc).remove(normalized)
+        rewritten("boilerplate", normalized, removal.text, examples)
         counts = {f"boilerplate:{key}": n for key, n in removal.counts.items()}
         if removal.lines_removed:
             counts["boilerplate:lines_removed"] = removal.lines_removed
@@ -94,7 +115,7 @@ class DocumentPreparer:
         counts.update({f"pii:{kind}": n for kind, n in masked.counts.items()})
         if masked.counts and self.filters.pii == "drop":
             return removal.text, counts, "pii"
-        return masked.text, counts, None
+        return rewritten("pii", removal.text, masked.text, examples), counts, None
 
     def units(self, text: str) -> list[str]:
         """The sentence-level units of a normalized text: split sentences, or its non-empty lines."""
@@ -104,20 +125,32 @@ class DocumentPreparer:
         return [s for line in lines for s in self.splitter(line)]
 
     def prepare(self, doc: Document) -> Prepared:
-        text, rewrites, reason = self.scrub(doc)
+        examples: list[Rewrite] = []
+        text, rewrites, reason = self.scrub(doc, examples)
         if reason:
             return Prepared(None, reason, 0, 0, (), rewrites)
         units = self.units(text)
         kept: list[str] = []
         reasons: list[str] = []
+        dropped: list[str] = []
         for unit in units:
-            sentence = _HSPACE.sub(" ", self.cleaner(unit)).strip()
+            sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), examples)
             reason = check_sentence(sentence, self.filters)
             if reason is None:
                 kept.append(sentence)
             else:
                 reasons.append(reason)
+                dropped.append(sentence)
         doc_reason = check_document(kept, reasons, self.filters)
         document = None if doc_reason else dataclasses.replace(doc, text="\n".join(kept))
         kept_count = len(kept) if document else 0
-        return Prepared(document, doc_reason, len(units), kept_count, tuple(reasons), rewrites)
+        return Prepared(
+            document,
+            doc_reason,
+            len(units),
+            kept_count,
+            tuple(reasons),
+            rewrites,
+            tuple(dropped),
+            tuple(examples),
+        )

@@ -61,9 +61,12 @@ class Dropped:
     stage: str
     reason: str
     text: str = ""
+    # Evidence a rule gives for its drop (`contaminated_by: {id, match}`), written at the top level.
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), ensure_ascii=False)
+        obj = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "details"}
+        return json.dumps({**obj, **self.details}, ensure_ascii=False)
 
 
 def raw_prefix(raw: bytes | str) -> str:

@@ -86,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
         stats = build_corpus(job, args.beam_args)
-    except (FileExistsError, OutputError) as exc:
+    except (FileExistsError, FileNotFoundError, OutputError) as exc:
         print(f"kcorpus build-corpus: error: {exc}", file=sys.stderr)
         return 2
     total = {k: v for k, v in stats["total"].items() if k != "counters"}

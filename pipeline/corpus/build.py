@@ -20,7 +20,9 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.config import CorpusConfig
+from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex, check_eval_paths
 from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
+from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
@@ -90,7 +92,12 @@ class BuildCorpus(beam.PTransform):
         batches = self._read(pbegin)
         if self.reshuffle:
             batches = [b | f"Reshuffle[{i}]" >> beam.Reshuffle() for i, b in enumerate(batches)]
-        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(cfg, self.tmp_dir)
+        evals = None
+        if cfg.dedup.decontaminate.enabled:
+            evals = pbegin | "EvalIndex" >> BuildEvalIndex(cfg.dedup.decontaminate)
+        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(
+            cfg, self.tmp_dir, evals["index"] if evals else None
+        )
         losers = []
         counts = [prepared["counts"]]
         if cfg.dedup.exact.enabled:
@@ -112,7 +119,15 @@ class BuildCorpus(beam.PTransform):
             (shards, runs)
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node))
+            | "WriteShards"
+            >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node)).with_outputs(
+                "examples", main="counts"
+            )
+        )
+        _ = (
+            (prepared["examples"], written.examples)
+            | "AllExamples" >> beam.Flatten()
+            | "Examples" >> WriteExamples(out)
         )
         dead = (
             prepared["dead_letter"]
@@ -121,12 +136,14 @@ class BuildCorpus(beam.PTransform):
         )
         names = [s.name for s in cfg.sources]
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
+        summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
         return (
-            (*counts, written)
+            (*counts, written.counts)
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()
-            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead))
+            | "WriteStats"
+            >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
         )
 
 
@@ -158,6 +175,8 @@ def run_build(
     inputs = [p for source in config.sources for p in source.paths]
     plan = check_output(out_dir, "build-corpus", inputs, overwrite=overwrite)
     check_readers(config)
+    if config.dedup.decontaminate.enabled:
+        check_eval_paths(config.dedup.decontaminate)
     with claim_output(plan):
         return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle)
 

@@ -22,7 +22,9 @@ from apache_beam.transforms.window import GlobalWindows
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import write_run
+from kcorpus.transforms.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
+from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
 from kcorpus.transforms.prepare import DocumentPreparer, identity
 from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
@@ -44,7 +46,7 @@ class PrepareBatchFn(beam.DoFn):
 
     Main output: `((source, counter), n)` counts. Tagged outputs: `meta` (`(node, source, digest,
     lsh_keys, signature)` per kept document), `run` (`(kind, shard, path)`), `dead_letter`
-    (`(source, DeadLetter)`).
+    (`(source, DeadLetter)`), `examples` (the bundle's sample of rewrites and drops, `Example`s).
     """
 
     def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
@@ -78,6 +80,7 @@ class PrepareBatchFn(beam.DoFn):
     def start_bundle(self) -> None:
         self.buffers: dict[tuple[str, int], list[tuple[tuple[str, ...], str]]] = collections.defaultdict(list)
         self.buffered = 0
+        self.examples = ExampleSampler()
         self.docs_seen = 0
         self.bytes_seen = 0
         self.started = self.last_log = time.monotonic()
@@ -101,10 +104,19 @@ class PrepareBatchFn(beam.DoFn):
     def finish_bundle(self) -> Iterator[Any]:
         for run in self._flush():
             yield beam.pvalue.TaggedOutput("run", _windowed(run))
+        for example in self.examples.drain():
+            yield beam.pvalue.TaggedOutput("examples", _windowed(example))
 
-    def process(self, batch: list[tuple[str, Any]]) -> Iterator[Any]:
+    def _note_examples(self, doc: Document, prepared: Any) -> None:
+        for i, (rule, before, after) in enumerate(prepared.examples):
+            self.examples.note(REWRITE, rule, doc.id, doc.source, before, after, ordinal=i)
+        for i, (reason, sentence) in enumerate(zip(prepared.sentence_reasons, prepared.dropped_sentences)):
+            self.examples.note(SENTENCE_DROP, reason, doc.id, doc.source, sentence, ordinal=i)
+
+    def process(self, batch: list[tuple[str, Any]], eval_index: EvalIndex | None = None) -> Iterator[Any]:
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         kept: list[tuple[Document, str]] = []
+        raw_texts: list[str] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
         for source, item in batch:
@@ -114,6 +126,7 @@ class PrepareBatchFn(beam.DoFn):
                 continue
             if isinstance(item, Dropped):
                 counts[(source, f"read:dropped:{item.reason}")] += 1
+                self.examples.note(DOCUMENT_DROP, item.reason, item.id, source, item.text)
                 yield from self._spill_dropped(item, output)
                 continue
             counts[(source, "read:documents")] += 1
@@ -126,6 +139,7 @@ class PrepareBatchFn(beam.DoFn):
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
             self.bytes_seen += len(item.text)
+            self._note_examples(item, prepared)
             counts[(source, "filter:sentences_in")] += prepared.sentences_in
             counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
             for reason in prepared.sentence_reasons:
@@ -135,15 +149,50 @@ class PrepareBatchFn(beam.DoFn):
             if prepared.document is None:
                 counts[(source, f"filter:dropped:{prepared.reason}")] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
+                self.examples.note(DOCUMENT_DROP, dropped.reason, item.id, source, item.text)
                 yield from self._spill_dropped(dropped, output)
                 continue
             counts[(source, "filter:kept")] += 1
             kept.append((prepared.document, payload))
+            raw_texts.append(item.text)
+        if eval_index is not None:
+            kept = yield from self._decontaminate(kept, raw_texts, eval_index, counts)
         yield from self._emit_kept(kept, num_shards)
         for (source, name), n in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
+
+    def _decontaminate(
+        self,
+        kept: list[tuple[Document, str]],
+        raw_texts: list[str],
+        index: EvalIndex,
+        counts: collections.Counter[tuple[str, str]],
+    ) -> Iterator[Any]:
+        """Drops (or redacts) the documents that contain an evaluation text; returns those kept."""
+        config = self.config.dedup.decontaminate
+        out = []
+        outcomes = decontaminate([d for d, _ in kept], index, config)
+        for (doc, payload), raw, (after, match) in zip(kept, raw_texts, outcomes, strict=True):
+            counts[(doc.source, "decontaminate:checked")] += 1
+            if match is None:
+                out.append((doc, payload))
+                continue
+            if after is None:
+                counts[(doc.source, f"decontaminate:dropped:{CONTAMINATED}")] += 1
+                details = {"contaminated_by": match.evidence(doc.text, config)}
+                evidence = details["contaminated_by"]
+                note = f"{evidence['id']} ({evidence['match']})"
+                self.examples.note(DOCUMENT_DROP, CONTAMINATED, doc.id, doc.source, evidence["text"], note=note)
+                dropped = Dropped(doc.id, doc.source, "decontaminate", CONTAMINATED, raw, details)
+                yield from self._spill_dropped(dropped, self.config.output)
+                continue
+            counts[(doc.source, "decontaminate:redacted")] += 1
+            counts[(doc.source, "decontaminate:redacted_lines")] += len(match.lines)
+            self.examples.note(REWRITE, "decontaminate", doc.id, doc.source, doc.text, after.text)
+            out.append((after, after.to_json()))
+        return out
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
         node = node_key(item.id, item.source)
@@ -205,18 +254,19 @@ class PrepareDocuments(beam.PTransform):
     flattened (the local runner pickles and buffers every input of a multi-input Flatten).
     """
 
-    TAGS = ("counts", "meta", "run", "dead_letter")
+    TAGS = ("counts", "meta", "run", "dead_letter", "examples")
 
-    def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
+    def __init__(self, config: CorpusConfig, tmp_dir: str, eval_index: beam.PCollection | None = None) -> None:
         super().__init__()
-        self.config, self.tmp_dir = config, tmp_dir
+        self.config, self.tmp_dir, self.eval_index = config, tmp_dir, eval_index
 
     def expand(self, batches: tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        side = [] if self.eval_index is None else [beam.pvalue.AsSingleton(self.eval_index)]
         outputs = [
             b
             | f"Prepare[{i}]"
-            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir)).with_outputs(
-                "meta", "run", "dead_letter", main="counts"
+            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir), *side).with_outputs(
+                "meta", "run", "dead_letter", "examples", main="counts"
             )
             for i, b in enumerate(batches)
         ]

@@ -22,7 +22,7 @@ def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]
         dropped_by_reason: collections.Counter[str] = collections.Counter()
         for name, n in counters.items():
             stage, _, rest = name.partition(":")
-            if rest.startswith("dropped:") and stage in ("read", "filter", "dedup"):
+            if rest.startswith("dropped:") and stage in ("read", "filter", "decontaminate", "dedup"):
                 dropped_by_reason[rest.removeprefix("dropped:")] += n
         dead = counters.get("read:dead_letter", 0) + counters.get("prepare:dead_letter", 0)
         inputs = (
@@ -60,12 +60,15 @@ def write_stats(
     source_names: list[str],
     extra: Mapping[str, Any],
     dead_letters_written: int,
+    decontaminate: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Writes stats.json; a dead-letter file that disagrees with the counters un-reconciles the run."""
     stats = summarize(dict(counts), source_names)
     if dead_letters_written != stats["total"]["dead_lettered"]:
         stats["total"]["reconciled"] = False
     stats.update(extra)
+    if decontaminate is not None:
+        stats["decontaminate"] = dict(decontaminate)
     with AtomicTextFile(f"{out_dir}/{corpus_layout.STATS_FILE}") as f:
         f.write(json.dumps(stats, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
     return stats

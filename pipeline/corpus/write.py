@@ -18,11 +18,15 @@ from kcorpus.pipeline.atomic import AtomicTextFile
 from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import merge_runs
 from kcorpus.transforms import corpus_layout
+from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler
 from kcorpus.transforms.record import DeadLetter
 
 
 class WriteShardFn(beam.DoFn):
-    """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`."""
+    """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
+
+    Main output: `((source, counter), n)` counts. Tagged `examples`: the shard's sample of dedup losers.
+    """
 
     def __init__(self, out_dir: str, output: Any) -> None:
         self.out_dir = out_dir
@@ -44,12 +48,15 @@ class WriteShardFn(beam.DoFn):
         text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n)}")
         dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n)}")
         first = True
+        examples = ExampleSampler()
         for (doc_id, source), payload in merge_runs(runs):
             node = node_key(doc_id, source)
             loser = losers.get(node)
             if loser is not None:
                 _, reason, survivor = loser
                 counts[(source, f"dedup:dropped:{reason}")] += 1
+                note = "duplicate of " + survivor.replace("\x00", " in ")
+                examples.note(DOCUMENT_DROP, reason, doc_id, source, json.loads(payload)["text"], note=note)
                 if self._keep_dropped(node):
                     obj = json.loads(payload)
                     sid, _, ssource = survivor.partition("\x00")
@@ -71,6 +78,8 @@ class WriteShardFn(beam.DoFn):
             first = False
         for f in (docs, text, dups):
             f.close()
+        for example in examples.drain():
+            yield beam.pvalue.TaggedOutput("examples", example)
         for (source, name), value in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value

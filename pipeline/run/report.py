@@ -143,6 +143,15 @@ def _files_matching(folder: str, pattern: str) -> dict[str, int]:
     }
 
 
+def read_examples(corpus_dir: str | Path) -> list[dict[str, Any]]:
+    """The build's sampled examples (`examples/examples.jsonl`), or [] for a corpus built without them."""
+    try:
+        data = fs.read_bytes(fs.join(str(corpus_dir), corpus_layout.EXAMPLES_FILE))
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+
+
 def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """`{source: {input, kept, dropped, dead_lettered, ...}}` from stats.json, whatever it nests them under."""
     for key in ("sources", "per_source", "by_source"):
@@ -265,6 +274,7 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
             "per_source_in": per_source_counts(stats),
             "dedup": dedup_rows(total),
             "scan": scan,
+            "examples": read_examples(fs.join(out, "corpus")),
         }
     vocab_manifest = read_json(fs.join(out, "vocab", "manifest.json"))
     tokens = load_vocab_tokens(fs.join(out, "vocab"))

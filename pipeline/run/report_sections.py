@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kcorpus.pipeline.report.examples import examples_section
 from kcorpus.pipeline.report.render import (
     Section,
     fmt_number,
@@ -169,7 +170,7 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
             ["histogram", *scan.doc_chars.labels()], [["documents", *scan.doc_chars.counts]],
         )],
     )  # fmt: skip
-    return [totals, drops, hist]
+    return [totals, drops, hist, examples_section(corpus.get("examples", []))]
 
 
 def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -> Section:

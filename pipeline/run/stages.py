@@ -88,7 +88,8 @@ def plan_stages(profile: Profile) -> list[Stage]:
         Stage(
             "corpus", "build-corpus", (), profile.model_dump(mode="json", include=CORPUS_SECTIONS),
             lambda dirs, out: BuildCorpusJob(corpus, out),
-            inputs=tuple(p for source in corpus.sources for p in source.paths), beam=True,
+            inputs=(*(p for source in corpus.sources for p in source.paths), *corpus.dedup.decontaminate.paths),
+            beam=True,
         ),
         Stage(
             "vocab", "train-vocab", ("corpus",), vocab.model_dump(mode="json"),

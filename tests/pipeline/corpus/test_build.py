@@ -161,7 +161,7 @@ def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
         == 0
     )
     reference = read_tree(sample_run)
-    assert len(reference) == 4 + 4 + 9 + 1
+    assert len(reference) == 4 + 4 + 9 + 1 + 2  # text, docs, rejected, stats.json, examples (.jsonl, .md)
     assert read_tree(multi) == reference
     assert filecmp.cmp(sample_run / "stats.json", multi / "stats.json", shallow=False)
 

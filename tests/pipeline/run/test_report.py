@@ -126,3 +126,33 @@ def test_histogram_bins_and_chart_escaping() -> None:
     svg = svg_hbars("drops <by> reason", ["a&b"], [3])
     assert "drops &lt;by&gt; reason" in svg and "a&amp;b" in svg
     assert svg_hbars("empty", [], []) == ""
+
+
+def test_report_has_an_examples_section_from_the_build(run_dir: Path) -> None:
+    rows = [
+        {"kind": "document_drop", "rule": "contaminated", "id": "nsmc:99000001", "source": "nsmc",
+         "before": "지루하지는 않은데 완전 막장임... 돈주고 보기에는....", "after": "", "note": "eval:6825595 (whole text)"},
+        {"kind": "rewrite", "rule": "clean", "id": "petitions:511", "source": "petitions",
+         "before": "★주무관 이규현\n생산관리과장", "after": "주무관 이규현\n생산관리과장", "note": ""},
+    ]  # fmt: skip
+    (run_dir / "corpus" / "examples").mkdir()
+    (run_dir / "corpus" / "examples" / "examples.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    html_path, md_path = write_report(run_dir)
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "## Examples: what each rule did" in md
+    assert "| document dropped: contaminated | text | note |" in md
+    assert (
+        "| nsmc:99000001 | 지루하지는 않은데 완전 막장임... 돈주고 보기에는.... | eval:6825595 (whole text) |"
+        in md
+    )
+    assert "| petitions:511 | ★주무관 이규현 ⏎ 생산관리과장 | 주무관 이규현 ⏎ 생산관리과장 |" in md
+    assert "<th>rewrite (text changed, kept): clean</th>" in Path(html_path).read_text(encoding="utf-8")
+
+
+def test_a_corpus_without_examples_says_so(run_dir: Path) -> None:
+    _, md_path = write_report(run_dir)
+    assert "No rule changed or dropped anything (or the corpus has no examples/ folder)." in Path(
+        md_path
+    ).read_text(encoding="utf-8")
