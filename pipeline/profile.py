@@ -52,6 +52,7 @@ from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
+from kcorpus.transforms.rewrites import MASK_MODES
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
@@ -167,7 +168,7 @@ def _listify(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-FilterSection = _section("FilterSection", FilterConfig)
+FilterSection = _section("FilterSection", FilterConfig, masks=_choice(FilterConfig, "masks", MASK_MODES))
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
 )

@@ -1,4 +1,4 @@
-"""Per-document preparation: NFC, per-source normalization, sentence split, clean, filter.
+"""Per-document preparation: NFC, per-source normalization and rewrites, sentence split, clean, filter.
 
 `DocumentPreparer` holds the compiled pieces for one source (cleaner, splitter, patterns); build it once per
 worker (`DoFn.setup`) and call `prepare(doc)` per document. It is pure: the same document gives the same
@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
 from kcorpus.transforms.record import Document
+from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
 # Horizontal whitespace (NBSP, ideographic and zero-width spaces included) collapses to one space.
 _HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
@@ -25,7 +26,9 @@ class Prepared:
     """The outcome of preparing one document.
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
-    the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence.
+    the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence;
+    `rewrites` names the rewrite rules that changed the document's text (`control_chars`, `masks`,
+    `punctuation_runs`), each counted once per document.
     """
 
     document: Document | None
@@ -33,6 +36,7 @@ class Prepared:
     sentences_in: int
     sentences_kept: int
     sentence_reasons: tuple[str, ...]
+    rewrites: tuple[str, ...] = ()
 
 
 def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
@@ -45,6 +49,22 @@ def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
 
 def identity(text: str) -> str:
     return text
+
+
+def rewrite_text(text: str, filters: FilterConfig) -> tuple[str, tuple[str, ...]]:
+    """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
+    text and the names of the rules that changed it."""
+    applied = []
+    for name, rewrite in (
+        ("control_chars", remove_control_chars),
+        ("masks", lambda t: rewrite_masks(t, filters.masks, filters.mask_token)),
+        ("punctuation_runs", lambda t: squeeze_punctuation(t, filters.max_punctuation_run)),
+    ):
+        rewritten = rewrite(text)
+        if rewritten != text:
+            applied.append(name)
+            text = rewritten
+    return text, tuple(applied)
 
 
 class DocumentPreparer:
@@ -65,22 +85,38 @@ class DocumentPreparer:
 
     def units(self, text: str) -> list[str]:
         """The sentence-level units of a normalized text: split sentences, or its non-empty lines."""
+        return [unit for paragraph in self.paragraph_units(text) for unit in paragraph]
+
+    def paragraph_units(self, text: str) -> list[list[str]]:
+        """The units of each non-empty line (paragraph) of a normalized text."""
         lines = [line for line in text.split("\n") if line]
         if self.splitter is None:
-            return lines
-        return [s for line in lines for s in self.splitter(line)]
+            return [[line] for line in lines]
+        return [self.splitter(line) for line in lines]
 
     def prepare(self, doc: Document) -> Prepared:
-        units = self.units(normalize_text(doc.text, self.remove))
+        # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
+        text, rewrites = rewrite_text(_LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text)), self.filters)
+        text = normalize_text(text, self.remove)
         kept: list[str] = []
+        paragraphs: list[str] = []
         reasons: list[str] = []
-        for unit in units:
-            sentence = _HSPACE.sub(" ", self.cleaner(unit)).strip()
-            reason = check_sentence(sentence, self.filters)
-            if reason is None:
-                kept.append(sentence)
-            else:
-                reasons.append(reason)
-        doc_reason = check_document(kept, reasons, self.filters)
+        units_in = 0
+        for units in self.paragraph_units(text):
+            units_in += len(units)
+            kept_here = []
+            for unit in units:
+                sentence = _HSPACE.sub(" ", self.cleaner(unit)).strip()
+                reason = check_sentence(sentence, self.filters)
+                if reason is None:
+                    kept_here.append(sentence)
+                else:
+                    reasons.append(reason)
+            if kept_here:
+                kept.extend(kept_here)
+                paragraphs.append("\n".join(kept_here))
+        doc_reason = check_document(kept, reasons, self.filters, paragraphs)
         document = None if doc_reason else dataclasses.replace(doc, text="\n".join(kept))
-        return Prepared(document, doc_reason, len(units), len(kept) if document else 0, tuple(reasons))
+        return Prepared(
+            document, doc_reason, units_in, len(kept) if document else 0, tuple(reasons), rewrites
+        )

@@ -127,6 +127,8 @@ class PrepareBatchFn(beam.DoFn):
             counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
             for reason in prepared.sentence_reasons:
                 counts[(source, f"filter:sentences_dropped:{reason}")] += 1
+            for rule in prepared.rewrites:
+                counts[(source, f"prepare:rewritten:{rule}")] += 1
             if prepared.document is None:
                 counts[(source, f"filter:dropped:{prepared.reason}")] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
