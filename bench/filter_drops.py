@@ -105,7 +105,9 @@ def measure(out: Path, overrides: dict[str, object]) -> dict[str, dict[str, int]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", required=True, help="folder for the per-rule lists and summary.json")
     parser.add_argument("--code-ref", help="measure the rules of this git ref instead of this checkout's")
     parser.add_argument("--set", action="append", default=[], help="a filters override, KEY=VALUE")

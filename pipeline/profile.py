@@ -52,9 +52,9 @@ from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
-from kcorpus.transforms.rewrites import MASK_MODES
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
+from kcorpus.transforms.rewrites import MASK_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")

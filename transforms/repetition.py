@@ -65,14 +65,20 @@ def repeated_unit_share(compact: str, min_repeats: int, max_unit_chars: int) -> 
 def spam_reason(
     text: str, max_share: float, min_tokens: int, unit_min_repeats: int, unit_max_chars: int
 ) -> str | None:
-    """`"repetitive"` when one token (from `min_tokens` tokens) or runs of one short unit make up at least
-    `max_share` of the sentence's letters; `None` to keep; `max_share` 0 disables."""
+    """`"repetitive"` when one token (from `min_tokens` tokens; tokens are runs of letters) or runs of one
+    short unit make up at least `max_share` of the sentence's letters; `None` to keep; `max_share` 0 disables."""
     if not max_share:
         return None
-    tokens = words(text)
-    if len(tokens) >= min_tokens and repeated_token_share(tokens) >= max_share:
+    tokens = _NOT_LETTER.sub(" ", text).split()  # punctuation separates tokens too: "좋아요!좋아요!"
+    # Cheap necessary conditions first: a token with share s leaves at most (1 - s) * n other tokens, a run of
+    # a unit of k letters at most k + (1 - s) * n distinct letters.
+    n = len(tokens)
+    few_tokens = n >= min_tokens and len(set(tokens)) <= n - max_share * n + 1
+    if few_tokens and repeated_token_share(tokens) >= max_share:
         return "repetitive"
-    if repeated_unit_share("".join(tokens), unit_min_repeats, unit_max_chars) >= max_share:
+    compact = "".join(tokens)
+    few_letters = len(set(compact)) <= unit_max_chars + (1 - max_share) * len(compact)
+    if few_letters and repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share:
         return "repetitive"
     return None
 
@@ -180,6 +186,8 @@ def document_repetition_reason(
         if max_chars and char_share > max_chars:
             return f"dup_{name}_chars"
     if not (any(top_fractions) or any(dup_fractions)):
+        return None
+    if sum(len(line.split()) for line in lines) < min_words:  # stripping punctuation only removes words
         return None
     text_words = [w for line in lines for w in words(line)]
     if len(text_words) < min_words:
