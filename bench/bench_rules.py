@@ -49,7 +49,9 @@ def run_once(profile: Path, out: Path, env: dict[str, str], cwd: str) -> tuple[f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--code-ref", default="main", help="the git ref whose code is the baseline")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

@@ -122,7 +122,7 @@ class CorpusConfig:
 
 
 def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
-    """ValueError when a source's cleaning would change the mask token (`●` under `kcelectra` becomes a space)."""
+    """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
     from kcorpus.transforms.clean import make_cleaner
 
     for source in sources:

@@ -168,7 +168,9 @@ def _listify(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-FilterSection = _section("FilterSection", FilterConfig, masks=_choice(FilterConfig, "masks", MASK_MODES))
+FilterSection = _section(
+    "FilterSection", FilterConfig, masks=_choice(FilterConfig, "masks", MASK_MODES)
+)
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
 )

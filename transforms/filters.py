@@ -77,8 +77,8 @@ class FilterConfig:
     dup_paragraph_fraction: float = 0.30
     dup_paragraph_char_fraction: float = 0.20
     top_ngram_char_fractions: tuple[float, ...] = (0.20, 0.18, 0.16)
-    # Gopher's 0.15 ... 0.10, doubled: on a month of petitions they dropped 25 of 662 documents, mostly ordinary
-    # ones that restate their title, a law's name or their demand (bench/RESULTS.md, repetition rules).
+    # Gopher's 0.15 ... 0.10, doubled: on a month of petitions they dropped 27 of 662 documents, most of
+    # them ordinary ones that restate their title, a law's name or their demand (bench/RESULTS.md).
     dup_ngram_char_fractions: tuple[float, ...] = (0.30, 0.28, 0.26, 0.24, 0.22, 0.20)
     repetition_min_lines: int = 3
     repetition_min_words: int = 100
@@ -88,8 +88,8 @@ class FilterConfig:
     min_sentences: int = 1
 
     def __post_init__(self) -> None:
-        if self.min_chars < 0 or self.max_chars < 0 or self.min_sentences < 0:
-            raise ValueError("filters: min_chars, max_chars and min_sentences must be >= 0")
+        if min(self.min_chars, self.max_chars, self.min_sentences, self.max_punctuation_run) < 0:
+            raise ValueError("filters: min_chars, max_chars, min_sentences and max_punctuation_run must be >= 0")
         if self.max_chars and self.max_chars < self.min_chars:
             raise ValueError(f"filters: max_chars {self.max_chars} < min_chars {self.min_chars}")
         for name in _FRACTIONS:
@@ -98,15 +98,19 @@ class FilterConfig:
         for name in ("top_ngram_char_fractions", "dup_ngram_char_fractions"):
             if not all(0.0 <= f <= 1.0 for f in getattr(self, name)):
                 raise ValueError(f"filters: every {name} must be in [0, 1], got {list(getattr(self, name))}")
-        for name in ("repetition_min_tokens", "repetition_min_lines", "repetition_min_words", "max_punctuation_run"):
+        for name in ("repetition_min_tokens", "repetition_min_lines", "repetition_min_words"):
             if getattr(self, name) < 0:
                 raise ValueError(f"filters: {name} must be >= 0, got {getattr(self, name)}")
         if self.repeated_unit_min_repeats < 2 or self.repeated_unit_max_chars < 1:
-            raise ValueError("filters: repeated_unit_min_repeats must be >= 2 and repeated_unit_max_chars >= 1")
+            raise ValueError(
+                "filters: repeated_unit_min_repeats must be >= 2 and repeated_unit_max_chars >= 1"
+            )
         if self.masks not in MASK_MODES:
             raise ValueError(f"filters: masks must be one of {MASK_MODES}, got {self.masks!r}")
         if not self.mask_token or any(c.isspace() for c in self.mask_token):
-            raise ValueError(f"filters: mask_token must be a non-empty token without spaces, got {self.mask_token!r}")
+            raise ValueError(
+                f"filters: mask_token must be a non-empty token without spaces, got {self.mask_token!r}"
+            )
 
 
 def is_empty(text: str) -> str | None:
@@ -115,7 +119,7 @@ def is_empty(text: str) -> str | None:
 
 
 def is_ooo_only(text: str, mask_token: str = "OOO") -> str | None:
-    """Drop lines that contain masks (`OOO`, `***`, `mask_token`) and nothing else but punctuation and spaces."""
+    """Drop lines made of masks (`OOO`, `***`, `mask_token`) and nothing else but punctuation and spaces."""
     unmasked = MASK_RUNS.sub("", text.replace(mask_token, ""))
     if unmasked == text:
         return None

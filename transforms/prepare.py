@@ -96,7 +96,8 @@ class DocumentPreparer:
 
     def prepare(self, doc: Document) -> Prepared:
         # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
-        text, rewrites = rewrite_text(_LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text)), self.filters)
+        text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text))
+        text, rewrites = rewrite_text(text, self.filters)
         text = normalize_text(text, self.remove)
         kept: list[str] = []
         paragraphs: list[str] = []

@@ -66,7 +66,7 @@ def spam_reason(
     text: str, max_share: float, min_tokens: int, unit_min_repeats: int, unit_max_chars: int
 ) -> str | None:
     """`"repetitive"` when one token (from `min_tokens` tokens; tokens are runs of letters) or runs of one
-    short unit make up at least `max_share` of the sentence's letters; `None` to keep; `max_share` 0 disables."""
+    short unit make up at least `max_share` of the sentence's letters; `None` to keep; 0 disables."""
     if not max_share:
         return None
     tokens = _NOT_LETTER.sub(" ", text).split()  # punctuation separates tokens too: "좋아요!좋아요!"

@@ -35,7 +35,7 @@ def remove_control_chars(text: str) -> str:
 
 
 def rewrite_masks(text: str, mode: str, token: str = "OOO") -> str:
-    """Every mask run (`OOO`, `OO`, `○○○`, `***`) kept, replaced by a space (`remove`) or by `token` (`replace`).
+    """Every mask run (`OOO`, `OO`, `○○○`, `***`) kept, made a space (`remove`) or `token` (`replace`).
 
     The run length never matters: `OOOO 네 글자` and `OOO 네 글자` give the same text.
     """

@@ -1,5 +1,5 @@
-"""Repetition rules on real lines: the sentence spam rule keeps parallel constructions, Gopher's document rules
-drop repeated documents (a 5 MB line of one sentence included) and keep ordinary petitions."""
+"""Repetition rules on real lines: the sentence spam rule keeps parallel constructions, Gopher's document
+rules drop repeated documents (a 5 MB line of one sentence included) and keep ordinary petitions."""
 
 import json
 
