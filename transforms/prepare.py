@@ -55,16 +55,16 @@ def rewrite_text(text: str, filters: FilterConfig) -> tuple[str, tuple[str, ...]
     """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
     text and the names of the rules that changed it."""
     applied = []
-    for name, rewrite in (
-        ("control_chars", remove_control_chars),
-        ("masks", lambda t: rewrite_masks(t, filters.masks, filters.mask_token)),
-        ("punctuation_runs", lambda t: squeeze_punctuation(t, filters.max_punctuation_run)),
-    ):
-        rewritten = rewrite(text)
-        if rewritten != text:
-            applied.append(name)
-            text = rewritten
-    return text, tuple(applied)
+    rewritten = remove_control_chars(text)
+    if rewritten != text:
+        applied.append("control_chars")
+    text = rewrite_masks(rewritten, filters.masks, filters.mask_token)
+    if text != rewritten:
+        applied.append("masks")
+    rewritten = squeeze_punctuation(text, filters.max_punctuation_run)
+    if rewritten != text:
+        applied.append("punctuation_runs")
+    return rewritten, tuple(applied)
 
 
 class DocumentPreparer:

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 _NOT_LETTER = re.compile(r"[\W_]+")
+_NOT_LETTER_OR_SPACE = re.compile(r"[^\w\s]+|_+")
 
 # Gopher's table A1: top n-gram character fractions from n = 2, duplicated n-gram fractions from n = 5.
 TOP_NGRAM_FIRST_N = 2
@@ -43,7 +44,7 @@ def letters(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The eojeol of `text` with their punctuation stripped; tokens of punctuation alone are left out."""
-    return [w for w in (letters(token) for token in text.split()) if w]
+    return _NOT_LETTER_OR_SPACE.sub("", text).split()
 
 
 def repeated_token_share(tokens: Sequence[str]) -> float:
@@ -174,6 +175,9 @@ def document_repetition_reason(
     Returns the reason of the first rule broken (`dup_paragraphs`, `dup_paragraph_chars`, `dup_lines`,
     `dup_line_chars`, `top_<n>gram`, `dup_<n>gram`), or None. A fraction of 0 disables its rule.
     """
+    # The common case, one short comment: too few lines, and too few characters to hold min_words words.
+    if len(lines) < min_lines and len(paragraphs) < min_lines and sum(map(len, lines)) < 2 * min_words - 1:
+        return None
     for name, items, (max_items, max_chars) in (
         ("paragraph", paragraphs, paragraph_fractions),
         ("line", lines, line_fractions),

@@ -127,9 +127,9 @@ def test_real_petitions_repeated_pasted_text_is_dropped_title_echo_is_kept():
 
 
 def test_five_megabyte_line_of_one_sentence_is_dropped():
-    sentence = "이 청원은 같은 문장을 계속 반복합니다. "
+    sentence = "국민 여러분, 이 청원은 같은 문장을 처음부터 끝까지 계속 반복합니다. "
     text = sentence * 62_501
-    assert len(text.encode()) > 3_000_000
+    assert len(text.encode()) > 5_000_000
     split = DocumentPreparer(
         cleaner=make_cleaner("kcelectra"), splitter=make_splitter("kcorpus"), filters=CFG
     )
@@ -137,4 +137,4 @@ def test_five_megabyte_line_of_one_sentence_is_dropped():
     whole = DocumentPreparer(
         cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig(max_chars=0)
     )
-    assert whole.prepare(Document("c:1", text, "comments")).reason == "top_2gram"
+    assert whole.prepare(Document("c:1", text, "comments")).reason == "top_3gram"
