@@ -128,3 +128,20 @@ class CorpusConfig:
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise ValueError(f"sources: duplicate source names {duplicated}")
+        if self.filters.masks == "replace":
+            check_mask_token(self.filters.mask_token, self.sources)
+
+
+def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
+    """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
+    from kcorpus.transforms.clean import make_cleaner
+
+    for source in sources:
+        if source.preset == "none":
+            continue
+        cleaned = make_cleaner(source.preset, **dict(source.clean_options))(token)
+        if cleaned != token:
+            raise ValueError(
+                f"filters.mask_token {token!r} does not survive the cleaning of source {source.name!r} "
+                f"(preset {source.preset!r} makes it {cleaned!r}); choose a token it keeps, such as 'OOO'"
+            )

@@ -57,6 +57,7 @@ from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 from kcorpus.transforms.pii import PII_MODES
+from kcorpus.transforms.rewrites import MASK_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -170,7 +171,12 @@ def _listify(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-FilterSection = _section("FilterSection", FilterConfig, pii=_choice(FilterConfig, "pii", PII_MODES))
+FilterSection = _section(
+    "FilterSection",
+    FilterConfig,
+    pii=_choice(FilterConfig, "pii", PII_MODES),
+    masks=_choice(FilterConfig, "masks", MASK_MODES),
+)
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
 )

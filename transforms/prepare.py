@@ -1,4 +1,4 @@
-"""Per-document preparation: NFC, per-source normalization, boilerplate, PII, sentence split, clean, filter.
+"""Per-document preparation: NFC, rewrites, boilerplate, PII, sentence split, clean, filter.
 
 `DocumentPreparer` holds the compiled pieces for one source (cleaner, splitter, patterns); build it once per
 worker (`DoFn.setup`) and call `prepare(doc)` per document. It is pure: the same document gives the same
@@ -17,6 +17,7 @@ from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
 from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.record import Document
+from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -32,8 +33,9 @@ class Prepared:
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
     the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
-    `dropped_sentences` the sentences themselves; `rewrites` counts the boilerplate and PII rewrites
-    (`boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
+    `dropped_sentences` the sentences themselves; `rewrites` counts the rewrites by counter name
+    (`prepare:rewritten:<rule>` once per changed document for control characters, masks and punctuation
+    runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
     rule changed (the build samples them into `examples/`).
     """
 
@@ -70,8 +72,30 @@ def identity(text: str) -> str:
     return text
 
 
+def rewrite_text(
+    text: str, filters: FilterConfig, examples: list[Rewrite] | None = None
+) -> tuple[str, tuple[str, ...]]:
+    """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
+    text and the names of the rules that changed it."""
+    applied = []
+    after = rewritten("control_chars", text, remove_control_chars(text), examples)
+    if after != text:
+        applied.append("control_chars")
+    text = after
+    after = rewritten("masks", text, rewrite_masks(text, filters.masks, filters.mask_token), examples)
+    if after != text:
+        applied.append("masks")
+    text = after
+    after = rewritten(
+        "punctuation_runs", text, squeeze_punctuation(text, filters.max_punctuation_run), examples
+    )
+    if after != text:
+        applied.append("punctuation_runs")
+    return after, tuple(applied)
+
+
 class DocumentPreparer:
-    """Normalize, split, clean and filter the documents of one source."""
+    """Normalize, rewrite, split, clean and filter the documents of one source."""
 
     def __init__(
         self,
@@ -100,11 +124,16 @@ class DocumentPreparer:
     def scrub(
         self, doc: Document, examples: list[Rewrite] | None = None
     ) -> tuple[str, dict[str, int], str | None]:
-        """Normalized text without boilerplate and with PII handled, its rewrite counts, a drop reason."""
-        normalized = normalize_text(doc.text)
+        """Normalized, rewritten text without boilerplate and with PII handled, its rewrite counts, a drop
+        reason."""
+        # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
+        text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text))
+        text, applied = rewrite_text(text, self.filters, examples)
+        counts = {f"prepare:rewritten:{rule}": 1 for rule in applied}
+        normalized = normalize_text(text)
         removal = self.remover(doc).remove(normalized)
         rewritten("boilerplate", normalized, removal.text, examples)
-        counts = {f"boilerplate:{key}": n for key, n in removal.counts.items()}
+        counts.update({f"boilerplate:{key}": n for key, n in removal.counts.items()})
         if removal.lines_removed:
             counts["boilerplate:lines_removed"] = removal.lines_removed
         if removal.counts and not _WORD.search(removal.text):
@@ -119,36 +148,46 @@ class DocumentPreparer:
 
     def units(self, text: str) -> list[str]:
         """The sentence-level units of a normalized text: split sentences, or its non-empty lines."""
+        return [unit for paragraph in self.paragraph_units(text) for unit in paragraph]
+
+    def paragraph_units(self, text: str) -> list[list[str]]:
+        """The units of each non-empty line (paragraph) of a normalized text."""
         lines = [line for line in text.split("\n") if line]
         if self.splitter is None:
-            return lines
-        return [s for line in lines for s in self.splitter(line)]
+            return [[line] for line in lines]
+        return [self.splitter(line) for line in lines]
 
     def prepare(self, doc: Document) -> Prepared:
         examples: list[Rewrite] = []
         text, rewrites, reason = self.scrub(doc, examples)
         if reason:
             return Prepared(None, reason, 0, 0, (), rewrites)
-        units = self.units(text)
         kept: list[str] = []
+        paragraphs: list[str] = []
         reasons: list[str] = []
         dropped: list[str] = []
-        for unit in units:
-            sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), examples)
-            reason = check_sentence(sentence, self.filters)
-            if reason is None:
-                kept.append(sentence)
-            else:
-                reasons.append(reason)
-                dropped.append(sentence)
-        doc_reason = check_document(kept, reasons, self.filters)
+        units_in = 0
+        for units in self.paragraph_units(text):
+            units_in += len(units)
+            kept_here = []
+            for unit in units:
+                sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), examples)
+                reason = check_sentence(sentence, self.filters)
+                if reason is None:
+                    kept_here.append(sentence)
+                else:
+                    reasons.append(reason)
+                    dropped.append(sentence)
+            if kept_here:
+                kept.extend(kept_here)
+                paragraphs.append("\n".join(kept_here))
+        doc_reason = check_document(kept, reasons, self.filters, paragraphs)
         document = None if doc_reason else dataclasses.replace(doc, text="\n".join(kept))
-        kept_count = len(kept) if document else 0
         return Prepared(
             document,
             doc_reason,
-            len(units),
-            kept_count,
+            units_in,
+            len(kept) if document else 0,
             tuple(reasons),
             rewrites,
             tuple(dropped),

@@ -57,8 +57,21 @@ def test_ooo_only_needs_a_mask():
 
 
 def test_repetition_below_min_tokens_is_kept():
-    assert repetitive("최고 최고 좋아", 0.5, 4) is None
-    assert repetitive("최고 최고 최고 최고", 0.0, 4) is None  # disabled
+    assert repetitive("최고 최고 좋아", CFG) is None
+    assert repetitive("최고 최고 최고 최고", FilterConfig(max_repeated_token_ratio=0.0)) is None  # disabled
+
+
+def test_hangul_ratio_counts_letters_not_punctuation():
+    assert hangul_ratio("뭘 했길래...................... 입술이........") == 1.0
+    assert hangul_ratio("박시후 is very good.") == pytest.approx(3 / 13)
+    assert hangul_ratio("!!! ...") == 0.0
+    assert check_sentence("뭘 했길래...................... 입술이........", CFG) is None
+
+
+def test_ooo_only_knows_every_mask_and_the_mask_token():
+    assert is_ooo_only("OO!! ***") == "ooo_only"
+    assert is_ooo_only("[MASK] [MASK]...", "[MASK]") == "ooo_only"
+    assert is_ooo_only("GOOD!!") is None
 
 
 def test_check_sentence_thresholds_come_from_config():
@@ -83,6 +96,12 @@ def test_document_rule_takes_most_frequent_sentence_reason():
         {"max_chars": 5, "min_chars": 10},
         {"min_hangul_ratio": 1.5},
         {"max_repeated_token_ratio": -0.1},
+        {"dup_line_fraction": 1.5},
+        {"top_ngram_char_fractions": (0.2, -1.0)},
+        {"repeated_unit_min_repeats": 1},
+        {"masks": "hide"},
+        {"mask_token": "O O"},
+        {"max_punctuation_run": -1},
     ],
 )
 def test_bad_thresholds_raise(kwargs):

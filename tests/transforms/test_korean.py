@@ -37,6 +37,11 @@ def test_the_two_ooo_masks_mean_different_things():
     assert korean.OOO_MASK_RUNS.findall("OOO GOOOD ○○○○") == ["OOO", "OOO", "○○○○"]
 
 
+def test_mask_runs_find_every_mask_of_any_length_and_nothing_else():
+    text = "OOO OO같은 OOOO기 GOOD BIGFOOT 김○○ ***씨 김**라는 chhy**** ^^* *가장 O형"
+    assert korean.MASK_RUNS.findall(text) == ["OOO", "OO", "OOOO", "○○", "***", "**", "****"]
+
+
 def test_special_tokens_in_id_order():
     assert korean.SPECIAL_TOKENS == (korean.PAD, korean.UNK, korean.CLS, korean.SEP, korean.MASK)
     assert korean.SPECIAL_TOKENS == ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

@@ -107,3 +107,40 @@ def test_pii_tokens_survive_the_kcelectra_cleaner():
     prep = DocumentPreparer(cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig())
     out = prep.prepare(Document("c:7", "전화 주세요ㅋㅋㅋㅋㅋ 010-1234-5678 🙂 메일 hong@example.com", "c"))
     assert out.document is not None and out.document.text == "전화 주세요ㅋㅋ [PHONE] 메일 [EMAIL]"
+
+
+def test_rewrites_run_for_every_preset_and_are_named_once_per_document():
+    filters = FilterConfig(masks="replace")
+    prep = DocumentPreparer(cleaner=identity, splitter=None, filters=filters)
+    out = prep.prepare(
+        Document("c:5", "뭘 했길래...................... 입술이\x00........\nOOOO 같은 소리 하고 있네", "c")
+    )
+    assert out.document is not None
+    assert out.document.text == "뭘 했길래... 입술이...\nOOO 같은 소리 하고 있네"
+    assert out.rewrites == {
+        "prepare:rewritten:control_chars": 1,
+        "prepare:rewritten:masks": 1,
+        "prepare:rewritten:punctuation_runs": 1,
+    }
+    assert prep.prepare(Document("c:6", "이 영화 정말 재미있었어요", "c")).rewrites == {}
+
+
+def test_masks_removed_before_cleaning_whatever_their_length():
+    from kcorpus.transforms.clean import make_cleaner
+
+    prep = DocumentPreparer(
+        cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig(masks="remove")
+    )
+    masked = ("OOOO 네 글자 그대로 남는다", "OOO 네 글자 그대로 남는다")
+    texts = [prep.prepare(Document("c", t, "c")).document.text for t in masked]
+    assert texts == ["네 글자 그대로 남는다", "네 글자 그대로 남는다"]
+
+
+def test_document_repetition_sees_paragraphs_and_sentences():
+    prep = DocumentPreparer(
+        cleaner=identity, splitter=split_on_da, filters=FilterConfig(repetition_min_lines=2)
+    )
+    text = (
+        "서울은 대한민국의 수도이다. 부산은 항구 도시이다.\n서울은 대한민국의 수도이다. 부산은 항구 도시이다."
+    )
+    assert prep.prepare(Document("w:2", text, "w")).reason == "dup_paragraphs"

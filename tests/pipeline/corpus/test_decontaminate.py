@@ -136,7 +136,7 @@ def test_missing_eval_files_fail_before_any_work(tmp_path, capsys):
     assert not out.exists()
     pattern = str(FIXTURE / "no-such-eval-*.txt")
     assert capsys.readouterr().err == (
-        f"kcorpus build-corpus: dedup.decontaminate.paths: no file matches {pattern!r}\n"
+        f"kcorpus build-corpus: error: dedup.decontaminate.paths: no file matches {pattern!r}\n"
     )
 
 
