@@ -1,11 +1,12 @@
 """Vocabulary files: build `tokenizers` pipelines for WordPiece and SentencePiece, write and load vocab dirs.
 
-The tokenizer.json written here encodes exactly like what transformers 5 rebuilds from the same dir
-(`BertTokenizer` for WordPiece, `DebertaV2Tokenizer` for a SentencePiece unigram model without byte
-fallback; other SentencePiece models load verbatim), so `tokenizers.Tokenizer.from_file` and
-`AutoTokenizer.from_pretrained` give the same ids. One known difference: transformers' BertTokenizer decodes
-with BERT's cleanup (" ." -> "."), ours does not. WordPiece never lowercases, strips accents or applies NFD:
-those decompose Hangul syllables into conjoining jamo.
+The tokenizer.json written here is what `AutoTokenizer.from_pretrained` uses, so `tokenizers.Tokenizer.from_file`
+and transformers give the same ids. A WordPiece dir names `PreTrainedTokenizerFast` as its class: transformers
+then loads tokenizer.json as is, where `BertTokenizer` would rebuild the pipeline from vocab.txt and drop our
+NFC normalizer (non-NFC input, e.g. NFD Hangul from macOS file names or pasted text, would encode to [UNK]).
+A SentencePiece unigram model without byte fallback names `DebertaV2Tokenizer`, which rebuilds the same
+pipeline; other SentencePiece models load verbatim. WordPiece never lowercases, strips accents or applies
+NFD: those decompose Hangul syllables into conjoining jamo.
 """
 
 from __future__ import annotations
@@ -59,8 +60,14 @@ def wordpiece_tokenizer(tokens: Sequence[str]):
         if token not in vocab:
             raise ValueError(f"WordPiece vocabulary lacks {token}")
     tok = Tokenizer(models.WordPiece(vocab, unk_token=UNK, max_input_chars_per_word=100))
-    tok.normalizer = normalizers.BertNormalizer(
-        clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+    # NFC first: the vocab holds precomposed syllables, so decomposed (NFD) input must be composed to match.
+    tok.normalizer = normalizers.Sequence(
+        [
+            normalizers.NFC(),
+            normalizers.BertNormalizer(
+                clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+            ),
+        ]
     )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     # cleanup=False: the BERT cleanup rewrites " do not" as " don't" and glues punctuation.
@@ -81,7 +88,9 @@ def write_wordpiece_dir(out_dir: str, tokens: Sequence[str], *, model_max_length
         f.write("".join(f"{t}\n" for t in tokens))
     wordpiece_tokenizer(tokens).save(os.path.join(out_dir, "tokenizer.json"))
     config = {
-        "tokenizer_class": "BertTokenizer",
+        # loaded from tokenizer.json as is (BertTokenizer would rebuild it without the NFC normalizer)
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "model_input_names": ["input_ids", "token_type_ids", "attention_mask"],
         "do_lower_case": False,
         "strip_accents": False,
         "tokenize_chinese_chars": True,

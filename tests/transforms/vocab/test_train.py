@@ -200,14 +200,16 @@ def test_long_sentences_are_split_for_sentencepiece_not_dropped():
     assert split_long_sentence("ab cd", 5) == ["ab cd"]
 
 
-@pytest.mark.parametrize("fixture, cls", [("wordpiece_dir", "BertTokenizer"), ("spm_dir", "DebertaV2Tokenizer")])
+@pytest.mark.parametrize("fixture, cls", [("wordpiece_dir", "PreTrainedTokenizerFast"),
+                                          ("spm_dir", "DebertaV2Tokenizer")])
 def test_autotokenizer_loads_and_encodes_like_tokenizer_json(request, fixture, cls, sentences):
+    import transformers
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer
 
     directory = request.getfixturevalue(fixture)
     auto = AutoTokenizer.from_pretrained(str(directory))
-    assert type(auto).__name__ == cls and auto.is_fast
+    assert isinstance(auto, getattr(transformers, cls)) and auto.is_fast
     assert [auto.pad_token_id, auto.unk_token_id, auto.cls_token_id, auto.sep_token_id, auto.mask_token_id] == [
         0, 1, 2, 3, 4]
     raw = Tokenizer.from_file(str(directory / "tokenizer.json"))
@@ -219,3 +221,27 @@ def test_merged_and_foreign_vocab_txt_build_the_same_tokenizer_as_training(wordp
     tokens = read_vocab_txt(str(wordpiece_dir / "vocab.txt"))
     rebuilt = wordpiece_tokenizer(tokens).to_str()
     assert json.loads(rebuilt) == json.loads((wordpiece_dir / "tokenizer.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("fixture", ["wordpiece_dir", "spm_dir"])
+def test_nfd_input_encodes_like_nfc_through_autotokenizer(request, fixture, sentences):
+    import unicodedata
+
+    from transformers import AutoTokenizer
+
+    auto = AutoTokenizer.from_pretrained(str(request.getfixturevalue(fixture)))
+    hangul = [s for s in sentences if any(is_hangul_syllable(c) for c in s)][:200]
+    nfd = [unicodedata.normalize("NFD", s) for s in hangul]
+    assert all(any(is_conjoining_jamo(c) for c in s) for s in nfd)
+    assert auto(nfd)["input_ids"] == auto(hangul)["input_ids"]
+    assert auto.unk_token_id not in auto(unicodedata.normalize("NFD", "한국어 영화 재밌다"))["input_ids"]
+
+
+def test_wordpiece_autotokenizer_gives_segment_ids_for_pairs(wordpiece_dir):
+    from transformers import AutoTokenizer
+
+    auto = AutoTokenizer.from_pretrained(str(wordpiece_dir))
+    pair = auto("영화 재밌다", "진짜 최고")
+    first, second = len(auto.tokenize("영화 재밌다")), len(auto.tokenize("진짜 최고"))
+    assert pair["token_type_ids"] == [0] * (first + 2) + [1] * (second + 1)
+    assert pair["input_ids"][0] == 2 and pair["input_ids"][-1] == 3 and pair["input_ids"].count(3) == 2
