@@ -20,7 +20,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from kcorpus.transforms.korean import CLS, CONJOINING_JAMO_CLASS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
 
 __all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK"]  # re-exported: vocab files' special tokens
 
@@ -51,9 +51,25 @@ def unused_tokens(count: int) -> list[str]:
 # --------------------------------------------------------------------------------------------- WordPiece
 
 
+def wordpiece_pre_tokenizer():
+    """BERT's pre-tokenizer, then every conjoining jamo (U+1100-U+11FF, ...) as a word of its own.
+
+    NFC leaves only genuine jamo in the text (`ᆢ` as an ellipsis, `ᄏ`, the filler `ᅠ`); isolating them keeps
+    them single-character tokens, like punctuation, instead of merging into `다ᆢ` or `ᄏᄏ`.
+    """
+    from tokenizers import Regex, pre_tokenizers
+
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.BertPreTokenizer(),
+            pre_tokenizers.Split(Regex(f"[{CONJOINING_JAMO_CLASS}]"), behavior="isolated"),
+        ]
+    )
+
+
 def wordpiece_tokenizer(tokens: Sequence[str]):
     """A cased BERT WordPiece tokenizer over `tokens` (ids = positions); `[UNK]` must be present."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
     vocab = _ids(tokens)
     for token in (UNK, CLS, SEP):
@@ -69,7 +85,7 @@ def wordpiece_tokenizer(tokens: Sequence[str]):
             ),
         ]
     )
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.pre_tokenizer = wordpiece_pre_tokenizer()
     # cleanup=False: the BERT cleanup rewrites " do not" as " don't" and glues punctuation.
     tok.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX, cleanup=False)
     tok.post_processor = _template(vocab)
