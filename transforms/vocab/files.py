@@ -180,6 +180,9 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
+read_varint = _varint  # (value, next position): for writers of the same wire format
+
+
 def _proto_fields(data: bytes) -> Iterator[tuple[int, Any]]:
     """(field number, value) pairs: int for varints, bytes for length-delimited and fixed-width fields."""
     pos = 0
