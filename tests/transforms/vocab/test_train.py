@@ -247,7 +247,7 @@ def test_wordpiece_autotokenizer_gives_segment_ids_for_pairs(wordpiece_dir):
     assert pair["input_ids"][0] == 2 and pair["input_ids"][-1] == 3 and pair["input_ids"].count(3) == 2
 
 
-JAMO_COMMENTS = TESTDATA / "vocab" / "jamo_comments.txt"  # NSMC comments with genuine ᆢ ᄏ ᅠ ᆞ (see its maker)
+JAMO_COMMENTS = TESTDATA / "vocab_jamo" / "jamo_comments.txt"  # NSMC comments with genuine ᆢ ᄏ ᅠ ᆞ (see its maker)
 
 
 @pytest.mark.parametrize("kind, size", [("wordpiece", "2500"), ("sentencepiece", "2000")])

@@ -3,9 +3,10 @@
 NSMC (CC0) has one comment with a genuine conjoining jamo (ᆞ U+119E as an interpunct), copied verbatim as the
 first line. News comments use more (issue 14: `ᆢ` U+11A2 as an ellipsis 382 times in 60,000 comments, `ᄏ`
 U+110F for ㅋ, the filler `ᅠ` U+1160 as a blank); NSMC has too few, so the next lines are NSMC comments with
-those habits applied: every `..`/`...` -> `ᆢ` in comments with dots, `ㅋ` -> `ᄏ` in every other comment with
-ㅋㅋ, and the first space -> `ᅠ` in every fifth comment. Half of the comments stay untouched (ㅋ, `..` and
-plain spaces remain). Deterministic: `python make_jamo_comments.py /work/shared/data/nsmc/ratings_test.txt`.
+those habits applied to the comments at even positions (`habits`): dot runs -> `ᆢ`, else in those at every
+fourth position with ㅋㅋ `ㅋ` -> `ᄏ`, and the first space -> `ᅠ` in those at every tenth position. The comments
+at odd positions stay untouched (ㅋ, `..` and plain spaces remain). Kept apart from tests/testdata/vocab/, whose tests read that whole folder. Deterministic:
+`python make_jamo_comments.py /work/shared/data/nsmc/ratings_test.txt`.
 """
 
 import re
