@@ -5,7 +5,7 @@
 
 BASE and OTHER are vocab dirs, vocab.txt, tokenizer.json or .model files. A WordPiece BASE gives a WordPiece
 dir; a SentencePiece BASE (its .model is needed) gives a SentencePiece dir whose spm.model has the appended
-pieces scored below the base's lowest (transforms/vocab/spm_append.py).
+pieces scored below the base's lowest (transforms/vocab/spm_model.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from kcorpus.transforms.vocab.files import (
     write_wordpiece_dir,
 )
 from kcorpus.transforms.vocab.merge import MergeResult, merge_vocabs
-from kcorpus.transforms.vocab.spm_append import append_pieces, bpe_reachable
+from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,12 +17,21 @@ import json
 import os
 import re
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kcorpus.transforms.korean import CLS, CONJOINING_JAMO_CLASS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from kcorpus.transforms.vocab.spm_model import (
+    SPM_CONTROL,
+    SPM_NORMAL,
+    SPM_UNKNOWN,
+    SPM_USER_DEFINED,
+    SpmModel,
+    read_spm_model,
+)
 
-__all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK"]  # re-exported: vocab files' special tokens
+# re-exported: vocab files' special tokens, and the model reader
+__all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK", "SpmModel", "read_spm_model"]
 
 WORDPIECE_PREFIX = "##"
 SPM_SPACE = "▁"
@@ -122,90 +131,8 @@ def write_wordpiece_dir(out_dir: str, tokens: Sequence[str], *, model_max_length
 # ----------------------------------------------------------------------------------------- SentencePiece
 
 
-@dataclasses.dataclass(frozen=True)
-class SpmModel:
-    """What a SentencePiece model file says about itself."""
-
-    pieces: list[tuple[str, float]]
-    piece_types: list[int]
-    model_type: str
-    byte_fallback: bool
-
-
-_SPM_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
-_SPM_NORMAL, _SPM_UNKNOWN, _SPM_CONTROL, _SPM_USER_DEFINED, _SPM_UNUSED, _SPM_BYTE = 1, 2, 3, 4, 5, 6
-
-
-def read_spm_model(model_proto: bytes) -> SpmModel:
-    """Parse the few ModelProto fields we need (pieces, trainer_spec.model_type/byte_fallback).
-
-    A small wire-format reader: sentencepiece's generated protobuf module pins a protobuf runtime version.
-    """
-    pieces: list[tuple[str, float]] = []
-    types: list[int] = []
-    model_type, byte_fallback = 1, False
-    for field, value in _proto_fields(model_proto):
-        if field == 1:  # repeated SentencePiece {1: piece, 2: score (float), 3: type}
-            piece, score, kind = "", 0.0, _SPM_NORMAL
-            for sub, sub_value in _proto_fields(value):
-                if sub == 1:
-                    piece = sub_value.decode("utf-8")
-                elif sub == 2:
-                    score = struct.unpack("<f", sub_value)[0]
-                elif sub == 3:
-                    kind = sub_value
-            pieces.append((piece, score))
-            types.append(kind)
-        elif field == 2:  # TrainerSpec {3: model_type, 35: byte_fallback}
-            for sub, sub_value in _proto_fields(value):
-                if sub == 3:
-                    model_type = sub_value
-                elif sub == 35:
-                    byte_fallback = bool(sub_value)
-    if not pieces:
-        raise ValueError("no pieces in the model")
-    return SpmModel(pieces, types, _SPM_TYPES.get(model_type, "unigram"), byte_fallback)
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated protobuf varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-read_varint = _varint  # (value, next position): for writers of the same wire format
-
-
-def _proto_fields(data: bytes) -> Iterator[tuple[int, Any]]:
-    """(field number, value) pairs: int for varints, bytes for length-delimited and fixed-width fields."""
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
-        elif wire in (1, 5):
-            width = 8 if wire == 1 else 4
-            value, pos = data[pos : pos + width], pos + width
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        if pos > len(data):
-            raise ValueError("truncated protobuf field")
-        yield field, value
-
-
 def spm_special_tokens(model: SpmModel) -> list[str]:
-    kinds = (_SPM_UNKNOWN, _SPM_CONTROL, _SPM_USER_DEFINED)
+    kinds = (SPM_UNKNOWN, SPM_CONTROL, SPM_USER_DEFINED)
     return [p for (p, _), t in zip(model.pieces, model.piece_types) if t in kinds and p not in ("<s>", "</s>")]
 
 
@@ -215,7 +142,7 @@ def sentencepiece_tokenizer(model_proto: bytes):
 
     spm = read_spm_model(model_proto)
     vocab = _ids([p for p, _ in spm.pieces])
-    unk_id = spm.piece_types.index(_SPM_UNKNOWN) if _SPM_UNKNOWN in spm.piece_types else vocab.get(UNK, 0)
+    unk_id = spm.piece_types.index(SPM_UNKNOWN) if SPM_UNKNOWN in spm.piece_types else vocab.get(UNK, 0)
     if spm.model_type == "bpe":
         tok = Tokenizer(
             models.BPE(
@@ -259,7 +186,7 @@ def _spm_bpe_merges(spm: SpmModel, vocab: dict[str, int]) -> list[tuple[str, str
     """Merges of a SentencePiece BPE model: every split of a piece into two pieces, ranked by piece id."""
     ranked: list[tuple[int, int, int, str, str]] = []
     for piece_id, ((piece, _), kind) in enumerate(zip(spm.pieces, spm.piece_types)):
-        if kind != _SPM_NORMAL:
+        if kind != SPM_NORMAL:
             continue
         for cut in range(1, len(piece)):
             left, right = piece[:cut], piece[cut:]

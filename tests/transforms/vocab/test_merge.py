@@ -9,7 +9,7 @@ import pytest
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab.files import read_vocab_txt
 from kcorpus.transforms.vocab.merge import merge_vocabs, to_sentencepiece_convention, to_wordpiece_convention
-from kcorpus.transforms.vocab.spm_append import append_pieces, bpe_reachable
+from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable
 from testdata_paths import TESTDATA
 
 VOCABS = TESTDATA / "vocabs"
