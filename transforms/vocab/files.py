@@ -20,7 +20,16 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from kcorpus.transforms.korean import CLS, CONJOINING_JAMO_CLASS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from kcorpus.transforms.korean import (
+    CLS,
+    CONJOINING_JAMO_CLASS,
+    MASK,
+    PAD,
+    SEP,
+    SPECIAL_TOKENS,
+    UNK,
+    is_conjoining_jamo,
+)
 from kcorpus.transforms.vocab.spm_model import (
     SPM_CONTROL,
     SPM_NORMAL,
@@ -60,20 +69,27 @@ def unused_tokens(count: int) -> list[str]:
 # --------------------------------------------------------------------------------------------- WordPiece
 
 
-def wordpiece_pre_tokenizer():
-    """BERT's pre-tokenizer, then every conjoining jamo (U+1100-U+11FF, ...) as a word of its own.
+def wordpiece_pre_tokenizer(isolate_jamo: bool = True):
+    """BERT's pre-tokenizer, then (with `isolate_jamo`) every conjoining jamo (U+1100-U+11FF, ...) as a word.
 
     NFC leaves only genuine jamo in the text (`ᆢ` as an ellipsis, `ᄏ`, the filler `ᅠ`); isolating them keeps
     them single-character tokens, like punctuation, instead of merging into `다ᆢ` or `ᄏᄏ`.
     """
     from tokenizers import Regex, pre_tokenizers
 
+    if not isolate_jamo:
+        return pre_tokenizers.BertPreTokenizer()
     return pre_tokenizers.Sequence(
         [
             pre_tokenizers.BertPreTokenizer(),
             pre_tokenizers.Split(Regex(f"[{CONJOINING_JAMO_CLASS}]"), behavior="isolated"),
         ]
     )
+
+
+def has_jamo_tokens(tokens: Sequence[str]) -> bool:
+    """Whether a vocabulary holds single conjoining jamo: trained (by kcorpus) on text with genuine jamo."""
+    return any(len(t) == 1 and is_conjoining_jamo(t) for t in tokens)
 
 
 def wordpiece_tokenizer(tokens: Sequence[str]):
@@ -94,7 +110,9 @@ def wordpiece_tokenizer(tokens: Sequence[str]):
             ),
         ]
     )
-    tok.pre_tokenizer = wordpiece_pre_tokenizer()
+    # Isolating jamo costs 5-16% of encoding time (bench/RESULTS.md), so only vocabs with jamo tokens pay it;
+    # others (KcBERT's) pre-tokenize exactly as BERT does.
+    tok.pre_tokenizer = wordpiece_pre_tokenizer(has_jamo_tokens(tokens))
     # cleanup=False: the BERT cleanup rewrites " do not" as " don't" and glues punctuation.
     tok.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX, cleanup=False)
     tok.post_processor = _template(vocab)

@@ -314,3 +314,16 @@ def test_nfkc_normalizer_is_caught_even_without_jamo_tokens():
     assert normalizer_decomposition(Nfkc()) == "한국어 읽었다 ᄏᄏ"
     ours = wordpiece_tokenizer(list(SPECIAL_TOKENS) + ["한"])
     assert normalizer_decomposition(ours) is None
+
+
+def test_only_vocabs_with_jamo_tokens_isolate_jamo_when_encoding(tmp_path):
+    from tokenizers import Tokenizer
+
+    kcbert = wordpiece_tokenizer(read_vocab_txt(str(TESTDATA / "vocabs" / "kcbert" / "vocab.txt")))
+    assert type(kcbert.pre_tokenizer).__name__ == "BertPreTokenizer"  # as KcBERT's own BertTokenizer splits
+    assert kcbert.encode("영화ᆢ 재밌다", add_special_tokens=False).tokens[0] == "[UNK]"
+    assert cli(["train-vocab", "--kind", "wordpiece", "--vocab-size", "2500", "--input", str(JAMO_COMMENTS),
+                "--out", str(tmp_path), "--quiet"]) == 0
+    ours = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert type(ours.pre_tokenizer).__name__ == "Sequence"
+    assert ours.encode("영화ᆢ 재밌다", add_special_tokens=False).tokens[:2] == ["영화", "ᆢ"]
