@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker
+from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker, visible_jamo
 from kcorpus.transforms.vocab.files import (
     SENTENCEPIECE,
     SPECIAL_TOKENS,
@@ -98,4 +98,4 @@ def _refuse_decomposed(result: MergeResult, allow_jamo: bool) -> None:
     jamo = [t for t in jamo_tokens(result.tokens[result.base_size :]) if len(strip_marker(t)) > 1]
     if jamo and not allow_jamo:
         raise ValueError(f"{len(jamo)} tokens of OTHER contain conjoining jamo in several characters (decomposed "
-                         f"text), e.g. {jamo[:10]}; pass --allow-jamo to append them anyway")
+                         f"text), e.g. {' '.join(map(visible_jamo, jamo[:10]))}; pass --allow-jamo to append them anyway")

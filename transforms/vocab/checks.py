@@ -38,6 +38,11 @@ def jamo_tokens(tokens: Iterable[str]) -> list[str]:
     return [t for t in tokens if any(is_conjoining_jamo(c) for c in t)]
 
 
+def visible_jamo(text: str) -> str:
+    """`text` with each conjoining jamo as `\\uXXXX`: decomposed Hangul otherwise displays like syllables."""
+    return "".join(f"\\u{ord(c):04x}" if is_conjoining_jamo(c) else c for c in text)
+
+
 def genuine_jamo(sentences: Iterable[str]) -> Counter[str]:
     """Conjoining jamo of the NFC training text, with counts: typed by people (`ᆢ`, `ᄏ`, `ᅠ`), not decomposed."""
     return Counter(c for s in sentences for c in s if is_conjoining_jamo(c))
@@ -109,13 +114,13 @@ class CheckReport:
         if self.decomposed_tokens and not self.allow_jamo:
             errors.append(
                 f"{len(self.decomposed_tokens)} tokens contain conjoining jamo (U+1100-U+11FF) that the NFC "
-                f"training text does not contain, e.g. {self.decomposed_tokens[:MAX_EXAMPLES]}; the text was "
-                "decomposed (NFD/NFKC)"
+                f"training text does not contain, e.g. {' '.join(map(visible_jamo, self.decomposed_tokens[:MAX_EXAMPLES]))}"
+                "; the text was decomposed (NFD/NFKC)"
             )
         if self.decomposing_normalizer is not None and not self.allow_jamo:
             errors.append(
                 f"the tokenizer's normalizer decomposes Hangul into conjoining jamo: {NORMALIZER_PROBE!r} -> "
-                f"{self.decomposing_normalizer!r} (NFD/NFKD, NFKC or accent stripping)"
+                f"'{visible_jamo(self.decomposing_normalizer)}' (NFD/NFKD, NFKC or accent stripping)"
             )
         if self.unencodable_syllables:
             errors.append(

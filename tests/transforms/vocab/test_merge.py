@@ -181,7 +181,8 @@ def test_single_jamo_may_be_appended_but_decomposed_tokens_are_refused(tmp_path,
     decomposed = tmp_path / "decomposed.txt"
     decomposed.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nᄒ\n##ᅡᆫ\n", encoding="utf-8")
     assert cli(["vocab-merge", str(KCBERT), str(decomposed), "--out", str(tmp_path / "no")]) == 2
-    assert "1 tokens of OTHER contain conjoining jamo in several characters" in capsys.readouterr().err
+    assert ("1 tokens of OTHER contain conjoining jamo in several characters (decomposed text), e.g. "
+            r"##\u1161\u11ab; pass --allow-jamo") in capsys.readouterr().err
     assert cli(["vocab-merge", str(KCBERT), str(decomposed), "--out", str(tmp_path / "no"), "--allow-jamo"]) == 0
 
 

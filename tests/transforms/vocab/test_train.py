@@ -295,10 +295,14 @@ def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
     assert "ᆢ" in report.jamo_tokens and "ᆢ" not in report.decomposed_tokens  # genuine, not blamed
     assert report.errors[0].startswith(f"{len(report.decomposed_tokens)} tokens contain conjoining jamo")
     assert report.errors[0].endswith("the text was decomposed (NFD/NFKC)")
+    assert report.decomposing_normalizer == unicodedata.normalize("NFD", "한국어 읽었다 ㅋㅋ")
     assert report.errors[1] == (
         "the tokenizer's normalizer decomposes Hangul into conjoining jamo: '한국어 읽었다 ㅋㅋ' -> "
-        f"{unicodedata.normalize('NFD', '한국어 읽었다 ㅋㅋ')!r} (NFD/NFKD, NFKC or accent stripping)"
+        r"'\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \u110b\u1175\u11b0\u110b\u1165\u11bb\u1103\u1161 ㅋㅋ' "
+        "(NFD/NFKD, NFKC or accent stripping)"
     )
+    # decomposed tokens are shown with their code points, not as look-alike syllables
+    assert r"\u11" in report.errors[0] and not [c for c in report.errors[0] if is_conjoining_jamo(c)]
     allowed = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20, allow_jamo=True)
     assert not [e for e in allowed.errors if "conjoining jamo" in e]
 
