@@ -16,6 +16,8 @@ FINALS_PER_SYLLABLE_BLOCK = 28
 COMPATIBILITY_JAMO: tuple[int, int] = (0x3131, 0x3163)
 # Conjoining jamo (Hangul Jamo and its Extended-A/B blocks): what NFD/NFKC decompose syllables into.
 CONJOINING_JAMO: tuple[tuple[int, int], ...] = ((0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF))
+# The same ranges as a regex character-class fragment.
+CONJOINING_JAMO_CLASS = "".join(f"\\u{first:04x}-\\u{last:04x}" for first, last in CONJOINING_JAMO)
 
 HANGUL_SYLLABLE_CLASS = "가-힣"
 COMPATIBILITY_JAMO_CLASS = "ㄱ-ㅎㅏ-ㅣ"

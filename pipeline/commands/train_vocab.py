@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=default_of(TrainVocabJob, "seed"))
     parser.add_argument("--model-max-length", type=int, default=default_of(TrainVocabJob, "model_max_length"))
-    parser.add_argument("--allow-jamo", action="store_true", help="do not fail on conjoining-jamo tokens")
+    parser.add_argument("--allow-jamo", action="store_true", help="do not fail on decomposed (NFD/NFKC) conjoining-jamo tokens")
     parser.add_argument(
         "--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences")
     )
@@ -115,4 +115,12 @@ def main(args: argparse.Namespace) -> int:
         f"({manifest['input']['sampled']} of {manifest['input']['sentences']} sentences)",
         file=sys.stderr,
     )
+    genuine = manifest["checks"]["genuine_jamo"]
+    if genuine["occurrences"]:
+        print(
+            f"{len(genuine['characters'])} genuine conjoining jamo in the text ({genuine['characters']}, "
+            f"{genuine['occurrences']} times): {genuine['tokens']} tokens, "
+            f"{genuine['single_character_tokens']} of them single characters",
+            file=sys.stderr,
+        )
     return 0

@@ -1,8 +1,11 @@
 """`kcorpus vocab-merge BASE OTHER --out DIR`: BASE's ids kept, OTHER's missing tokens appended.
 
     kcorpus vocab-merge out/vocab-wp koelectra/vocab.txt --out out/vocab-merged
+    kcorpus vocab-merge out/vocab-spm koelectra/vocab.txt --out out/vocab-spm-merged
 
-BASE and OTHER are vocab dirs, vocab.txt, tokenizer.json or .model files; BASE must be WordPiece.
+BASE and OTHER are vocab dirs, vocab.txt, tokenizer.json or .model files. A WordPiece BASE gives a WordPiece
+dir; a SentencePiece BASE (its .model is needed) gives a SentencePiece dir whose spm.model has the appended
+pieces scored below the base's lowest (transforms/vocab/spm_model.py).
 """
 
 from __future__ import annotations
@@ -12,25 +15,28 @@ import os
 import sys
 
 from kcorpus.pipeline.outputs import check_output, claim_output
-from kcorpus.transforms.vocab.checks import jamo_tokens
+from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker, visible_jamo
 from kcorpus.transforms.vocab.files import (
     SENTENCEPIECE,
     SPECIAL_TOKENS,
-    WORDPIECE,
     load_vocab,
+    read_spm_model,
     sha256_file,
     write_json,
+    write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.merge import merge_vocabs
+from kcorpus.transforms.vocab.merge import MergeResult, merge_vocabs
+from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("base", help="WordPiece vocab: dir, vocab.txt or tokenizer.json")
+    parser.add_argument("base", help="any vocab: dir, vocab.txt, tokenizer.json or .model (SentencePiece)")
     parser.add_argument("other", help="any vocab: dir, vocab.txt, tokenizer.json or .model")
     parser.add_argument("--out", required=True)
     parser.add_argument("--model-max-length", type=int, default=512)
-    parser.add_argument("--allow-jamo", action="store_true", help="allow appending conjoining-jamo tokens")
+    parser.add_argument("--allow-jamo", action="store_true",
+                        help="append tokens of several characters with conjoining jamo (decomposed text)")
     parser.add_argument("--overwrite", action="store_true", help="replace a previous vocab-merge in --out")
 
 
@@ -45,29 +51,55 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+def spm_model_path(path: str) -> str:
+    """The .model file of a SentencePiece vocab given as a dir, a .model or a tokenizer.json beside one."""
+    if path.endswith(".model"):
+        return path
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    models = sorted(n for n in os.listdir(folder or ".") if n.endswith(".model"))
+    if "spm.model" in models:
+        return os.path.join(folder, "spm.model")
+    if models:
+        return os.path.join(folder, models[0])
+    raise ValueError(f"{path}: a SentencePiece BASE needs its .model file (spm.model) to append pieces to")
+
+
 def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: int = 512,
           allow_jamo: bool = False, overwrite: bool = False) -> dict:
     plan = check_output(out_dir, "vocab-merge", [base_path, other_path], overwrite=overwrite)
     base = load_vocab(base_path)
-    if base.kind != WORDPIECE:
-        raise ValueError(f"{base_path}: BASE must be a WordPiece vocabulary (merging into SentencePiece is "
-                         "not supported: appended pieces would need scores)")
     missing = [t for t in SPECIAL_TOKENS if t not in base.tokens]
     if missing:
         raise ValueError(f"{base_path}: BASE lacks the special tokens {missing}")
     other = load_vocab(other_path)
-    result = merge_vocabs(base.tokens, other.tokens, other_is_sentencepiece=other.kind == SENTENCEPIECE)
-    jamo = jamo_tokens(result.tokens[result.base_size :])
-    if jamo and not allow_jamo:
-        raise ValueError(f"{len(jamo)} tokens of OTHER contain conjoining jamo, e.g. {jamo[:10]}; "
-                         "pass --allow-jamo to append them anyway")
+    proto = None
+    if base.kind == SENTENCEPIECE:
+        with open(spm_model_path(base_path), "rb") as f:
+            proto = f.read()
+    result = merge_vocabs(base.tokens, other.tokens, other_is_sentencepiece=other.kind == SENTENCEPIECE,
+                          base_is_sentencepiece=proto is not None)
+    _refuse_decomposed(result, allow_jamo)
+    if proto is not None and read_spm_model(proto).model_type == "bpe":
+        result = result.keep_appended(bpe_reachable(base.tokens, result.tokens[result.base_size :]))
     with claim_output(plan):
-        written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
+        if proto is not None:
+            written = write_sentencepiece_dir(out_dir, append_pieces(proto, result.tokens[result.base_size :]),
+                                              model_max_length=model_max_length)
+        else:
+            written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
         manifest = {
-            "kind": WORDPIECE,
+            "kind": base.kind,
             "vocab_size": len(result.tokens),
             "merge": {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()},
             "files": {name: sha256_file(os.path.join(out_dir, name)) for name in written},
         }
         write_json(os.path.join(out_dir, "manifest.json"), manifest)
     return manifest["merge"]
+
+
+def _refuse_decomposed(result: MergeResult, allow_jamo: bool) -> None:
+    """Single conjoining jamo (`ᆢ`, `ᄏ`: genuine characters) may be appended; longer jamo tokens mean decomposition."""
+    jamo = [t for t in jamo_tokens(result.tokens[result.base_size :]) if len(strip_marker(t)) > 1]
+    if jamo and not allow_jamo:
+        raise ValueError(f"{len(jamo)} tokens of OTHER contain conjoining jamo in several characters (decomposed "
+                         f"text), e.g. {' '.join(map(visible_jamo, jamo[:10]))}; pass --allow-jamo to append them anyway")

@@ -1,4 +1,5 @@
-"""Pack metadata: per split `dataset_info.json` + `state.json`, rejected records, `manifest.json` last."""
+"""Pack metadata: per split `dataset_info.json` + `state.json`, the root's `dataset_dict.json`, rejected
+records, `manifest.json` last."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def _rejected_lines(records: Iterable[DeadLetter | Dropped]) -> tuple[bytes, byt
 
 def write_metadata(shards: list[dict], rejected: list, job: PackJob, corpus: CorpusInput, info: TokenizerInfo,
                    dtype_name: str, counts: dict[str, int]) -> dict[str, Any]:
-    """Per split `dataset_info.json` + `state.json`, the rejected records, then `manifest.json` last."""
+    """Per split `dataset_info.json` + `state.json`, `dataset_dict.json`, the rejected records, `manifest.json` last."""
     dtype = np.dtype(dtype_name)
     for split in counts:
         split_shards = sorted((s for s in shards if s["split"] == split), key=lambda s: s["index"])
@@ -93,6 +94,7 @@ def write_metadata(shards: list[dict], rejected: list, job: PackJob, corpus: Cor
                      arrow_shards.dataset_info_json(dtype, rows, size, split).encode())
         write_atomic(FileSystems.join(base, "state.json"),
                      arrow_shards.state_json(files, [s["sha256"] for s in split_shards], split).encode())
+    write_atomic(FileSystems.join(job.out, "dataset_dict.json"), arrow_shards.dataset_dict_json(list(counts)).encode())
     dead, dropped, rejected_counts = _rejected_lines(rejected)
     write_atomic(FileSystems.join(job.out, "rejected", "dead_letter.jsonl"), dead)
     write_atomic(FileSystems.join(job.out, "rejected", "dropped.jsonl"), dropped)

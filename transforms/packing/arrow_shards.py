@@ -1,7 +1,8 @@
 """Packed sequences as Hugging Face `datasets` save_to_disk shards (Arrow IPC stream) and their metadata.
 
 `datasets.load_from_disk` reads Arrow IPC *stream* files and needs `state.json` (all seven keys below) and a
-`dataset_info.json` whose declared features match the schema exactly. Rows are stored unpadded; `length` is
+`dataset_info.json` whose declared features match the schema exactly; `dataset_dict.json` at the pack root
+makes `load_from_disk(PACK)` a `DatasetDict` of the split folders. Rows are stored unpadded; `length` is
 the number of real tokens, so a loader pads to `max_length` (or to the longest row) and builds the mask.
 """
 
@@ -116,3 +117,8 @@ def state_json(files: Sequence[str], shard_digests: Sequence[str], split: str) -
         "_split": split,
     }
     return json.dumps(state, indent=2) + "\n"
+
+
+def dataset_dict_json(splits: Sequence[str]) -> str:
+    """The pack root's `dataset_dict.json`, as `DatasetDict.save_to_disk` writes it: the split folder names."""
+    return json.dumps({"splits": list(splits)}) + "\n"

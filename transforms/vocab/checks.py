@@ -1,5 +1,10 @@
 """Checks run after training; a failed check makes `train-vocab` exit non-zero with the evidence.
 
+Conjoining jamo. The training text is NFC, which composes every modern jamo run into a syllable, so jamo left in
+it were typed by people (`ᆢ` as an ellipsis, `ᄏ`, the filler `ᅠ` as a blank): genuine characters, kept as
+single-character tokens and counted. Decomposition shows as jamo tokens the NFC text does not contain (`ᄒ`
+from `한`) or as a normalizer that turns Hangul into jamo; either fails the check unless `allow_jamo`.
+
 Round-trip rules. SentencePiece: `decode(encode(s)) == s` for pre-normalized text (NFC, single spaces,
 stripped). WordPiece: whitespace is not kept and punctuation is split off (BertPreTokenizer), so
 `decode(encode(s))` must equal `wordpiece_spacing(s)`: the pre-tokenized words of `s` joined by one space,
@@ -33,6 +38,44 @@ def jamo_tokens(tokens: Iterable[str]) -> list[str]:
     return [t for t in tokens if any(is_conjoining_jamo(c) for c in t)]
 
 
+def visible_jamo(text: str) -> str:
+    """`text` with each conjoining jamo as `\\uXXXX`: decomposed Hangul otherwise displays like syllables."""
+    return "".join(f"\\u{ord(c):04x}" if is_conjoining_jamo(c) else c for c in text)
+
+
+def genuine_jamo(sentences: Iterable[str]) -> Counter[str]:
+    """Conjoining jamo of the NFC training text, with counts: typed by people (`ᆢ`, `ᄏ`, `ᅠ`), not decomposed."""
+    return Counter(c for s in sentences for c in s if is_conjoining_jamo(c))
+
+
+def decomposed_tokens(tokens: Sequence[str], sentences: Sequence[str]) -> list[str]:
+    """Jamo tokens whose text (marker stripped) the NFC training text does not contain: made by decomposition.
+
+    NFC composes every modern initial+medial(+final) run into a syllable, so a decomposed `한` (ᄒ+ᅡ+ᆫ) or a
+    lone `ᄒ` can only appear in the NFC text where someone typed it.
+    """
+    candidates = jamo_tokens(tokens)
+    if not candidates:
+        return []
+    with_jamo = "\n".join(s for s in sentences if any(is_conjoining_jamo(c) for c in s))
+    return [t for t in candidates if strip_marker(t) not in with_jamo]
+
+
+# Syllables of every shape (no final, a final, a double final) and a compatibility jamo, which NFKC turns into
+# a conjoining one.
+NORMALIZER_PROBE = "한국어 읽었다 ㅋㅋ"
+
+
+def normalizer_decomposition(tokenizer: Any, spm_processor: Any = None) -> str | None:
+    """What a normalizer that decomposes Hangul makes of `NORMALIZER_PROBE`, or None when none does."""
+    outputs = []
+    if getattr(tokenizer, "normalizer", None) is not None:
+        outputs.append(tokenizer.normalizer.normalize_str(NORMALIZER_PROBE))
+    if spm_processor is not None:
+        outputs.append(spm_processor.normalize(NORMALIZER_PROBE))
+    return next((out for out in outputs if any(is_conjoining_jamo(c) for c in out)), None)
+
+
 def wordpiece_spacing(tokenizer: Any, text: str) -> str:
     """What WordPiece decoding gives back for `text`: its normalized, pre-tokenized words joined by spaces."""
     normalized = tokenizer.normalizer.normalize_str(text)
@@ -52,6 +95,9 @@ def unencodable_syllables(tokenizer: Any, unk_id: int | None, syllables: Sequenc
 @dataclasses.dataclass
 class CheckReport:
     jamo_tokens: list[str]
+    decomposed_tokens: list[str]
+    genuine_jamo: Counter[str]
+    decomposing_normalizer: str | None
     sample_syllables: int
     unencodable_syllables: list[str]
     round_trip_checked: int
@@ -65,10 +111,16 @@ class CheckReport:
     @property
     def errors(self) -> list[str]:
         errors = []
-        if self.jamo_tokens and not self.allow_jamo:
+        if self.decomposed_tokens and not self.allow_jamo:
             errors.append(
-                f"{len(self.jamo_tokens)} tokens contain conjoining jamo (U+1100-U+11FF), e.g. "
-                f"{self.jamo_tokens[:MAX_EXAMPLES]}; the text was decomposed (NFD/NFKC)"
+                f"{len(self.decomposed_tokens)} tokens contain conjoining jamo (U+1100-U+11FF) that the NFC "
+                f"training text does not contain, e.g. {' '.join(map(visible_jamo, self.decomposed_tokens[:MAX_EXAMPLES]))}"
+                "; the text was decomposed (NFD/NFKC)"
+            )
+        if self.decomposing_normalizer is not None and not self.allow_jamo:
+            errors.append(
+                f"the tokenizer's normalizer decomposes Hangul into conjoining jamo: {NORMALIZER_PROBE!r} -> "
+                f"'{visible_jamo(self.decomposing_normalizer)}' (NFD/NFKD, NFKC or accent stripping)"
             )
         if self.unencodable_syllables:
             errors.append(
@@ -87,11 +139,28 @@ class CheckReport:
             )
         return errors
 
+    @property
+    def genuine_jamo_tokens(self) -> list[str]:
+        """Jamo tokens of the genuine characters: one character each, apart from a `##`/`▁` marker."""
+        return [t for t in self.jamo_tokens if t not in set(self.decomposed_tokens)]
+
+    def genuine_jamo_json(self) -> dict[str, Any]:
+        """The genuine jamo of the training text: characters (by count), occurrences, the tokens holding them."""
+        return {
+            "characters": "".join(c for c, _ in sorted(self.genuine_jamo.items(), key=lambda x: (-x[1], x[0]))),
+            "occurrences": sum(self.genuine_jamo.values()),
+            "tokens": len(self.genuine_jamo_tokens),
+            "single_character_tokens": sum(len(strip_marker(t)) == 1 for t in self.genuine_jamo_tokens),
+        }
+
     def to_json(self) -> dict[str, Any]:
         return {
             "passed": not self.errors,
             "errors": self.errors,
             "jamo_tokens": len(self.jamo_tokens),
+            "decomposed_jamo_tokens": len(self.decomposed_tokens),
+            "decomposing_normalizer": self.decomposing_normalizer is not None,
+            "genuine_jamo": self.genuine_jamo_json(),
             "allow_jamo": self.allow_jamo,
             "sample_hangul_syllables": self.sample_syllables,
             "unencodable_syllables": "".join(self.unencodable_syllables),
@@ -151,6 +220,9 @@ def check_vocab(
                 disagreements.append(text)
     return CheckReport(
         jamo_tokens=jamo_tokens(tokens),
+        decomposed_tokens=decomposed_tokens(tokens, sentences),
+        genuine_jamo=genuine_jamo(sentences),
+        decomposing_normalizer=normalizer_decomposition(tokenizer, spm_processor),
         sample_syllables=len(syllables),
         unencodable_syllables=unencodable,
         round_trip_checked=len(checked),

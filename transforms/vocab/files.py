@@ -1,11 +1,12 @@
 """Vocabulary files: build `tokenizers` pipelines for WordPiece and SentencePiece, write and load vocab dirs.
 
-The tokenizer.json written here encodes exactly like what transformers 5 rebuilds from the same dir
-(`BertTokenizer` for WordPiece, `DebertaV2Tokenizer` for a SentencePiece unigram model without byte
-fallback; other SentencePiece models load verbatim), so `tokenizers.Tokenizer.from_file` and
-`AutoTokenizer.from_pretrained` give the same ids. One known difference: transformers' BertTokenizer decodes
-with BERT's cleanup (" ." -> "."), ours does not. WordPiece never lowercases, strips accents or applies NFD:
-those decompose Hangul syllables into conjoining jamo.
+The tokenizer.json written here is what `AutoTokenizer.from_pretrained` uses, so `tokenizers.Tokenizer.from_file`
+and transformers give the same ids. A WordPiece dir names `PreTrainedTokenizerFast` as its class: transformers
+then loads tokenizer.json as is, where `BertTokenizer` would rebuild the pipeline from vocab.txt and drop our
+NFC normalizer (non-NFC input, e.g. NFD Hangul from macOS file names or pasted text, would encode to [UNK]).
+A SentencePiece unigram model without byte fallback names `DebertaV2Tokenizer`, which rebuilds the same
+pipeline; other SentencePiece models load verbatim. WordPiece never lowercases, strips accents or applies
+NFD: those decompose Hangul syllables into conjoining jamo.
 """
 
 from __future__ import annotations
@@ -16,12 +17,30 @@ import json
 import os
 import re
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from kcorpus.transforms.korean import (
+    CLS,
+    CONJOINING_JAMO_CLASS,
+    MASK,
+    PAD,
+    SEP,
+    SPECIAL_TOKENS,
+    UNK,
+    is_conjoining_jamo,
+)
+from kcorpus.transforms.vocab.spm_model import (
+    SPM_CONTROL,
+    SPM_NORMAL,
+    SPM_UNKNOWN,
+    SPM_USER_DEFINED,
+    SpmModel,
+    read_spm_model,
+)
 
-__all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK"]  # re-exported: vocab files' special tokens
+# re-exported: vocab files' special tokens, and the model reader
+__all__ = ["CLS", "MASK", "PAD", "SEP", "SPECIAL_TOKENS", "UNK", "SpmModel", "read_spm_model"]
 
 WORDPIECE_PREFIX = "##"
 SPM_SPACE = "▁"
@@ -50,19 +69,50 @@ def unused_tokens(count: int) -> list[str]:
 # --------------------------------------------------------------------------------------------- WordPiece
 
 
+def wordpiece_pre_tokenizer(isolate_jamo: bool = True):
+    """BERT's pre-tokenizer, then (with `isolate_jamo`) every conjoining jamo (U+1100-U+11FF, ...) as a word.
+
+    NFC leaves only genuine jamo in the text (`ᆢ` as an ellipsis, `ᄏ`, the filler `ᅠ`); isolating them keeps
+    them single-character tokens, like punctuation, instead of merging into `다ᆢ` or `ᄏᄏ`.
+    """
+    from tokenizers import Regex, pre_tokenizers
+
+    if not isolate_jamo:
+        return pre_tokenizers.BertPreTokenizer()
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.BertPreTokenizer(),
+            pre_tokenizers.Split(Regex(f"[{CONJOINING_JAMO_CLASS}]"), behavior="isolated"),
+        ]
+    )
+
+
+def has_jamo_tokens(tokens: Sequence[str]) -> bool:
+    """Whether a vocabulary holds single conjoining jamo: trained (by kcorpus) on text with genuine jamo."""
+    return any(len(t) == 1 and is_conjoining_jamo(t) for t in tokens)
+
+
 def wordpiece_tokenizer(tokens: Sequence[str]):
     """A cased BERT WordPiece tokenizer over `tokens` (ids = positions); `[UNK]` must be present."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
     vocab = _ids(tokens)
     for token in (UNK, CLS, SEP):
         if token not in vocab:
             raise ValueError(f"WordPiece vocabulary lacks {token}")
     tok = Tokenizer(models.WordPiece(vocab, unk_token=UNK, max_input_chars_per_word=100))
-    tok.normalizer = normalizers.BertNormalizer(
-        clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+    # NFC first: the vocab holds precomposed syllables, so decomposed (NFD) input must be composed to match.
+    tok.normalizer = normalizers.Sequence(
+        [
+            normalizers.NFC(),
+            normalizers.BertNormalizer(
+                clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+            ),
+        ]
     )
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    # Isolating jamo costs 5-16% of encoding time (bench/RESULTS.md), so only vocabs with jamo tokens pay it;
+    # others (KcBERT's) pre-tokenize exactly as BERT does.
+    tok.pre_tokenizer = wordpiece_pre_tokenizer(has_jamo_tokens(tokens))
     # cleanup=False: the BERT cleanup rewrites " do not" as " don't" and glues punctuation.
     tok.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX, cleanup=False)
     tok.post_processor = _template(vocab)
@@ -81,7 +131,9 @@ def write_wordpiece_dir(out_dir: str, tokens: Sequence[str], *, model_max_length
         f.write("".join(f"{t}\n" for t in tokens))
     wordpiece_tokenizer(tokens).save(os.path.join(out_dir, "tokenizer.json"))
     config = {
-        "tokenizer_class": "BertTokenizer",
+        # loaded from tokenizer.json as is (BertTokenizer would rebuild it without the NFC normalizer)
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "model_input_names": ["input_ids", "token_type_ids", "attention_mask"],
         "do_lower_case": False,
         "strip_accents": False,
         "tokenize_chinese_chars": True,
@@ -97,87 +149,8 @@ def write_wordpiece_dir(out_dir: str, tokens: Sequence[str], *, model_max_length
 # ----------------------------------------------------------------------------------------- SentencePiece
 
 
-@dataclasses.dataclass(frozen=True)
-class SpmModel:
-    """What a SentencePiece model file says about itself."""
-
-    pieces: list[tuple[str, float]]
-    piece_types: list[int]
-    model_type: str
-    byte_fallback: bool
-
-
-_SPM_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
-_SPM_NORMAL, _SPM_UNKNOWN, _SPM_CONTROL, _SPM_USER_DEFINED, _SPM_UNUSED, _SPM_BYTE = 1, 2, 3, 4, 5, 6
-
-
-def read_spm_model(model_proto: bytes) -> SpmModel:
-    """Parse the few ModelProto fields we need (pieces, trainer_spec.model_type/byte_fallback).
-
-    A small wire-format reader: sentencepiece's generated protobuf module pins a protobuf runtime version.
-    """
-    pieces: list[tuple[str, float]] = []
-    types: list[int] = []
-    model_type, byte_fallback = 1, False
-    for field, value in _proto_fields(model_proto):
-        if field == 1:  # repeated SentencePiece {1: piece, 2: score (float), 3: type}
-            piece, score, kind = "", 0.0, _SPM_NORMAL
-            for sub, sub_value in _proto_fields(value):
-                if sub == 1:
-                    piece = sub_value.decode("utf-8")
-                elif sub == 2:
-                    score = struct.unpack("<f", sub_value)[0]
-                elif sub == 3:
-                    kind = sub_value
-            pieces.append((piece, score))
-            types.append(kind)
-        elif field == 2:  # TrainerSpec {3: model_type, 35: byte_fallback}
-            for sub, sub_value in _proto_fields(value):
-                if sub == 3:
-                    model_type = sub_value
-                elif sub == 35:
-                    byte_fallback = bool(sub_value)
-    if not pieces:
-        raise ValueError("no pieces in the model")
-    return SpmModel(pieces, types, _SPM_TYPES.get(model_type, "unigram"), byte_fallback)
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated protobuf varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-def _proto_fields(data: bytes) -> Iterator[tuple[int, Any]]:
-    """(field number, value) pairs: int for varints, bytes for length-delimited and fixed-width fields."""
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
-        elif wire in (1, 5):
-            width = 8 if wire == 1 else 4
-            value, pos = data[pos : pos + width], pos + width
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        if pos > len(data):
-            raise ValueError("truncated protobuf field")
-        yield field, value
-
-
 def spm_special_tokens(model: SpmModel) -> list[str]:
-    kinds = (_SPM_UNKNOWN, _SPM_CONTROL, _SPM_USER_DEFINED)
+    kinds = (SPM_UNKNOWN, SPM_CONTROL, SPM_USER_DEFINED)
     return [p for (p, _), t in zip(model.pieces, model.piece_types) if t in kinds and p not in ("<s>", "</s>")]
 
 
@@ -187,7 +160,7 @@ def sentencepiece_tokenizer(model_proto: bytes):
 
     spm = read_spm_model(model_proto)
     vocab = _ids([p for p, _ in spm.pieces])
-    unk_id = spm.piece_types.index(_SPM_UNKNOWN) if _SPM_UNKNOWN in spm.piece_types else vocab.get(UNK, 0)
+    unk_id = spm.piece_types.index(SPM_UNKNOWN) if SPM_UNKNOWN in spm.piece_types else vocab.get(UNK, 0)
     if spm.model_type == "bpe":
         tok = Tokenizer(
             models.BPE(
@@ -231,7 +204,7 @@ def _spm_bpe_merges(spm: SpmModel, vocab: dict[str, int]) -> list[tuple[str, str
     """Merges of a SentencePiece BPE model: every split of a piece into two pieces, ranked by piece id."""
     ranked: list[tuple[int, int, int, str, str]] = []
     for piece_id, ((piece, _), kind) in enumerate(zip(spm.pieces, spm.piece_types)):
-        if kind != _SPM_NORMAL:
+        if kind != SPM_NORMAL:
             continue
         for cut in range(1, len(piece)):
             left, right = piece[:cut], piece[cut:]

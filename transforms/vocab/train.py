@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK, is_hangul_syllable
-from kcorpus.transforms.vocab.files import WORDPIECE_PREFIX, unused_tokens
+from kcorpus.transforms.korean import (
+    CLS,
+    CONJOINING_JAMO_CLASS,
+    MASK,
+    PAD,
+    SEP,
+    SPECIAL_TOKENS,
+    UNK,
+    is_conjoining_jamo,
+    is_hangul_syllable,
+)
+from kcorpus.transforms.vocab.files import WORDPIECE_PREFIX, unused_tokens, wordpiece_pre_tokenizer
 
 KINDS = ("wordpiece", "sentencepiece")
 SPM_MODEL_TYPES = ("unigram", "bpe")
@@ -96,11 +107,14 @@ def wordpiece_alphabet(sentences: Sequence[str], limit: int | None) -> list[str]
 
 def train_wordpiece(sentences: Sequence[str], config: WordPieceConfig, *, progress: bool = False) -> list[str]:
     """The trained vocabulary in id order: specials, `##c`, alphabet, merges, then `[unusedN]`."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, models, normalizers, trainers
 
     alphabet = wordpiece_alphabet(sentences, config.limit_alphabet)
+    # punctuation, CJK ideographs and genuine jamo are words of their own (pre-tokenizer), never continuations
     continuations = [
-        WORDPIECE_PREFIX + c for c in alphabet if not _is_bert_punctuation(c) and not _is_cjk_ideograph(c)
+        WORDPIECE_PREFIX + c
+        for c in alphabet
+        if not _is_bert_punctuation(c) and not _is_cjk_ideograph(c) and not is_conjoining_jamo(c)
     ]
     trained_size = config.vocab_size - config.num_unused
     fixed = len(SPECIAL_TOKENS) + len(continuations) + len(alphabet)
@@ -113,7 +127,7 @@ def train_wordpiece(sentences: Sequence[str], config: WordPieceConfig, *, progre
     tokenizer.normalizer = normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
     )
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.pre_tokenizer = wordpiece_pre_tokenizer()
     trainer = trainers.WordPieceTrainer(
         vocab_size=trained_size,
         min_frequency=config.min_frequency,
@@ -170,21 +184,55 @@ def train_sentencepiece(sentences: Sequence[str], config: SentencePieceConfig, *
     """A serialized SentencePiece model: identity normalization, `[PAD]`=0, `[UNK]`=1, `[CLS] [SEP] [MASK]`=2-4.
 
     The text must already be NFC (see `prenormalize`): SentencePiece's default NFKC would turn the
-    compatibility jamo `ㅋ` into the conjoining jamo `ᄏ`.
+    compatibility jamo `ㅋ` into the conjoining jamo `ᄏ`. Genuine conjoining jamo of the text are isolated for
+    training (`pretokenization_delimiter`), so no piece joins them to other characters.
     """
     import sentencepiece as spm
 
     if not sentences:
         raise ValueError("no sentences to train on")
+    delimiter = jamo_delimiter(sentences)
+    if delimiter is not None:
+        sentences = [isolate_jamo(s, delimiter) for s in sentences]
     model = io.BytesIO()
     try:
-        _spm_train(spm, sentences, model, config, progress)
+        _spm_train(spm, sentences, model, config, progress, delimiter)
     except RuntimeError as error:  # SentencePiece reports bad settings (vocab too large, ...) this way
         raise ValueError(f"SentencePiece training failed: {error}") from error
     return model.getvalue()
 
 
-def _spm_train(spm: Any, sentences: Sequence[str], model: io.BytesIO, config: SentencePieceConfig, progress: bool) -> None:
+_JAMO = re.compile(f"([{CONJOINING_JAMO_CLASS}])")
+# Private-use characters, the first one the text lacks marks word boundaries for SentencePiece training only.
+_DELIMITER_CANDIDATES = [chr(code) for code in range(0xE000, 0xE100)]
+
+
+def jamo_delimiter(sentences: Sequence[str]) -> str | None:
+    """A delimiter to isolate the conjoining jamo of `sentences` with, or None when they have none."""
+    if not any(_JAMO.search(s) for s in sentences):
+        return None
+    used = {c for s in sentences for c in s if "\ue000" <= c <= "\ue0ff"}
+    free = next((c for c in _DELIMITER_CANDIDATES if c not in used), None)
+    if free is None:
+        raise ValueError("the text uses every private-use character U+E000-U+E0FF; cannot isolate jamo")
+    return free
+
+
+def isolate_jamo(sentence: str, delimiter: str) -> str:
+    """`다ᆢ 굳` -> `다<d>ᆢ<d> 굳`: SentencePiece learns no piece across a delimiter."""
+    return _JAMO.sub(rf"{delimiter}\1{delimiter}", sentence)
+
+
+def _spm_train(
+    spm: Any, sentences: Sequence[str], model: io.BytesIO, config: SentencePieceConfig, progress: bool,
+    delimiter: str | None,
+) -> None:
+    extra: dict[str, Any] = {}
+    max_bytes = config.max_sentence_length
+    if delimiter is not None:
+        extra["pretokenization_delimiter"] = delimiter
+        # the delimiters add bytes to sentences already split to fit max_sentence_length
+        max_bytes = max(max_bytes, *(len(s.encode("utf-8")) for s in sentences))
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(sentences),
         model_writer=model,
@@ -204,10 +252,11 @@ def _spm_train(spm: Any, sentences: Sequence[str], model: io.BytesIO, config: Se
         user_defined_symbols=[CLS, SEP, MASK],
         input_sentence_size=0,
         shuffle_input_sentence=False,
-        max_sentence_length=config.max_sentence_length,
+        max_sentence_length=max_bytes,
         seed_sentencepiece_size=config.seed_sentencepiece_size,
         num_threads=config.num_threads,
         hard_vocab_limit=True,
         train_extremely_large_corpus=len(sentences) > 20_000_000,
         minloglevel=0 if progress else 2,
+        **extra,
     )

@@ -1,5 +1,6 @@
 """Merging the two real vocabularies: KcBERT (base) + KoELECTRA v1, as KcELECTRA did."""
 
+import itertools
 import json
 import re
 
@@ -7,7 +8,8 @@ import pytest
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.vocab.files import read_vocab_txt
-from kcorpus.transforms.vocab.merge import merge_vocabs, to_wordpiece_convention
+from kcorpus.transforms.vocab.merge import merge_vocabs, to_sentencepiece_convention, to_wordpiece_convention
+from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable
 from testdata_paths import TESTDATA
 
 VOCABS = TESTDATA / "vocabs"
@@ -64,16 +66,124 @@ def test_sentencepiece_other_is_converted_to_wordpiece_spelling():
         2, 1, 2, 2)
 
 
-def test_sentencepiece_base_is_refused_clearly(tmp_path, capsys):
-    spm_dir = tmp_path / "spm"
-    text = TESTDATA / "vocab" / "nsmc_petitions.txt"
-    assert cli(["train-vocab", "--kind", "sentencepiece", "--vocab-size", "2500", "--input", str(text),
-                "--out", str(spm_dir), "--quiet"]) == 0
-    assert cli(["vocab-merge", str(spm_dir), str(KCBERT), "--out", str(tmp_path / "m")]) == 2
-    assert "BASE must be a WordPiece vocabulary" in capsys.readouterr().err
-    assert cli(["vocab-merge", str(KCBERT), str(spm_dir), "--out", str(tmp_path / "m2")]) == 0
+def test_wordpiece_base_takes_a_sentencepiece_other(tmp_path, spm_base):
+    assert cli(["vocab-merge", str(KCBERT), str(spm_base["unigram"]), "--out", str(tmp_path / "m2")]) == 0
     merged = read_vocab_txt(str(tmp_path / "m2" / "vocab.txt"))
     assert merged[:30000] == _plain_lines(KCBERT) and len(merged) > 30000
+
+
+TEXT = TESTDATA / "vocab" / "nsmc_petitions.txt"
+
+
+@pytest.fixture(scope="module")
+def spm_base(tmp_path_factory):
+    """SentencePiece vocabs of 2,500 pieces trained on the test slice, unigram and BPE."""
+    dirs = {}
+    for model_type in ("unigram", "bpe"):
+        out = tmp_path_factory.mktemp(f"spm-{model_type}")
+        assert cli(["train-vocab", "--kind", "sentencepiece", "--model-type", model_type, "--vocab-size", "2500",
+                    "--input", str(TEXT), "--out", str(out), "--quiet"]) == 0
+        dirs[model_type] = out
+    return dirs
+
+
+def _spm_vocab(path):
+    return [(piece, float(score)) for piece, score in (line.split("\t") for line in _plain_lines(path))]
+
+
+def test_wordpiece_spelled_as_sentencepiece():
+    assert to_sentencepiece_convention("영화") == "▁영화"
+    assert to_sentencepiece_convention("##는") == "는"
+    assert to_sentencepiece_convention("<0xEA>") is None
+    result = merge_vocabs(["[PAD]", "[UNK]", "▁영화", "는"], ["[UNK]", "영화", "##는", "보다", "##다", "<0x41>"],
+                          base_is_sentencepiece=True)
+    assert result.tokens == ["[PAD]", "[UNK]", "▁영화", "는", "▁보다", "다"]
+    assert (result.appended, result.skipped_special, result.skipped_present, result.skipped_unconvertible) == (
+        2, 1, 2, 1)
+    both = merge_vocabs(["[UNK]", "▁영화"], ["▁영화", "는", "▁"], other_is_sentencepiece=True,
+                        base_is_sentencepiece=True)
+    assert both.tokens == ["[UNK]", "▁영화", "는", "▁"] and both.converted == 0
+
+
+def test_unigram_base_keeps_its_pieces_and_scores_and_appends_below_the_lowest(tmp_path, spm_base):
+    import sentencepiece as spm
+    from transformers import AutoTokenizer
+
+    base = spm_base["unigram"]
+    out = tmp_path / "merged"
+    assert cli(["vocab-merge", str(base), str(KCBERT), "--out", str(out)]) == 0
+    base_vocab, merged_vocab = _spm_vocab(base / "spm.vocab"), _spm_vocab(out / "spm.vocab")
+    assert merged_vocab[:2500] == base_vocab
+    expected_tail = merge_vocabs([p for p, _ in base_vocab], _plain_lines(KCBERT), base_is_sentencepiece=True)
+    assert [p for p, _ in merged_vocab] == expected_tail.tokens
+    lowest = min(score for piece, score in base_vocab[5:])
+    scores = [score for _, score in merged_vocab[2500:]]
+    assert scores[0] == pytest.approx(lowest - 0.001, abs=1e-4) and all(a > b for a, b in itertools.pairwise(scores))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "sentencepiece" and manifest["merge"]["appended"] == len(merged_vocab) - 2500
+    assert manifest["merge"]["size"] == len(merged_vocab) == 30315
+
+    sp = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))
+    auto = AutoTokenizer.from_pretrained(str(out))
+    assert sp.get_piece_size() == len(auto) == 30315 and auto.mask_token_id == 4
+    # 코로나 and 뷁 are not in the slice: the base spells them with [UNK], the merge with KcBERT's pieces
+    text = "코로나 때문에 영화관 못 가서 뷁"
+    base_sp = spm.SentencePieceProcessor(model_file=str(base / "spm.model"))
+    assert 1 in base_sp.encode(text)
+    assert auto.tokenize(text)[0] == "▁코로나" and auto.convert_tokens_to_ids("▁코로나") >= 2500
+    assert "▁뷁" in auto.tokenize(text) and auto.unk_token_id not in auto(text)["input_ids"]
+    sentences = _plain_lines(TEXT)[:300] + [text]
+    assert [auto(x, add_special_tokens=False)["input_ids"] for x in sentences] == [sp.encode(x) for x in sentences]
+    assert auto.decode(auto(text, add_special_tokens=False)["input_ids"]) == text
+
+
+def test_bpe_base_appends_only_pieces_its_merges_can_build(tmp_path, spm_base):
+    import sentencepiece as spm
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    out = tmp_path / "merged"
+    assert cli(["vocab-merge", str(spm_base["bpe"]), str(KCBERT), "--out", str(out)]) == 0
+    counts = json.loads((out / "manifest.json").read_text())["merge"]
+    pieces = [p for p, _ in _spm_vocab(out / "spm.vocab")]
+    appended = pieces[2500:]
+    assert counts["appended"] == len(appended) and counts["skipped_unreachable"] > 0
+    assert bpe_reachable(pieces[:2500], appended) == appended
+    sp = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))
+    raw = Tokenizer.from_file(str(out / "tokenizer.json"))
+    auto = AutoTokenizer.from_pretrained(str(out))
+    sentences = _plain_lines(TEXT)[:300] + ["코로나 백신 접종 뷁"]
+    assert [raw.encode(x, add_special_tokens=False).ids for x in sentences] == [sp.encode(x) for x in sentences]
+    assert [auto(x, add_special_tokens=False)["input_ids"] for x in sentences] == [sp.encode(x) for x in sentences]
+    assert any(i >= 2500 for x in sentences for i in sp.encode(x))
+
+
+def test_append_pieces_and_bpe_reachability_on_small_cases(spm_base):
+    import sentencepiece as spm
+
+    proto = (spm_base["unigram"] / "spm.model").read_bytes()
+    merged = append_pieces(proto, ["▁뷁뷁", "쀍"])
+    sp = spm.SentencePieceProcessor(model_proto=merged)
+    assert [sp.id_to_piece(i) for i in (2500, 2501)] == ["▁뷁뷁", "쀍"]
+    assert sp.get_score(2500) > sp.get_score(2501) and sp.get_score(2500) < min(
+        sp.get_score(i) for i in range(5, 2500))
+    assert sp.encode("뷁뷁 쀍", out_type=str) == ["▁뷁뷁", "▁", "쀍"]
+    with pytest.raises(ValueError, match="present"):
+        append_pieces(proto, ["[UNK]"])
+    assert bpe_reachable(["▁", "가", "나"], ["▁가", "▁가나", "다라", "다", "▁가다"]) == ["▁가", "▁가나", "다", "▁가다"]
+
+
+def test_single_jamo_may_be_appended_but_decomposed_tokens_are_refused(tmp_path, capsys):
+    genuine = tmp_path / "genuine.txt"
+    genuine.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nᆢ\nᄏ\n영화\n", encoding="utf-8")
+    assert cli(["vocab-merge", str(KCBERT), str(genuine), "--out", str(tmp_path / "ok")]) == 0
+    assert read_vocab_txt(str(tmp_path / "ok" / "vocab.txt"))[30000:] == ["ᆢ", "ᄏ"]
+    decomposed = tmp_path / "decomposed.txt"
+    decomposed.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nᄒ\n##ᅡᆫ\n", encoding="utf-8")
+    assert cli(["vocab-merge", str(KCBERT), str(decomposed), "--out", str(tmp_path / "no")]) == 2
+    assert ("1 tokens of OTHER contain conjoining jamo in several characters (decomposed text), e.g. "
+            r"##\u1161\u11ab; pass --allow-jamo") in capsys.readouterr().err
+    assert cli(["vocab-merge", str(KCBERT), str(decomposed), "--out", str(tmp_path / "no"), "--allow-jamo"]) == 0
 
 
 def test_missing_vocab_is_a_clear_error(tmp_path, capsys):

@@ -200,14 +200,16 @@ def test_long_sentences_are_split_for_sentencepiece_not_dropped():
     assert split_long_sentence("ab cd", 5) == ["ab cd"]
 
 
-@pytest.mark.parametrize("fixture, cls", [("wordpiece_dir", "BertTokenizer"), ("spm_dir", "DebertaV2Tokenizer")])
+@pytest.mark.parametrize("fixture, cls", [("wordpiece_dir", "PreTrainedTokenizerFast"),
+                                          ("spm_dir", "DebertaV2Tokenizer")])
 def test_autotokenizer_loads_and_encodes_like_tokenizer_json(request, fixture, cls, sentences):
+    import transformers
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer
 
     directory = request.getfixturevalue(fixture)
     auto = AutoTokenizer.from_pretrained(str(directory))
-    assert type(auto).__name__ == cls and auto.is_fast
+    assert isinstance(auto, getattr(transformers, cls)) and auto.is_fast
     assert [auto.pad_token_id, auto.unk_token_id, auto.cls_token_id, auto.sep_token_id, auto.mask_token_id] == [
         0, 1, 2, 3, 4]
     raw = Tokenizer.from_file(str(directory / "tokenizer.json"))
@@ -219,3 +221,113 @@ def test_merged_and_foreign_vocab_txt_build_the_same_tokenizer_as_training(wordp
     tokens = read_vocab_txt(str(wordpiece_dir / "vocab.txt"))
     rebuilt = wordpiece_tokenizer(tokens).to_str()
     assert json.loads(rebuilt) == json.loads((wordpiece_dir / "tokenizer.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("fixture", ["wordpiece_dir", "spm_dir"])
+def test_nfd_input_encodes_like_nfc_through_autotokenizer(request, fixture, sentences):
+    import unicodedata
+
+    from transformers import AutoTokenizer
+
+    auto = AutoTokenizer.from_pretrained(str(request.getfixturevalue(fixture)))
+    hangul = [s for s in sentences if any(is_hangul_syllable(c) for c in s)][:200]
+    nfd = [unicodedata.normalize("NFD", s) for s in hangul]
+    assert all(any(is_conjoining_jamo(c) for c in s) for s in nfd)
+    assert auto(nfd)["input_ids"] == auto(hangul)["input_ids"]
+    assert auto.unk_token_id not in auto(unicodedata.normalize("NFD", "한국어 영화 재밌다"))["input_ids"]
+
+
+def test_wordpiece_autotokenizer_gives_segment_ids_for_pairs(wordpiece_dir):
+    from transformers import AutoTokenizer
+
+    auto = AutoTokenizer.from_pretrained(str(wordpiece_dir))
+    pair = auto("영화 재밌다", "진짜 최고")
+    first, second = len(auto.tokenize("영화 재밌다")), len(auto.tokenize("진짜 최고"))
+    assert pair["token_type_ids"] == [0] * (first + 2) + [1] * (second + 1)
+    assert pair["input_ids"][0] == 2 and pair["input_ids"][-1] == 3 and pair["input_ids"].count(3) == 2
+
+
+JAMO_COMMENTS = TESTDATA / "vocab_jamo" / "jamo_comments.txt"  # NSMC comments with genuine ᆢ ᄏ ᅠ ᆞ (see its maker)
+
+
+@pytest.mark.parametrize("kind, size", [("wordpiece", "2500"), ("sentencepiece", "2000")])
+def test_trains_on_raw_comments_with_genuine_jamo_as_single_character_tokens(tmp_path, capsys, kind, size):
+    from transformers import AutoTokenizer
+
+    rc = cli(["train-vocab", "--kind", kind, "--vocab-size", size, "--input", str(JAMO_COMMENTS),
+              "--out", str(tmp_path), "--quiet"])
+    assert rc == 0
+    assert "4 genuine conjoining jamo in the text (ᆢᅠᄏᆞ, 219 times): 4 tokens, 4 of them single characters" in (
+        capsys.readouterr().err)
+    checks = json.loads((tmp_path / "manifest.json").read_text())["checks"]
+    assert checks["passed"] and checks["decomposed_jamo_tokens"] == 0 and not checks["decomposing_normalizer"]
+    assert checks["genuine_jamo"] == {"characters": "ᆢᅠᄏᆞ", "occurrences": 219, "tokens": 4,
+                                      "single_character_tokens": 4}
+    auto = AutoTokenizer.from_pretrained(str(tmp_path))
+    assert sorted(_jamo(auto.get_vocab())) == sorted("ᆢᅠᄏᆞ")
+    tokens = auto.tokenize("재밌다ᆢ ᄏᄏ 굳ᅠㅋ")
+    assert [t for t in tokens if _jamo([t])] == ["ᆢ", "ᄏ", "ᄏ", "ᅠ"] and auto.unk_token not in tokens
+
+
+def test_decomposed_tokens_are_the_jamo_tokens_the_nfc_text_lacks():
+    from kcorpus.transforms.vocab.checks import decomposed_tokens, genuine_jamo
+
+    text = ["그래ᆢ ᄏᄏ 웃기네", "굳ᅠㅋ"]
+    tokens = ["그래", "ᆢ", "##ᄏ", "▁ᄏᄏ", "ᅠ", "ᄒ", "##ᅡᆫ", "다ᆢ", "ㅋ"]
+    assert decomposed_tokens(tokens, text) == ["ᄒ", "##ᅡᆫ", "다ᆢ"]
+    assert genuine_jamo(text) == {"ᆢ": 1, "ᄏ": 2, "ᅠ": 1}
+
+
+def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
+    import unicodedata
+
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    comments = read_sample([str(JAMO_COMMENTS)], max_sentences=10_000, seed=0)[0]
+    nfd = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    nfd.normalizer = normalizers.NFD()
+    nfd.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    nfd.train_from_iterator(comments, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=list(SPECIAL_TOKENS),
+                                                                 show_progress=False))
+    tokens = list(nfd.get_vocab())
+    report = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20)
+    assert len(report.decomposed_tokens) > 100 and "ᄒ" in report.decomposed_tokens
+    assert "ᆢ" in report.jamo_tokens and "ᆢ" not in report.decomposed_tokens  # genuine, not blamed
+    assert report.errors[0].startswith(f"{len(report.decomposed_tokens)} tokens contain conjoining jamo")
+    assert report.errors[0].endswith("the text was decomposed (NFD/NFKC)")
+    assert report.decomposing_normalizer == unicodedata.normalize("NFD", "한국어 읽었다 ㅋㅋ")
+    assert report.errors[1] == (
+        "the tokenizer's normalizer decomposes Hangul into conjoining jamo: '한국어 읽었다 ㅋㅋ' -> "
+        r"'\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \u110b\u1175\u11b0\u110b\u1165\u11bb\u1103\u1161 ㅋㅋ' "
+        "(NFD/NFKD, NFKC or accent stripping)"
+    )
+    # decomposed tokens are shown with their code points, not as look-alike syllables
+    assert r"\u11" in report.errors[0] and not [c for c in report.errors[0] if is_conjoining_jamo(c)]
+    allowed = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20, allow_jamo=True)
+    assert not [e for e in allowed.errors if "conjoining jamo" in e]
+
+
+def test_nfkc_normalizer_is_caught_even_without_jamo_tokens():
+    from tokenizers import normalizers
+
+    from kcorpus.transforms.vocab.checks import normalizer_decomposition
+
+    class Nfkc:
+        normalizer = normalizers.NFKC()
+
+    assert normalizer_decomposition(Nfkc()) == "한국어 읽었다 ᄏᄏ"
+    ours = wordpiece_tokenizer(list(SPECIAL_TOKENS) + ["한"])
+    assert normalizer_decomposition(ours) is None
+
+
+def test_only_vocabs_with_jamo_tokens_isolate_jamo_when_encoding(tmp_path):
+    from tokenizers import Tokenizer
+
+    kcbert = wordpiece_tokenizer(read_vocab_txt(str(TESTDATA / "vocabs" / "kcbert" / "vocab.txt")))
+    assert type(kcbert.pre_tokenizer).__name__ == "BertPreTokenizer"  # as KcBERT's own BertTokenizer splits
+    assert kcbert.encode("영화ᆢ 재밌다", add_special_tokens=False).tokens[0] == "[UNK]"
+    assert cli(["train-vocab", "--kind", "wordpiece", "--vocab-size", "2500", "--input", str(JAMO_COMMENTS),
+                "--out", str(tmp_path), "--quiet"]) == 0
+    ours = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert type(ours.pre_tokenizer).__name__ == "Sequence"
+    assert ours.encode("영화ᆢ 재밌다", add_special_tokens=False).tokens[:2] == ["영화", "ᆢ"]
