@@ -30,6 +30,7 @@ class SourceConfig:
         options: reader options (`ReadOptions` keywords).
         clean_options: overrides passed to `make_cleaner(preset, **clean_options)`.
         remove_patterns: regexes deleted from the text before splitting (markup residue of this source).
+        allow_missing: a path that matches no file is not an error (the source may read nothing at all).
     """
 
     name: str
@@ -40,6 +41,7 @@ class SourceConfig:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     clean_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     remove_patterns: tuple[str, ...] = ()
+    allow_missing: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -84,12 +86,15 @@ class OutputConfig:
         dropped: write every dropped record (`all`), a deterministic sample (`sample`), or none (`none`).
             Counts in stats.json are always complete.
         dropped_sample_rate: the share of dropped records kept by `sample`.
+        max_dead_letter_fraction: a source that dead-letters more than this share of its records (or yields
+            no document at all) fails the run with exit 1; 0 is strict (any dead letter fails it).
     """
 
     dir: str | None = None
     num_shards: int = 4
     dropped: str = "all"
     dropped_sample_rate: float = 0.01
+    max_dead_letter_fraction: float = 0.01
 
     def __post_init__(self) -> None:
         if self.num_shards < 1:
@@ -98,6 +103,8 @@ class OutputConfig:
             raise ValueError(f"output.dropped must be one of {DROPPED_MODES}, got {self.dropped!r}")
         if not 0.0 <= self.dropped_sample_rate <= 1.0:
             raise ValueError("output.dropped_sample_rate must be in [0, 1]")
+        if not 0.0 <= self.max_dead_letter_fraction <= 1.0:
+            raise ValueError(f"output.max_dead_letter_fraction must be in [0, 1], got {self.max_dead_letter_fraction}")
 
 
 @dataclasses.dataclass(frozen=True)
