@@ -65,6 +65,18 @@ def input_problem(pattern: str, fmt: str | None = None) -> str | None:
     return None
 
 
+def _uncreatable(folder: str) -> str | None:
+    """Why a local folder cannot be created (an ancestor is a file or not writable), or None."""
+    probe = os.path.abspath(folder)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        return f"{probe} is a file, so the folder cannot be created"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable"
+    return None
+
+
 def output_problem(path: str, what: str = "--out") -> str | None:
     """Why a local output folder cannot be written, or None: it is a folder, or its parents can be created."""
     if not path:
@@ -73,14 +85,20 @@ def output_problem(path: str, what: str = "--out") -> str | None:
         return None
     if os.path.exists(path) and not os.path.isdir(path):
         return f"{what} {path}: is a file; expected a folder (or a path where one can be created)"
-    probe = os.path.abspath(path)
-    while not os.path.exists(probe):
-        probe = os.path.dirname(probe)
-    if not os.path.isdir(probe):
-        return f"{what} {path}: {probe} is a file, so the folder cannot be created"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"{what} {path}: {probe} is not writable"
-    return None
+    problem = _uncreatable(path)
+    return f"{what} {path}: {problem}" if problem else None
+
+
+def output_file_problem(path: str, what: str = "--out") -> str | None:
+    """Why a local output file cannot be written (a folder is there, its folder cannot be made), or None."""
+    if is_remote(path):
+        return None
+    if os.path.isdir(path):
+        return f"{what} {path}: is a folder; expected a file name"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return f"{what} {path}: is not writable"
+    problem = _uncreatable(os.path.dirname(os.path.abspath(path)))
+    return f"{what} {path}: {problem}" if problem else None
 
 
 def tokenizer_problem(path: str) -> str | None:
