@@ -79,8 +79,8 @@ def test_read_of_a_missing_path_exits_2_before_writing_anything(tmp_path, capsys
                  "--option", "colour=blue", "--out", str(out)])
     assert code == 2
     assert capsys.readouterr().err.splitlines() == [
-        "kcorpus read: error: --option: unknown read option(s) colour; valid: encoding, text_field, id_field, "
-        "title_field, thread_field, layout, tags, deid, join_turns, headline, title, namespaces, unquote, split",
+        ("kcorpus read: error: --option: unknown read option(s) colour; valid: encoding, text_field, id_field, "
+        "title_field, thread_field, layout, tags, deid, join_turns, headline, title, namespaces, unquote, split"),
         f"kcorpus read: error: {str(tmp_path / 'missing.txt')!r} matches no file",
     ]
     assert list(tmp_path.iterdir()) == []
