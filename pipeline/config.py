@@ -124,3 +124,8 @@ class CorpusConfig:
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise ValueError(f"sources: duplicate source names {duplicated}")
+
+    @property
+    def sources_allowed_missing(self) -> dict[str, int]:
+        """The sources with `allow_missing: true` (and their number of paths): reading nothing is no loss."""
+        return {s.name: len(s.paths) for s in self.sources if s.allow_missing}

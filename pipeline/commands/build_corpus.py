@@ -79,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
     if not stats["total"]["reconciled"]:
         print("kcorpus build-corpus: counts do not reconcile; see stats.json", file=sys.stderr)
         return 1
-    lost = loss_problems(stats, config.output.max_dead_letter_fraction)
+    lost = loss_problems(stats, config.output.max_dead_letter_fraction, config.sources_allowed_missing)
     if lost:
         raise DataLossError(lost)
     return 0

@@ -24,12 +24,21 @@ def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
     return "\n".join(lines)
 
 
-def loss_problems(stats: Mapping[str, Any], max_dead_letter_fraction: float) -> list[str]:
-    """One line per source that lost all its documents or dead-lettered more than the allowed share."""
+def loss_problems(
+    stats: Mapping[str, Any], max_dead_letter_fraction: float, may_be_empty: Mapping[str, int] | None = None
+) -> list[str]:
+    """One line per source that lost all its documents or dead-lettered more than the allowed share.
+
+    `may_be_empty`: the sources with `allow_missing` and their number of paths; such a source may read
+    nothing at all (each path that matched no file is one `no file matches` dead letter, and no loss).
+    """
+    may_be_empty = may_be_empty or {}
     problems = []
     for name, block in stats["sources"].items():
         records, dead, kept = block["input"], block["dead_lettered"], block["kept"]
         counts = f"{records} records in, {kept} kept, {block['dropped']} dropped, {dead} dead-lettered"
+        if name in may_be_empty and records == dead <= may_be_empty[name]:
+            continue
         if records == 0:
             problems.append(f"source {name!r} read no records at all ({counts}); check its paths and format")
         elif dead == records:

@@ -95,7 +95,9 @@ def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
     stats = build_corpus(job, beam_args)
     if not stats["total"]["reconciled"]:
         raise RunError(f"build-corpus counts do not reconcile; see {job.out}/{corpus_layout.STATS_FILE}")
-    lost = loss_problems(stats, job.config.output.max_dead_letter_fraction)
+    lost = loss_problems(
+        stats, job.config.output.max_dead_letter_fraction, job.config.sources_allowed_missing
+    )
     if lost:
         raise DataLossError(lost)
 

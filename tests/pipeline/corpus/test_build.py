@@ -194,7 +194,7 @@ output: {{num_shards: 1}}
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    # Both sources lose data (6 of 8 nsmc records dead-lettered, nothing read for `missing`): exit 1.
+    # 6 of 9 nsmc records dead-lettered is data loss (exit 1); `missing` may read nothing (allow_missing).
     assert run(["--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 1
     stats = json.loads((out / "stats.json").read_text())
     total = stats["total"]
