@@ -5,7 +5,8 @@ their command runs, so `kcorpus clean` never pays for importing Beam or the toke
 
 Global flags, anywhere before `--`: `-v/--verbose` (kcorpus's and Beam's INFO logs) and `--debug` (a
 traceback for user errors too). A `UserError` is printed as `kcorpus <command>: error: <line>` per problem
-and exits 2 (`DataLossError`: 1); any other exception is one line and exit 1 unless `--debug`.
+and exits 2 (`DataLossError`: 1); any other exception is a bug or an infrastructure failure and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -71,17 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in err.errors:
             print(f"kcorpus {name}: error: {line}", file=sys.stderr)
         return err.exit_code
-    except BrokenPipeError:
-        return 0
     except KeyboardInterrupt:
         print(f"kcorpus {name}: interrupted", file=sys.stderr)
         return 130
-    except Exception as err:
-        if args.debug:
-            raise
-        print(f"kcorpus {name}: error: {type(err).__name__}: {err} (rerun with --debug for the traceback)",
-              file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":

@@ -63,8 +63,9 @@ def main(args: argparse.Namespace) -> int:
     for r in results:
         print(describe(r))
     stats = out_dir / "corpus" / corpus_layout.STATS_FILE
-    if stats.is_file():
-        print(summary_table(json.loads(stats.read_text(encoding="utf-8")), str(out_dir / "corpus")))
+    corpus_stats = json.loads(stats.read_text(encoding="utf-8")) if stats.is_file() else {}
+    if "sources" in corpus_stats:
+        print(summary_table(corpus_stats, str(out_dir / "corpus")))
     if not args.no_report:
         from kcorpus.pipeline.run.report import write_report
 

@@ -33,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from kcorpus.pipeline.preflight import check, input_problem, output_problem
+    from kcorpus.pipeline.preflight import check, output_problem
 
-    check([input_problem(args.base), input_problem(args.other), output_problem(args.out)])
+    check([output_problem(args.out)])
     try:
         result = merge(args.base, args.other, args.out, model_max_length=args.model_max_length,
                        allow_jamo=args.allow_jamo)
