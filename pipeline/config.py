@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kcorpus.transforms.boilerplate import check_set_names
 from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
 
@@ -29,7 +30,10 @@ class SourceConfig:
         split_sentences: split paragraphs into sentences (articles, petitions), or keep lines (comments).
         options: reader options (`ReadOptions` keywords).
         clean_options: overrides passed to `make_cleaner(preset, **clean_options)`.
-        remove_patterns: regexes deleted from the text before splitting (markup residue of this source).
+        remove_patterns: regexes deleted from each line before splitting (markup residue of this source);
+            counted as the boilerplate set `remove_patterns`.
+        boilerplate: boilerplate rule sets (`transforms/boilerplate.py`) to apply; None: the format's
+            default (`petitions`, `comments`, Modu newspaper, `wikiextractor`), `()`: none.
         allow_missing: a path that matches no file is not an error (the source may read nothing at all).
     """
 
@@ -41,6 +45,7 @@ class SourceConfig:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     clean_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     remove_patterns: tuple[str, ...] = ()
+    boilerplate: tuple[str, ...] | None = None
     allow_missing: bool = False
 
     def __post_init__(self) -> None:
@@ -55,6 +60,10 @@ class SourceConfig:
                 raise ValueError(
                     f"sources[{self.name}]: bad remove_patterns regex {pattern!r}: {exc}"
                 ) from exc
+        try:
+            check_set_names(self.boilerplate or ())
+        except ValueError as exc:
+            raise ValueError(f"sources[{self.name}]: {exc}") from None
 
 
 @dataclasses.dataclass(frozen=True)

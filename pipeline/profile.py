@@ -56,6 +56,7 @@ from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
+from kcorpus.transforms.pii import PII_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -165,7 +166,7 @@ def _listify(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-FilterSection = _section("FilterSection", FilterConfig)
+FilterSection = _section("FilterSection", FilterConfig, pii=_choice(FilterConfig, "pii", PII_MODES))
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
 )
@@ -180,6 +181,7 @@ OutputSection = _section(
 _SourceFields = _section(
     "_SourceFields", SourceConfig,
     paths=(Annotated[tuple[ProfilePath, ...], BeforeValidator(_listify)], ...),
+    boilerplate=(Annotated[tuple[StrictStr, ...] | None, BeforeValidator(_listify)], None),
 )  # fmt: skip
 
 

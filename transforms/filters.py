@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS, OOO_MASK_RUNS
+from kcorpus.transforms.pii import PII_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _HANGUL = re.compile(rf"[{HANGUL_LETTER_CLASS}]")
@@ -35,6 +36,8 @@ class FilterConfig:
             unit repeated four or more times. 0 disables.
         repetition_min_tokens: below this many tokens the token-ratio rule does not apply.
         min_sentences: drop documents with fewer kept sentences than this.
+        pii: personal data (`transforms/pii.py`): `mask` it with typed tokens (`[PHONE]`), `drop` the
+            documents that hold any (reason `pii`), or `keep` it untouched.
     """
 
     min_chars: int = 10
@@ -44,6 +47,7 @@ class FilterConfig:
     max_repeated_token_ratio: float = 0.5
     repetition_min_tokens: int = 4
     min_sentences: int = 1
+    pii: str = "mask"
 
     def __post_init__(self) -> None:
         if self.min_chars < 0 or self.max_chars < 0 or self.min_sentences < 0:
@@ -54,6 +58,8 @@ class FilterConfig:
             raise ValueError(f"filters: min_hangul_ratio must be in [0, 1], got {self.min_hangul_ratio}")
         if not 0.0 <= self.max_repeated_token_ratio <= 1.0:
             raise ValueError("filters: max_repeated_token_ratio must be in [0, 1]")
+        if self.pii not in PII_MODES:
+            raise ValueError(f"filters.pii must be one of {PII_MODES}, got {self.pii!r}")
 
 
 def is_empty(text: str) -> str | None:

@@ -6,6 +6,7 @@ Digests are blake2b of the id (never Python's salted `hash()`), so a record's sh
 from __future__ import annotations
 
 import hashlib
+import math
 
 
 def shard_name(prefix: str, shard: int, num_shards: int, suffix: str) -> str:
@@ -25,3 +26,17 @@ def split_and_shard(doc_id: str, validation_fraction: float, counts: dict[str, i
     u = int.from_bytes(digest[:8], "big") / 2.0**64
     split = "validation" if u < validation_fraction else "train"
     return split, int.from_bytes(digest[8:], "big") % counts[split]
+
+
+def shards_for_sample(num_shards: int, total_items: int, wanted: int, margin: float = 2.0) -> int:
+    """How many shards, taken from the first, hold about `margin` x `wanted` of `total_items` items.
+
+    Items go to shards by a digest of their id, so any set of shards is a uniform sample of the items and the
+    first k shards hold about k / num_shards of them; the margin keeps a sample of `wanted` drawn from them
+    full. All shards when the items are too few (or their count is unknown: `total_items` <= 0).
+    """
+    if num_shards < 1:
+        raise ValueError(f"num_shards must be positive, got {num_shards}")
+    if total_items <= 0 or wanted * margin >= total_items:
+        return num_shards
+    return max(1, min(num_shards, math.ceil(num_shards * wanted * margin / total_items)))

@@ -8,6 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.corpus.summary import summary_table
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.preflight import check_profile
@@ -22,7 +23,7 @@ RAN_BECAUSE = {"not run yet": "first run", "forced": "forced (--force)"}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="YAML profile (configs/sample.yaml, configs/dataflow.yaml, ...)")
-    parser.add_argument("--out", help="run folder; default: the profile's run.out")
+    parser.add_argument("--out", help="run folder, local or gs://BUCKET/PREFIX; default: the profile's run.out")
     parser.add_argument("--force", action="store_true", help="redo the selected stages even if up to date")
     parser.add_argument(
         "--only", nargs="+", default=[], metavar="STAGE",
@@ -59,21 +60,22 @@ def main(args: argparse.Namespace) -> int:
         return 1
     except RunError as err:
         raise UserError(str(err)) from err
-    out_dir = Path(out).resolve()
+    out_dir = str(out).rstrip("/") if fs.is_remote(str(out)) else str(Path(out).resolve())
     for r in results:
         print(describe(r))
-    stats = out_dir / "corpus" / corpus_layout.STATS_FILE
-    corpus_stats = json.loads(stats.read_text(encoding="utf-8")) if stats.is_file() else {}
+    stats = fs.join(out_dir, "corpus", corpus_layout.STATS_FILE)
+    corpus_stats = json.loads(fs.read_bytes(stats)) if fs.exists(stats) else {}
     if "sources" in corpus_stats:
-        print(summary_table(corpus_stats, str(out_dir / "corpus")))
+        print(summary_table(corpus_stats, fs.join(out_dir, "corpus")))
     if not args.no_report:
         from kcorpus.pipeline.run.report import write_report
 
         html, md = write_report(out_dir)
         print(f"report:  {html}\n         {md}")
-    pack = out_dir / "pack"
-    if (pack / "train").is_dir():
-        print(f"dataset: {pack / 'train'}  (datasets.load_from_disk; validation: {pack / 'validation'})")
+    pack = fs.join(out_dir, "pack")
+    if fs.exists(fs.join(pack, "train", "state.json")):
+        train, validation = fs.join(pack, "train"), fs.join(pack, "validation")
+        print(f"dataset: {train}  (datasets.load_from_disk; validation: {validation})")
     return 0
 
 

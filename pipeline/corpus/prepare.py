@@ -24,6 +24,7 @@ from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESP
 from kcorpus.pipeline.corpus.shards import write_run
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
 from kcorpus.transforms.prepare import DocumentPreparer, identity
+from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
 from kcorpus.transforms.sharding import shard_of
 
@@ -65,11 +66,13 @@ class PrepareBatchFn(beam.DoFn):
             from kcorpus.transforms.clean import make_cleaner
 
             cleaner = make_cleaner(source.preset, **dict(source.clean_options))
+        default_sets = reader_for(source.format).boilerplate_for
         return DocumentPreparer(
             cleaner=cleaner,
             splitter=splitter if source.split_sentences else None,
             filters=self.config.filters,
             remove_patterns=source.remove_patterns,
+            boilerplate=default_sets if source.boilerplate is None else source.boilerplate,
         )
 
     def start_bundle(self) -> None:
@@ -127,6 +130,8 @@ class PrepareBatchFn(beam.DoFn):
             counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
             for reason in prepared.sentence_reasons:
                 counts[(source, f"filter:sentences_dropped:{reason}")] += 1
+            for name, n in prepared.rewrites.items():
+                counts[(source, name)] += n
             if prepared.document is None:
                 counts[(source, f"filter:dropped:{prepared.reason}")] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)

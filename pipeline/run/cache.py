@@ -1,8 +1,12 @@
 """The make-like cache of `kcorpus run`: stage manifests, config and input hashes, staleness, commit.
 
 A stage writes into `<out>/<stage>.partial/`; `commit` writes its `_STAGE.json` (config hash, input
-fingerprints, output listing and digest, timings) last and renames the folder to `<out>/<stage>/` in one
-`os.replace`, so a stage killed half-way leaves only a `.partial` folder. A stage is up to date when its
+fingerprints, output listing and digest, timings) there, deletes the old `<out>/<stage>/` (its manifest
+first) and moves the new files to `<out>/<stage>/`, the manifest last. The manifest is the completion
+marker: a stage is complete only when its manifest exists, so a stage killed half-way, or a commit cut
+short, only ever leaves a folder without one. A local folder moves in one `os.replace`; on gs://, where a
+folder cannot be renamed, the objects move one by one and the manifest after all the others. Every path
+goes through the helpers of `kcorpus.pipeline.filesystems`, local folder or remote prefix alike. A stage is up to date when its
 manifest's config and input hashes match and its output files are all there with their sizes.
 """
 
@@ -12,12 +16,11 @@ import glob
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.run.errors import RunError
 
 STAGE_MANIFEST = "_STAGE.json"
@@ -30,26 +33,19 @@ def canonical_hash(obj: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def list_outputs(stage_dir: Path) -> dict[str, int]:
+def list_outputs(stage_dir: str) -> dict[str, int]:
     """Every file of a stage folder (but its manifest) as relative path -> size in bytes."""
-    return {
-        p.relative_to(stage_dir).as_posix(): p.stat().st_size
-        for p in sorted(stage_dir.rglob("*"))
-        if p.is_file() and p.name != STAGE_MANIFEST
-    }
+    return {rel: size for rel, size in fs.list_files(stage_dir).items() if rel != STAGE_MANIFEST}
 
 
-def output_digest(stage_dir: Path, listing: Mapping[str, int]) -> str:
-    """sha256 over every output file's path and content: what downstream stages depend on."""
-    return canonical_hash([[rel, size, _file_sha256(stage_dir / rel)] for rel, size in listing.items()])
+def output_digest(stage_dir: str, listing: Mapping[str, int]) -> str:
+    """A digest over every output file's path and content: what downstream stages depend on.
+
+    Local files are hashed (sha256); remote objects contribute the checksum their store keeps.
+    """
+    return canonical_hash(
+        [[rel, size, fs.content_checksum(fs.join(stage_dir, rel))] for rel, size in listing.items()]
+    )
 
 
 def fingerprint_files(patterns: Sequence[str]) -> list[dict[str, Any]]:
@@ -83,19 +79,19 @@ def _fingerprint_remote(pattern: str) -> list[dict[str, Any]]:
     ]
 
 
-def read_manifest(stage_dir: Path) -> dict[str, Any] | None:
+def read_manifest(stage_dir: str) -> dict[str, Any] | None:
     """A stage's `_STAGE.json`, or None when the stage never completed."""
+    path = fs.join(stage_dir, STAGE_MANIFEST)
     try:
-        with open(stage_dir / STAGE_MANIFEST, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(fs.read_bytes(path))
     except FileNotFoundError:
         return None
-    except (OSError, json.JSONDecodeError) as err:
-        print(f"[run] ignoring unreadable {stage_dir / STAGE_MANIFEST}: {err}", file=sys.stderr)
+    except (OSError, ValueError) as err:
+        print(f"[run] ignoring unreadable {path}: {err}", file=sys.stderr)
         return None
 
 
-def why_stale(manifest: Mapping[str, Any] | None, stage_dir: Path, config_hash: str, input_hash: str) -> str:
+def why_stale(manifest: Mapping[str, Any] | None, stage_dir: str, config_hash: str, input_hash: str) -> str:
     """Why a stage must run again, or "" when its manifest matches and its outputs are all there."""
     if manifest is None:
         return "not run yet"
@@ -104,15 +100,19 @@ def why_stale(manifest: Mapping[str, Any] | None, stage_dir: Path, config_hash: 
     if manifest.get("input_hash") != input_hash:
         return "inputs changed"
     # Files added later (a `datasets` map cache next to the shards) do not matter; missing or resized ones do.
+    present = fs.list_files(stage_dir)
     for rel, size in (manifest.get("outputs") or {}).items():
-        path = stage_dir / rel
-        if not path.is_file() or path.stat().st_size != size:
+        if present.get(rel) != size:
             return "output files changed since it ran"
     return ""
 
 
-def commit(partial: Path, final: Path, manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """Write the manifest (with the output listing and digest) into `partial` last, then rename it to `final`."""
+def commit(partial: str, final: str, manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """Write the manifest (with the output listing and digest) into `partial`, then move it all to `final`.
+
+    The old manifest is deleted first, so the old output stops reading as complete; the new manifest moves
+    last (a local folder moves in one rename with it inside), so `final` reads as complete only when whole.
+    """
     listing = list_outputs(partial)
     manifest = {
         **manifest,
@@ -120,16 +120,10 @@ def commit(partial: Path, final: Path, manifest: Mapping[str, Any]) -> dict[str,
         "output_bytes": sum(listing.values()),
         "output_digest": output_digest(partial, listing),
     }
-    tmp = partial / (STAGE_MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, partial / STAGE_MANIFEST)
-    if final.exists():
-        # Move the old output aside first: only the rename below makes the new stage visible.
-        old = final.with_name(final.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(final, old)
-        os.replace(partial, final)
-        shutil.rmtree(old)
-    else:
-        os.replace(partial, final)
+    blob = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+    fs.write_bytes(fs.join(partial, STAGE_MANIFEST), blob.encode("utf-8"))
+    fs.delete_file(fs.join(final, STAGE_MANIFEST))
+    fs.delete_tree(final)
+    fs.move_tree(partial, final, last=STAGE_MANIFEST)
+    fs.delete_tree(partial)
     return manifest

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import shutil
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus import __version__
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.profile import Profile
 from kcorpus.pipeline.run.cache import (
@@ -79,8 +79,8 @@ def execute_stage(
     job: Any,
     runner: StageRunner,
     beam_args: Sequence[str],
-    partial: Path,
-    final: Path,
+    partial: str,
+    final: str,
     identity: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Run one stage's job into `partial`, then commit it (manifest last, rename into place)."""
@@ -98,25 +98,32 @@ def execute_stage(
             f"output is in {partial}, and the next run starts this stage over"
         ) from err
     seconds = time.perf_counter() - t0
-    if not partial.is_dir():
+    if not fs.list_files(partial):
         raise RunError(f"stage {stage.name} (kcorpus {stage.command}) wrote nothing to {partial}")
     timing = {"started_at": started, "finished_at": _now(), "seconds": round(seconds, 3)}
     return commit(partial, final, {**identity, "job": _job_record(job), **timing})
 
 
-def _check_out(out: str | Path, beam_args: Sequence[str]) -> Path:
-    if "://" in str(out):
-        raise RunError(
-            f"run folder {out}: kcorpus run keeps its stage manifests in a local folder; on Dataflow, run the "
-            "stages one by one with gs:// outputs (README, 'Running on Dataflow')"
-        )
+def check_out(out: str | Path, beam_args: Sequence[str]) -> str:
+    """The run folder as the stages will see it: a remote prefix as given, a local folder made absolute.
+
+    A remote runner's workers cannot write a local folder, so with one the run folder must be remote.
+    """
+    if fs.is_remote(str(out)):
+        scheme = str(out).split("://", 1)[0]
+        if not fs.has_filesystem(str(out)):
+            raise RunError(
+                f"run folder {out}: Beam has no filesystem for {scheme}:// here (gs:// needs "
+                "`pip install 'kcorpus[dataflow]'`, i.e. apache-beam[gcp])"
+            )
+        return str(out).rstrip("/")
     runner = remote_runner(beam_args)
     if runner:
         raise RunError(
-            f"--runner {runner}: its workers cannot write the local run folder {out}; run build-corpus and pack "
-            "one by one with gs:// outputs (README, 'Running on Dataflow')"
+            f"--runner {runner}: its workers cannot write the local run folder {out}; give a run folder they "
+            "can reach (--out gs://BUCKET/run; docs/dataflow.md)"
         )
-    return Path(out).resolve()
+    return str(Path(out).resolve())
 
 
 def run(
@@ -129,7 +136,7 @@ def run(
     runners: Mapping[str, StageRunner] = RUNNERS,
 ) -> list[StageResult]:
     """Run the profile's stages into `out`, skipping those already complete and up to date."""
-    out = _check_out(out, beam_args)
+    out = check_out(out, beam_args)
     stages = plan_stages(profile)
     names = [s.name for s in stages]
     unknown = sorted(set(only) - set(names))
@@ -138,11 +145,12 @@ def run(
             f"unknown stage(s) for --only: {', '.join(unknown)}; this profile has {', '.join(names)}"
         )
     selected = set(only or names)
-    out.mkdir(parents=True, exist_ok=True)
+    if not fs.is_remote(out):
+        Path(out).mkdir(parents=True, exist_ok=True)
     manifests: dict[str, dict[str, Any]] = {}
     results: list[StageResult] = []
     for stage in stages:
-        final, partial = out / stage.name, out / (stage.name + PARTIAL_SUFFIX)
+        final, partial = fs.join(out, stage.name), fs.join(out, stage.name + PARTIAL_SUFFIX)
         missing = [up for up in stage.upstream if up not in manifests]
         manifest = read_manifest(final)
         if missing:
@@ -172,9 +180,10 @@ def run(
                 results.append(StageResult(stage.name, "not selected", stale or "up to date", 0.0))
             continue
         reason = "forced" if force and not stale else stale
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        job = stage.make_job({up: str(out / up) for up in stage.upstream}, str(partial))
+        fs.delete_tree(partial)
+        if not fs.is_remote(partial):
+            Path(partial).mkdir(parents=True)
+        job = stage.make_job({up: fs.join(out, up) for up in stage.upstream}, partial)
         stage_beam_args = list(beam_args) if stage.beam else []
         _log(f"{stage.name}: {reason}; running kcorpus {stage.command}")
         identity = {

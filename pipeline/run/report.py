@@ -3,7 +3,8 @@
 It reads what each stage wrote (`corpus/stats.json` and `corpus/docs/*.jsonl`, `vocab/manifest.json` and the
 vocabulary, `vocab-report/report.json`, `pack/manifest.json` and the Arrow shards, every `_STAGE.json`) and
 renders one self-contained page: tables plus inline SVG charts, no script, no server, no network. A stage
-that has not run yet is reported as missing, never guessed. Large outputs are read up to a byte budget; the
+that has not run yet is reported as missing, never guessed. The run folder may be local or remote (gs://):
+every read and write goes through `kcorpus.pipeline.filesystems`. Large outputs are read up to a byte budget; the
 report says when a figure comes from a prefix of the shards.
 
 This module collects (plain data, also written as `report.json`); `report_sections` turns the data into
@@ -14,14 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import glob
+import io
 import json
-import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
@@ -95,8 +96,7 @@ class CorpusScan:
 def read_json(path: str | Path) -> dict[str, Any] | None:
     """A JSON file as a dict, or None when it does not exist."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(fs.read_bytes(str(path)))
     except FileNotFoundError:
         return None
 
@@ -106,15 +106,15 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
 
     Characters count the document text without the newlines between its sentences.
     """
-    shards = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.DOCS_GLOB)))
+    shards = _files_matching(str(corpus_dir), corpus_layout.DOCS_GLOB)
     scan = CorpusScan(shards_total=len(shards))
     budget = max_bytes
-    for shard in shards:
+    for shard, size in shards.items():
         if scan.shards_read and budget <= 0:
             break
-        budget -= os.path.getsize(shard)
+        budget -= size
         scan.shards_read += 1
-        with open(shard, encoding="utf-8") as f:
+        with io.TextIOWrapper(fs.open_read(shard), encoding="utf-8") as f:
             for line in f:
                 if not line.strip():
                     continue
@@ -130,6 +130,17 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
                 for sentence in sentences:
                     scan.sentence_chars.add(len(sentence))
     return scan
+
+
+def _files_matching(folder: str, pattern: str) -> dict[str, int]:
+    """Path -> size of the files of a local or remote folder matching a one-level glob (`docs/*.jsonl`)."""
+    import fnmatch
+
+    return {
+        fs.join(folder, rel): size
+        for rel, size in fs.list_files(folder).items()
+        if fnmatch.fnmatchcase(rel, pattern) and rel.count("/") == pattern.count("/")
+    }
 
 
 def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -154,10 +165,11 @@ def dedup_rows(total: Mapping[str, Any]) -> list[tuple[str, int, float]]:
 
 def load_vocab_tokens(vocab_dir: str | Path) -> list[str]:
     """The tokens of a vocab folder in id order, from vocab.txt or else tokenizer.json."""
-    vocab_txt = Path(vocab_dir) / "vocab.txt"
-    if vocab_txt.exists():
-        return vocab_txt.read_text(encoding="utf-8").splitlines()
-    tok = read_json(Path(vocab_dir) / "tokenizer.json")
+    try:
+        return fs.read_bytes(fs.join(str(vocab_dir), "vocab.txt")).decode("utf-8").splitlines()
+    except FileNotFoundError:
+        pass
+    tok = read_json(fs.join(str(vocab_dir), "tokenizer.json"))
     if tok is None:
         return []
     vocab = tok.get("model", {}).get("vocab", [])
@@ -196,12 +208,15 @@ def sequence_lengths(pack_dir: str | Path, max_length: int, max_bytes: int = DEF
     # The last bin holds only full-length sequences.
     hist = Histogram.empty((*range(0, max_length, step), max_length), top=max_length)
     budget = max_bytes
-    for shard in sorted(glob.glob(os.path.join(str(pack_dir), "train", "*.arrow"))):
+    for shard, size in _files_matching(str(pack_dir), "train/*.arrow").items():
         if hist.total and budget <= 0:
             break
-        budget -= os.path.getsize(shard)
-        with pa.memory_map(shard) as source:
-            table = pa.ipc.open_stream(source).read_all()
+        budget -= size
+        if fs.is_remote(shard):
+            table = pa.ipc.open_stream(pa.BufferReader(fs.read_bytes(shard))).read_all()
+        else:
+            with pa.memory_map(shard) as source:
+                table = pa.ipc.open_stream(source).read_all()
         for length in _lengths(table):
             hist.add(length)
     return hist
@@ -224,11 +239,11 @@ def _lengths(table: Any) -> Iterator[int]:
 
 def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> dict[str, Any]:
     """Everything the report shows, as plain data (also written as `report.json`)."""
-    out = Path(out_dir)
+    out = str(out_dir)
     stages = {}
     for name in STAGES:
-        manifest = read_json(out / name / "_STAGE.json")
-        partial = (out / f"{name}.partial").exists()
+        manifest = read_json(fs.join(out, name, "_STAGE.json"))
+        partial = fs.folder_exists(fs.join(out, f"{name}.partial"))
         if manifest is None:
             stages[name] = {"status": "incomplete (killed or failed)" if partial else "not run"}
         else:
@@ -239,31 +254,31 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
                 "output_bytes": manifest.get("output_bytes"),
                 "config_hash": (manifest.get("config_hash") or "")[:12],
             }
-    data: dict[str, Any] = {"out": str(out), "stages": stages}
+    data: dict[str, Any] = {"out": out, "stages": stages}
 
-    stats = read_json(out / "corpus" / corpus_layout.STATS_FILE)
+    stats = read_json(fs.join(out, "corpus", corpus_layout.STATS_FILE))
     if stats is not None:
         total = stats.get("total", {})
-        scan = scan_documents(out / "corpus", max_scan_bytes)
+        scan = scan_documents(fs.join(out, "corpus"), max_scan_bytes)
         data["corpus"] = {
             "total": total,
             "per_source_in": per_source_counts(stats),
             "dedup": dedup_rows(total),
             "scan": scan,
         }
-    vocab_manifest = read_json(out / "vocab" / "manifest.json")
-    tokens = load_vocab_tokens(out / "vocab") if (out / "vocab").is_dir() else []
+    vocab_manifest = read_json(fs.join(out, "vocab", "manifest.json"))
+    tokens = load_vocab_tokens(fs.join(out, "vocab"))
     if vocab_manifest is not None or tokens:
         data["vocab"] = {"manifest": vocab_manifest or {}, "summary": vocab_summary(tokens)}
-    overlap = read_json(out / "vocab-report" / "report.json")
+    overlap = read_json(fs.join(out, "vocab-report", "report.json"))
     if overlap is not None:
         data["vocab_report"] = overlap
-    pack_manifest = read_json(out / "pack" / "manifest.json")
+    pack_manifest = read_json(fs.join(out, "pack", "manifest.json"))
     if pack_manifest is not None:
         max_length = find_key(pack_manifest, "max_length") or 512
         data["pack"] = {
             "manifest": pack_manifest,
-            "lengths": sequence_lengths(out / "pack", int(max_length), max_scan_bytes),
+            "lengths": sequence_lengths(fs.join(out, "pack"), int(max_length), max_scan_bytes),
             "max_length": int(max_length),
         }
     return data
@@ -281,16 +296,15 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-def write_report(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> tuple[Path, Path]:
+def write_report(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> tuple[str, str]:
     """Write `report.html`, `report.md` and `report.json` into the run folder; return the first two paths."""
-    out = Path(out_dir)
+    out = str(out_dir)
     data = collect(out, max_scan_bytes)
     data["generated_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     sections = build_sections(data)
-    html_path, md_path = out / "report.html", out / "report.md"
-    html_path.write_text(render_html(data, sections), encoding="utf-8")
-    md_path.write_text(render_markdown(data, sections), encoding="utf-8")
-    (out / "report.json").write_text(
-        json.dumps(_jsonable(data), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-    )
+    html_path, md_path = fs.join(out, "report.html"), fs.join(out, "report.md")
+    fs.write_bytes(html_path, render_html(data, sections).encode("utf-8"))
+    fs.write_bytes(md_path, render_markdown(data, sections).encode("utf-8"))
+    blob = json.dumps(_jsonable(data), ensure_ascii=False, indent=2) + "\n"
+    fs.write_bytes(fs.join(out, "report.json"), blob.encode("utf-8"))
     return html_path, md_path

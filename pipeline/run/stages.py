@@ -8,16 +8,19 @@ function that runs its job: the same functions the `kcorpus` sub-commands call.
 from __future__ import annotations
 
 import dataclasses
-import glob
-import os
+import fnmatch
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.profile import Profile, ProfileError
 from kcorpus.pipeline.run.errors import RunError
+from kcorpus.pipeline.run.launcher import has_remote_paths, run_on_launcher
 from kcorpus.transforms import corpus_layout
+from kcorpus.transforms.sharding import shards_for_sample
 
 STAGE_NAMES = ("corpus", "vocab", "vocab-report", "pack")
 CORPUS_SECTIONS = {"sources", "filters", "dedup", "split", "output"}
@@ -49,12 +52,30 @@ class Stage:
     beam: bool = False
 
 
-def corpus_text_files(corpus_dir: str | Path) -> list[str]:
-    """The sentence-per-line shards of a build-corpus output, in shard order."""
-    files = sorted(glob.glob(os.path.join(str(corpus_dir), corpus_layout.TEXT_GLOB)))
+def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) -> list[str]:
+    """The sentence-per-line shards of a build-corpus output (local or remote), in shard order.
+
+    With `max_sentences`, only the first shards that hold about twice that many sentences (stats.json says
+    how many there are): documents go to shards by a digest of their id, so they are a uniform sample, and a
+    launcher samples a large gs:// corpus without reading all of it. Local and remote runs pick the same ones.
+    """
+    corpus_dir = str(corpus_dir)
+    files = [fs.join(corpus_dir, rel) for rel in fs.list_files(corpus_dir) if _matches(rel, corpus_layout.TEXT_GLOB)]
     if not files:
         raise RunError(f"{corpus_dir}: no {corpus_layout.TEXT_GLOB} shards; is it a build-corpus output?")
-    return files
+    if max_sentences is None:
+        return files
+    try:
+        stats = json.loads(fs.read_bytes(fs.join(corpus_dir, corpus_layout.STATS_FILE)))
+        total = int(stats["total"]["sentences"])
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        total = 0  # unknown: every shard
+    return files[: shards_for_sample(len(files), total, max_sentences)]
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    """A glob match where `*` stays within one folder, as on a filesystem."""
+    return fnmatch.fnmatchcase(rel, pattern) and rel.count("/") == pattern.count("/")
 
 
 def plan_stages(profile: Profile) -> list[Stage]:
@@ -71,13 +92,14 @@ def plan_stages(profile: Profile) -> list[Stage]:
         ),
         Stage(
             "vocab", "train-vocab", ("corpus",), vocab.model_dump(mode="json"),
-            lambda dirs, out: vocab.job(corpus_text_files(dirs["corpus"]), out),
+            lambda dirs, out: vocab.job(corpus_text_files(dirs["corpus"], vocab.max_sentences), out),
         ),
     ]  # fmt: skip
     if report is not None:
         stages.append(Stage(
             "vocab-report", "vocab-report", ("corpus", "vocab"), report.model_dump(mode="json"),
-            lambda dirs, out: report.job(dirs["vocab"], corpus_text_files(dirs["corpus"]), out),
+            lambda dirs, out: report.job(
+                dirs["vocab"], corpus_text_files(dirs["corpus"], report.max_sentences), out),
             inputs=(report.reference,),
         ))  # fmt: skip
     stages.append(Stage(
@@ -105,13 +127,19 @@ def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
 def _run_vocab(job: Any, beam_args: Sequence[str]) -> None:
     from kcorpus.pipeline.vocab.train import train_vocab
 
-    train_vocab(job)
+    if has_remote_paths(job):  # a gs:// run folder: train on local copies of the sampled shards
+        run_on_launcher(job, train_vocab)
+    else:
+        train_vocab(job)
 
 
 def _run_vocab_report(job: Any, beam_args: Sequence[str]) -> None:
     from kcorpus.pipeline.vocab.report import write_report
 
-    write_report(job)
+    if has_remote_paths(job):
+        run_on_launcher(job, write_report)
+    else:
+        write_report(job)
 
 
 def _run_pack(job: Any, beam_args: Sequence[str]) -> None:

@@ -11,7 +11,10 @@
 - `MLMCollator`: BERT masking (15% of non-special, non-padding tokens; 80% `[MASK]`, 10% random, 10% kept)
   with an RNG seeded by (seed, epoch, rank, step), so masks are reproducible and independent of workers.
 
-torch is imported only when `num_workers > 0` or `return_tensors="pt"`.
+- `device="cuda"` (with `prefetch=2`): batches arrive as torch tensors already on the GPU, copied ahead on a
+  side CUDA stream from reused pinned buffers while the current step runs (`kcorpus.prefetch`).
+
+torch is imported only when `num_workers > 0`, `return_tensors="pt"` or `device` is set.
 """
 
 from __future__ import annotations
@@ -313,6 +316,9 @@ class PackedDataLoader:
         pad_to: str = "max_length",
         prefetch_factor: int | None = None,
         pin_memory: bool = False,
+        device: Any = None,
+        prefetch: int = 2,
+        runtime: Any = None,
     ):
         if return_tensors not in ("np", "pt"):
             raise ValueError(f"return_tensors must be 'np' or 'pt', got {return_tensors!r}")
@@ -323,6 +329,11 @@ class PackedDataLoader:
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        if prefetch < 1:
+            raise ValueError(f"prefetch must be at least 1, got {prefetch}")
+        # device: hand batches over on it (CUDA: prefetched, kcorpus.prefetch); runtime= replaces torch.cuda
+        # (the tests' CPU shim).
+        self.device, self.prefetch, self.runtime = device, prefetch, runtime
         self._fetcher = _BatchFetcher(dataset, pad_to, collator, return_tensors)
         self.epoch = 0
         self.step = 0
@@ -350,13 +361,27 @@ class PackedDataLoader:
                     num_workers=self.num_workers,
                     collate_fn=_no_collate,
                     prefetch_factor=self.prefetch_factor,
-                    pin_memory=self.pin_memory,
+                    # with a device the prefetcher pins into its own buffers: a second pinned copy is waste
+                    pin_memory=self.pin_memory and self.device is None and self.runtime is None,
                 )
             )
+        batches = self._to_device(batches)
         for batch in batches:
             # counted when handed over, so a state saved now resumes at the next batch
             self.step += 1
             yield batch
+
+    def _to_device(self, batches: Iterator[Batch]) -> Iterator[Batch]:
+        """The batches as they are handed over: unchanged, on a CUDA device (prefetched), or on another device."""
+        if self.device is None and self.runtime is None:
+            return batches
+        from kcorpus.prefetch import CudaRuntime, move_to_device, prefetch_to_device
+
+        if self.runtime is not None:
+            return prefetch_to_device(batches, self.runtime, self.prefetch)
+        if str(self.device).startswith("cuda"):
+            return prefetch_to_device(batches, CudaRuntime(self.device), self.prefetch)
+        return move_to_device(batches, self.device)
 
     def state_dict(self) -> dict[str, Any]:
         return {"epoch": self.epoch, "step": self.step, **dataclasses.asdict(self.plan)}

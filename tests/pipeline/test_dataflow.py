@@ -85,6 +85,19 @@ def check_dataflow_graph(pipeline, options, expected_labels: set[str]) -> set[st
     return labels
 
 
+def dofn_strings(pipeline) -> set[str]:
+    """The string attributes of every kcorpus DoFn in the graph, as a worker unpickles them."""
+    found = set()
+    for transform in pipeline.to_runner_api().components.transforms.values():
+        if transform.spec.urn != common_urns.primitives.PAR_DO.urn:
+            continue
+        payload = beam_runner_api_pb2.ParDoPayload.FromString(transform.spec.payload)
+        if payload.do_fn.urn == python_urns.PICKLED_DOFN_INFO:
+            fn = pickler.loads(payload.do_fn.payload)[0]
+            found |= {v for v in vars(fn).values() if isinstance(v, str)}
+    return found
+
+
 def test_pack_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) -> None:
     from kcorpus.pipeline import cli
 
@@ -124,4 +137,27 @@ def test_kcorpus_run_refuses_a_remote_runner_on_a_local_run_folder(submitted: li
     ):
         run(load_profile(SAMPLE_PROFILE), tmp_path / "run", beam_args=DATAFLOW_ARGS)
     assert submitted == []
+    assert not (tmp_path / "run").exists()
+
+
+def test_kcorpus_run_launches_its_beam_stage_on_dataflow_into_a_remote_run_folder(
+    submitted: list, tmp_path: Path
+) -> None:
+    """`kcorpus run PROFILE --out gs://... -- --runner DataflowRunner`: no refusal, the workers write remotely."""
+    from fake_remote import PREFIX, use_root
+    from kcorpus.pipeline import filesystems as fs
+    from kcorpus.pipeline.profile import load_profile
+    from kcorpus.pipeline.run.errors import StageFailed
+    from kcorpus.pipeline.run.orchestrate import run
+
+    use_root(tmp_path / "store")
+    out = f"{PREFIX}bucket/run"
+    with pytest.raises(StageFailed, match=r"stage corpus \(kcorpus build-corpus\) failed: Submitted"):
+        run(load_profile(SAMPLE_PROFILE), out, beam_args=DATAFLOW_ARGS)
+    assert len(submitted) == 1
+    pipeline, options = submitted[0]
+    check_dataflow_graph(pipeline, options, {"PrepareDocuments", "WriteShards"})
+    # the workers write below the remote run folder: a DoFn of the graph carries it
+    assert f"{out}/corpus.partial" in dofn_strings(pipeline)
+    assert not fs.exists(f"{out}/corpus/_STAGE.json")
     assert not (tmp_path / "run").exists()

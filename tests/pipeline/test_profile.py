@@ -266,3 +266,20 @@ def test_bundled_profiles_keep_their_stage_settings():
     assert dataflow.vocab.max_sentences == 10_000_000
     assert dataflow.vocab_report.job("v", ["t"], "o").max_sentences == 200_000
     assert dataflow.pack.job("c", "v", "o").shard_size_mb == 512.0
+
+
+def test_boilerplate_sets_and_pii_mode():
+    src = MINIMAL["sources"][0]
+    assert config_from_dict(MINIMAL).sources[0].boilerplate is None  # the format's default
+    assert config_from_dict(MINIMAL).filters.pii == "mask"
+    named = config_from_dict({"sources": [{**src, "boilerplate": ["news", "petitions"]}]}).sources[0]
+    assert named.boilerplate == ("news", "petitions")
+    assert config_from_dict({"sources": [{**src, "boilerplate": "news"}]}).sources[0].boilerplate == ("news",)
+    assert config_from_dict({"sources": [{**src, "boilerplate": []}]}).sources[0].boilerplate == ()
+    assert config_from_dict({**MINIMAL, "filters": {"pii": "drop"}}).filters.pii == "drop"
+    assert errors_of({"sources": [{**src, "boilerplate": ["nwes"]}]}) == [
+        "sources[nsmc]: unknown boilerplate set(s) ['nwes']; valid: petitions, naver_comments, news, wikiextractor"
+    ]
+    assert errors_of({**MINIMAL, "filters": {"pii": "hide"}}) == [
+        "filters.pii: expected 'mask', 'drop' or 'keep', got 'hide'"
+    ]

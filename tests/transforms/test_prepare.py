@@ -51,3 +51,59 @@ def test_document_rules_name_the_reason():
     assert short.reason == "too_short"
     empty = prep.prepare(Document("c:4", " \n ", "c"))
     assert (empty.reason, empty.sentences_in) == ("empty", 0)
+
+
+def test_boilerplate_lines_go_and_a_document_of_only_boilerplate_is_dropped():
+    prep = DocumentPreparer(
+        cleaner=identity, splitter=None, filters=FilterConfig(), boilerplate=["naver_comments"]
+    )
+    kept = prep.prepare(Document("c:5", "배우들 연기가 아주 좋네요\n삭제된 댓글입니다.", "c"))
+    assert kept.document is not None and kept.document.text == "배우들 연기가 아주 좋네요"
+    assert kept.rewrites == {"boilerplate:naver_comments:deleted": 1, "boilerplate:lines_removed": 1}
+    assert kept.sentences_in == 1
+    gone = prep.prepare(Document("c:6", "클린봇이 부적절한 표현을 감지한 댓글입니다.", "c"))
+    assert (gone.document, gone.reason, gone.sentences_in) == (None, "boilerplate", 0)
+    assert gone.rewrites == {"boilerplate:naver_comments:cleanbot": 1, "boilerplate:lines_removed": 1}
+
+
+def test_boilerplate_sets_chosen_per_document_and_remove_patterns_counted():
+    prep = DocumentPreparer(
+        cleaner=identity,
+        splitter=None,
+        filters=FilterConfig(),
+        remove_patterns=[r"\(주\)"],
+        boilerplate=lambda meta: ("news",) if meta.get("kind") == "newspaper" else (),
+    )
+    text = "[서울=뉴시스] (주)한국전력이 요금을 올렸다."
+    news = prep.prepare(Document("n:1", text, "n", {"kind": "newspaper"}))
+    assert news.document is not None and news.document.text == "한국전력이 요금을 올렸다."
+    assert news.rewrites == {"boilerplate:news:dateline": 1, "boilerplate:remove_patterns:0": 1}
+    other = prep.prepare(Document("w:1", text, "n", {"kind": "written"}))
+    assert other.document is not None and other.document.text == "[서울=뉴시스] 한국전력이 요금을 올렸다."
+
+
+def test_pii_is_masked_before_splitting_dropped_or_kept():
+    text = "연락처는 010-1234-5678입니다. 메일은 hong@example.com 입니다."
+    doc = Document("p:1", text, "p")
+    masked = DocumentPreparer(cleaner=identity, splitter=split_on_da, filters=FilterConfig()).prepare(doc)
+    assert masked.document is not None
+    assert masked.document.text == "연락처는 [PHONE]입니다.\n메일은 [EMAIL] 입니다."
+    assert masked.rewrites == {"pii:email": 1, "pii:mobile": 1}
+    dropped = DocumentPreparer(cleaner=identity, splitter=None, filters=FilterConfig(pii="drop")).prepare(doc)
+    assert (dropped.document, dropped.reason, dropped.rewrites) == (
+        None,
+        "pii",
+        {"pii:email": 1, "pii:mobile": 1},
+    )
+    kept = DocumentPreparer(
+        cleaner=identity, splitter=None, filters=FilterConfig(pii="keep", min_hangul_ratio=0)
+    ).prepare(doc)
+    assert kept.document is not None and kept.document.text == text and kept.rewrites == {}
+
+
+def test_pii_tokens_survive_the_kcelectra_cleaner():
+    from kcorpus.transforms.clean import make_cleaner
+
+    prep = DocumentPreparer(cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig())
+    out = prep.prepare(Document("c:7", "전화 주세요ㅋㅋㅋㅋㅋ 010-1234-5678 🙂 메일 hong@example.com", "c"))
+    assert out.document is not None and out.document.text == "전화 주세요ㅋㅋ [PHONE] 메일 [EMAIL]"

@@ -7,7 +7,7 @@ file at a time (`read`); a line format subclasses `lines.LineReader` and parses 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from kcorpus.transforms.files import STREAM_ERRORS, open_binary
@@ -27,12 +27,18 @@ class Reader:
         line_based: its files are lines that `LineParser` reads one by one, so Beam splits them by byte range.
         folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
         has_pages: records come from `pages` + `page_record`, which Beam reshuffles in between.
+        boilerplate: the boilerplate rule sets (`transforms/boilerplate.py`) on by default for this format.
     """
 
     name = ""
     line_based = False
     folder_is_input = False
     has_pages = False
+    boilerplate: tuple[str, ...] = ()
+
+    def boilerplate_for(self, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+        """The default boilerplate rule sets of one document of this format (by its metadata)."""
+        return self.boilerplate
 
     def check(self, path: str, options: ReadOptions) -> None:
         """Raise ValueError if the options contradict the file (e.g. threads in a one-comment-per-line file)."""

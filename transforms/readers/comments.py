@@ -55,6 +55,7 @@ class CommentsReader(LineReader):
     """`comments`: layout `lines`, `tsv`, `jsonl` (line formats) or `csv` (read whole), by option or suffix."""
 
     name = "comments"
+    boilerplate = ("naver_comments",)
 
     def check(self, path: str, options: ReadOptions) -> None:
         if options.thread_field and comment_layout(path, options) == "lines":

@@ -175,6 +175,7 @@ class PetitionsReader(LineReader):
     """`petitions`: the Blue House petitions JSONL (title, content, category, dates, agreements)."""
 
     name = "petitions"
+    boilerplate = ("petitions",)
 
     def parse_text(self, parser: LineParser, text: str, offset: int, raw: bytes,
                    line: int | None) -> list[Record | CommentRow]:

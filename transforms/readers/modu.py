@@ -192,6 +192,10 @@ class ModuReader(Reader):
     name = "modu"
     folder_is_input = True
 
+    def boilerplate_for(self, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+        """News rules for the newspaper corpus (NIRW...) only: written, spoken and web text have none."""
+        return ("news",) if metadata.get("kind") == "newspaper" else ()
+
     def read(self, path: str, options: ReadOptions, source: str) -> Iterator[Record]:
         if is_local_dir(path):
             for file_path in walk(path, MODU_SUFFIXES):

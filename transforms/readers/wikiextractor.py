@@ -17,6 +17,7 @@ class WikiExtractorReader(Reader):
     """Read whole (a `<doc>` spans lines); the `--json` layout is parsed line by line."""
 
     name = "wikiextractor"
+    boilerplate = ("wikiextractor",)
 
     def parses_lines(self, path: str, options: ReadOptions) -> bool:
         return True

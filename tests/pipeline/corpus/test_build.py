@@ -173,7 +173,7 @@ EXPECTED_TOTAL = {
         "repetitive": 28,
         "too_short": 938,
     },
-    "sentences": 21551,
+    "sentences": 21552,
 }
 EXPECTED_INPUTS = {"kowiki": 124, "nsmc": 10352, "petitions": 336}
 EXPECTED_KEPT = {"kowiki": 113, "nsmc": 9286, "petitions": 304}

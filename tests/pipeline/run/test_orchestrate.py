@@ -414,11 +414,11 @@ def test_kcorpus_run_calls_the_stage_functions_with_typed_jobs(project: Path, mo
     assert "pack          ran" in capsys.readouterr().out
 
 
-def test_remote_run_folder_is_refused_with_a_pointer(project: Path) -> None:
-    with pytest.raises(
-        RunError, match=r"run folder gs://b/run: kcorpus run keeps its stage manifests in a local"
-    ):
-        run(load_profile(project / "profile.yaml"), "gs://b/run")
+def test_unreachable_remote_run_folder_is_refused_before_any_stage(project: Path) -> None:
+    """A remote run folder is fine (tests/pipeline/run/test_run_remote.py); one Beam cannot reach is not."""
+    with pytest.raises(RunError, match=r"run folder nosuchfs://b/run: Beam has no filesystem for nosuchfs://"):
+        run(load_profile(project / "profile.yaml"), "nosuchfs://b/run")
+    assert not (project / "runs").exists()
 
 
 def test_unlistable_remote_input_is_a_clear_error(project: Path) -> None:

@@ -27,7 +27,7 @@ def run_dir(testdata: Path, tmp_path: Path) -> Path:
 
 
 def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
-    html_path, md_path = write_report(run_dir)
+    html_path, md_path = map(Path, write_report(run_dir))
     data = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
 
     assert {k: v["status"] for k, v in data["stages"].items()} == dict.fromkeys(
@@ -76,7 +76,7 @@ def test_report_on_an_interrupted_run(run_dir: Path) -> None:
     shutil.rmtree(run_dir / "pack")
     (run_dir / "pack.partial").mkdir()
     shutil.rmtree(run_dir / "vocab-report")
-    _, md_path = write_report(run_dir)
+    _, md_path = map(Path, write_report(run_dir))
     md = md_path.read_text(encoding="utf-8")
     assert "| pack | incomplete (killed or failed) |" in md
     assert "| vocab-report | not run |" in md
@@ -95,7 +95,7 @@ def test_scan_budget_reads_whole_shards_and_says_so(run_dir: Path) -> None:
     assert scan_documents(run_dir / "corpus").documents["nsmc"] == 3
     partial = scan_documents(run_dir / "corpus", max_bytes=1)
     assert (partial.shards_read, partial.shards_total, partial.documents["nsmc"]) == (1, 2, 2)
-    _, md_path = write_report(run_dir, max_scan_bytes=1)
+    _, md_path = map(Path, write_report(run_dir, max_scan_bytes=1))
     assert "come from the first 1 of 2 docs shards" in md_path.read_text(encoding="utf-8")
 
 

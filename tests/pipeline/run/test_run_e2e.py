@@ -18,28 +18,7 @@ from kcorpus.pipeline.profile import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import STAGE_MANIFEST
 from kcorpus.pipeline.run.errors import StageFailed
-from testdata_paths import TESTDATA
-
-SAMPLE = TESTDATA / "sample"
-IN_MEMORY = ["--direct_running_mode=in_memory"]
-
-
-def write_slice(root: Path) -> None:
-    """The first 300 NSMC rows, 12 petitions and 6 Wikipedia articles of the bundled sample."""
-    data = root / "data"
-    data.mkdir()
-    with open(SAMPLE / "nsmc_ratings_test_head.txt", encoding="utf-8") as f:
-        (data / "nsmc.txt").write_text("".join(next(f) for _ in range(301)), encoding="utf-8")
-    with open(SAMPLE / "petitions_2017-08_head", encoding="utf-8") as f:
-        (data / "petitions").write_text("".join(next(f) for _ in range(12)), encoding="utf-8")
-    wiki, docs = [], 0
-    with open(SAMPLE / "wiki_00_head", encoding="utf-8") as f:
-        for line in f:
-            wiki.append(line)
-            docs += line.startswith("</doc>")
-            if docs == 6:
-                break
-    (data / "wiki_00").write_text("".join(wiki), encoding="utf-8")
+from run_fixtures import IN_MEMORY, SAMPLE, write_slice
 
 
 def write_profile(root: Path, vocab_size: int) -> Path:
@@ -162,7 +141,7 @@ def test_report_on_the_real_run(interrupted_then_finished: dict) -> None:
     from kcorpus.pipeline.run.report import write_report
 
     out = interrupted_then_finished["out"]
-    html_path, md_path = write_report(out)
+    html_path, md_path = map(Path, write_report(out))
     md = md_path.read_text(encoding="utf-8")
     stats = json.loads((out / "corpus" / "stats.json").read_text(encoding="utf-8"))["total"]
     assert f"| {stats['input']} | {stats['kept']} | {stats['dropped']} | 0 | yes |" in md

@@ -1,0 +1,202 @@
+"""Boilerplate rule sets per source: named, small sets of line-scoped patterns, every removal counted.
+
+A rule is a regex applied to each line of a normalized text (before sentence splitting and `clean()`), with
+a replacement (a space by default). A line that held boilerplate and is left with no letter or digit is
+removed whole; `BoilerplateRemover.remove` says how often each rule fired and how many lines went. The
+sets were written against real text: the petitions month in the shared data, Korean Wikipedia through
+WikiExtractor, Naver's comment notices and Korean news footers (KoELECTRA removed these by hand, issue #28).
+A reader names the sets that are on by default for its format (`Reader.boilerplate_for`).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+# A line is left "empty" when nothing but punctuation, symbols and spaces remains.
+_WORD = re.compile(r"[^\W_]")
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """One boilerplate pattern: `name` is its counter name within its set; `replacement` may use groups.
+
+    `needles`: substrings one of which every match contains; a line with none skips the regex (most lines).
+    """
+
+    name: str
+    pattern: str
+    replacement: str = " "
+    needles: tuple[str, ...] = ()
+
+
+# Naver's comment notices are whole comments: only a line that is the notice and nothing else goes, so a
+# comment quoting "삭제된 댓글입니다" in a sentence stays.
+_NOTICE_BY = r"(?:(?:작성자|운영자|관리자|신고|클린봇)에? ?의해 |운영 ?규정 미준수로 인해 |규정 위반으로 |(?:신고|규정)에 의해 )?"
+_NAVER_COMMENTS = (
+    Rule(
+        "cleanbot",
+        r"^\W*클린봇이 (?:부적절한|악성) ?(?:표현|댓글)을 감지(?:한|하여)[^\n]{0,20}?(?:댓글|답글|게시글)입니다\W*$",
+        needles=("클린봇",),
+    ),
+    Rule(
+        "deleted",
+        rf"^\W*{_NOTICE_BY}(?:삭제|숨김 ?처리|블라인드 ?처리|비공개 ?처리|차단)(?:된|되어 있는) (?:댓글|답글|게시글|게시물)입니다\W*$",
+        needles=("댓글", "답글", "게시"),
+    ),
+    Rule(
+        "hidden",
+        r"^\W*(?:내용을 표시할 수 없는|작성자가 (?:삭제|숨김)한|삭제 ?요청된) (?:댓글|답글)입니다\W*$",
+        needles=("댓글", "답글"),
+    ),
+)
+
+# Blue House petitions: the admin's edit notices (the 2017-08 month has the '숨김' variant six times) and
+# URLs the archive masked with asterisks.
+_PETITIONS = (
+    Rule(
+        "admin_notice",
+        r"[\[(]\s*(?:본|해당|이)[^\[\]()\n]{0,100}?(?:관리자|운영자)에 의해\s*"
+        r"['‘\"“]?(?:수정|삭제|숨김|비공개)['’\"”]?\s*(?:처리\s*)?(?:되었습니다|되었음|됨|되었습니다\.)\.?\s*[\])]",
+        needles=("관리자", "운영자"),
+    ),
+    Rule(
+        "closed_notice",
+        r"^\W*청원 요건에 위배되어 관리자에 의해 (?:비공개|삭제)된 청원입니다\W*$",
+        needles=("청원 요건",),
+    ),
+    Rule("masked_url", r"(?:https?://|www\.)[^\s]*\*{2,}[^\s]*", needles=("**",)),
+)
+
+# News: datelines "[서울=뉴시스]", "(서울=연합뉴스) 홍길동 기자 =", bylines with an e-mail, copyright footers,
+# photo credits and the "▶ 기사 더보기" trailers.
+_REPORTER = r"(?<![가-힣])[가-힣]{2,4} ?(?:[가-힣]{2,4} ?)?(?:선임|수석|객원|인턴|전문|편집위원 겸 )?(?:기자|특파원|통신원|기상캐스터|논설위원)"
+_REPORTER_WORDS = ("기자", "특파원", "통신원", "캐스터", "위원")
+_EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+_NEWS = (
+    Rule(
+        "photo_credit",
+        r"[\[(<]\s*(?:사진|그래픽|자료사진|이미지|영상|제공|출처)\s*[=:]\s*[^\])>\n]{1,40}[\])>]",
+        needles=("=", ":"),
+    ),
+    Rule(
+        "dateline",
+        rf"[\[(【]\s*[가-힣A-Za-z]{{1,10}}\s*=\s*[^\])】\s=]{{1,15}}(?:\s[^\])】\s=]{{1,15}})?\s*[\])】]"
+        rf"(?:\s*(?:{_REPORTER}(?:\s*,\s*[가-힣]{{2,4}})*\s*=))?",
+        needles=("=",),
+    ),
+    Rule("byline_email", rf"[/=\[(<]?\s*{_REPORTER}\s*[(\[<]?\s*{_EMAIL}\s*[)\]>]?", needles=("@",)),
+    Rule(
+        "reporter_bracket",
+        rf"[\[(]\s*(?:[가-힣A-Za-z0-9]{{1,10}}\s)?{_REPORTER}\s*[\])]",
+        needles=_REPORTER_WORDS,
+    ),
+    Rule("reporter_line", rf"^\W*{_REPORTER}\W*$", needles=_REPORTER_WORDS),
+    Rule("email_line", rf"^\W*{_EMAIL}\W*$", needles=("@",)),
+    Rule(
+        "copyright",
+        r"[<\[(【]?\s*(?:(?:저작권자|Copyright|ⓒ|©|\(c\))[^\n]{0,60}?)?무단\s*[-·]?\s*(?:전재|복제|게재)"
+        r"(?:\s*(?:[-·,/]|및)?\s*(?:재배포|배포|복제|AI\s*학습\s*(?:및\s*)?(?:이용|활용)))*\s*금지[^\n]{0,20}?[>\]）)】]?",
+        needles=("금지",),
+    ),
+    Rule(
+        "copyright_notice",
+        r"(?:Copyright|ⓒ|©)\s*[^\n]{0,60}?All rights reserved\.?",
+        needles=("ⓒ", "©", "opyright", "OPYRIGHT"),
+    ),
+    Rule("trailer", r"^\s*[▶☞▷►]\s*[^\n]*$", needles=("▶", "☞", "▷", "►")),
+    Rule(
+        "more_link",
+        r"(?:관련\s*)?(?:기사|뉴스)\s*(?:더\s*보기|원문\s*보기|원문)\s*[>▶]*",
+        needles=("보기", "원문"),
+    ),
+    Rule("end_mark", r"\(끝\)\s*$", needles=("(끝)",)),
+)
+
+# WikiExtractor output: links it left unconverted, category links, removed formulas and the empty
+# brackets they leave ("AKIRA ()", "(, 1924년 10월 1일 ~ )").
+_WIKIEXTRACTOR = (
+    Rule("category_link", r"\[\[(?:분류|Category):[^\]\n]*\]\]", needles=("[[",)),
+    Rule("wikilink", r"\[\[(?:[^\]|\n]*\|)?([^\]|\n]*)\]\]", r"\1", needles=("[[",)),
+    Rule("formula", r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])", needles=("formula_", "codice_")),
+    Rule("bracket_separators", r"([(（])\s*(?:[,;、]\s*)+", r"\1", needles=("(", "（")),
+    Rule(
+        "empty_brackets",
+        r"(?:[ \t]+|(?<![A-Za-z0-9_]))(?:\(\s*\)|（\s*）|\[\s*\]|《\s*》|「\s*」|『\s*』)",
+        "",
+        needles=("(", "（", "[", "《", "「", "『"),
+    ),
+)
+
+RULE_SETS: Mapping[str, tuple[Rule, ...]] = {
+    "petitions": _PETITIONS,
+    "naver_comments": _NAVER_COMMENTS,
+    "news": _NEWS,
+    "wikiextractor": _WIKIEXTRACTOR,
+}
+# The counter set name of a source's own `remove_patterns` (rules named by their index).
+CUSTOM_SET = "remove_patterns"
+
+
+def check_set_names(names: Iterable[str]) -> None:
+    """ValueError naming the valid sets for any unknown name."""
+    unknown = [n for n in names if n not in RULE_SETS]
+    if unknown:
+        raise ValueError(f"unknown boilerplate set(s) {unknown}; valid: {', '.join(RULE_SETS)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Removal:
+    """What `BoilerplateRemover.remove` did to one text.
+
+    Attributes:
+        text: the text without its boilerplate (lines that were only boilerplate removed).
+        counts: `"<set>:<rule>" -> matches` for every rule that fired.
+        lines_removed: lines that held boilerplate and nothing else.
+    """
+
+    text: str
+    counts: Mapping[str, int]
+    lines_removed: int
+
+
+class BoilerplateRemover:
+    """The compiled rules of some sets (in the order given) plus a source's own patterns."""
+
+    def __init__(self, sets: Sequence[str] = (), extra_patterns: Sequence[str] = ()) -> None:
+        check_set_names(sets)
+        rules = [(f"{name}:{rule.name}", rule) for name in sets for rule in RULE_SETS[name]]
+        rules += [(f"{CUSTOM_SET}:{i}", Rule(str(i), p)) for i, p in enumerate(extra_patterns)]
+        self.rules = tuple(
+            (key, re.compile(r.pattern, re.IGNORECASE), r.replacement, r.needles) for key, r in rules
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def remove(self, text: str) -> Removal:
+        """Every rule over every line of `text` ("\\n"-separated), in rule order."""
+        if not self.rules:
+            return Removal(text, {}, 0)
+        counts: collections.Counter[str] = collections.Counter()
+        lines_out: list[str] = []
+        removed = 0
+        for line in text.split("\n"):
+            hits = 0
+            for key, pattern, replacement, needles in self.rules:
+                if needles and not any(needle in line for needle in needles):
+                    continue
+                line, n = pattern.subn(replacement, line)
+                if n:
+                    counts[key] += n
+                    hits += n
+            if hits:
+                line = _SPACES.sub(" ", line).strip()
+                if not _WORD.search(line):
+                    removed += 1
+                    continue
+            lines_out.append(line)
+        return Removal("\n".join(lines_out), dict(counts), removed)
