@@ -2,6 +2,11 @@
 
 A sub-command module defines `add_arguments(parser)` and `main(args) -> int`. Modules are imported only when
 their command runs, so `kcorpus clean` never pays for importing Beam or the tokenizers.
+
+Global flags, anywhere before `--`: `-v/--verbose` (kcorpus's and Beam's INFO logs) and `--debug` (a
+traceback for user errors too). A `UserError` is printed as `kcorpus <command>: error: <line>` per problem
+and exits 2 (`DataLossError`: 1); any other exception is a bug or an infrastructure failure and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -9,6 +14,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+
+from kcorpus.pipeline.errors import UserError
+
+GLOBAL_FLAGS = {"-v": "verbose", "--verbose": "verbose", "--debug": "debug"}
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -23,16 +32,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def split_global_flags(argv: list[str]) -> tuple[list[str], set[str]]:
+    """`argv` without the global flags (those before `--`), and the names of the flags given."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    flags = {GLOBAL_FLAGS[a] for a in argv[:cut] if a in GLOBAL_FLAGS}
+    return [a for a in argv[:cut] if a not in GLOBAL_FLAGS] + argv[cut:], flags
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, flags = split_global_flags(list(sys.argv[1:] if argv is None else argv))
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         usage = "\n".join(f"  {name:<14} {help_}" for name, (_, help_) in COMMANDS.items())
-        print(f"usage: kcorpus COMMAND [options]\n\ncommands:\n{usage}", file=sys.stderr)
+        print(f"usage: kcorpus [-v] [--debug] COMMAND [options]\n\ncommands:\n{usage}", file=sys.stderr)
         known = not argv or argv[0] in ("-h", "--help")
         if not known:
             print(f"\nkcorpus: unknown command {argv[0]!r}", file=sys.stderr)
         return 0 if known else 2
     name, rest = argv[0], argv[1:]
+    from kcorpus.pipeline.console import configure_logging
+
+    configure_logging(verbose="verbose" in flags)
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"kcorpus {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)
@@ -44,7 +63,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(rest)
     if beam_args or not hasattr(args, "beam_args"):
         args.beam_args = beam_args
-    return int(module.main(args) or 0)
+    args.verbose, args.debug = "verbose" in flags, "debug" in flags
+    try:
+        return int(module.main(args) or 0)
+    except UserError as err:
+        if args.debug:
+            raise
+        for line in err.errors:
+            print(f"kcorpus {name}: error: {line}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print(f"kcorpus {name}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ class SourceConfig:
             counted as the boilerplate set `remove_patterns`.
         boilerplate: boilerplate rule sets (`transforms/boilerplate.py`) to apply; None: the format's
             default (`petitions`, `comments`, Modu newspaper, `wikiextractor`), `()`: none.
+        allow_missing: a path that matches no file is not an error (the source may read nothing at all).
     """
 
     name: str
@@ -46,6 +47,7 @@ class SourceConfig:
     clean_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     remove_patterns: tuple[str, ...] = ()
     boilerplate: tuple[str, ...] | None = None
+    allow_missing: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -95,12 +97,15 @@ class OutputConfig:
         dropped: write every dropped record (`all`), a deterministic sample (`sample`), or none (`none`).
             Counts in stats.json are always complete.
         dropped_sample_rate: the share of dropped records kept by `sample`.
+        max_dead_letter_fraction: a source that dead-letters more than this share of its records (or yields
+            no document at all) fails the run with exit 1; 0 is strict (any dead letter fails it).
     """
 
     dir: str | None = None
     num_shards: int = 4
     dropped: str = "all"
     dropped_sample_rate: float = 0.01
+    max_dead_letter_fraction: float = 0.01
 
     def __post_init__(self) -> None:
         if self.num_shards < 1:
@@ -109,6 +114,8 @@ class OutputConfig:
             raise ValueError(f"output.dropped must be one of {DROPPED_MODES}, got {self.dropped!r}")
         if not 0.0 <= self.dropped_sample_rate <= 1.0:
             raise ValueError("output.dropped_sample_rate must be in [0, 1]")
+        if not 0.0 <= self.max_dead_letter_fraction <= 1.0:
+            raise ValueError(f"output.max_dead_letter_fraction must be in [0, 1], got {self.max_dead_letter_fraction}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +137,11 @@ class CorpusConfig:
             raise ValueError(f"sources: duplicate source names {duplicated}")
         if self.filters.masks == "replace":
             check_mask_token(self.filters.mask_token, self.sources)
+
+    @property
+    def sources_allowed_missing(self) -> dict[str, int]:
+        """The sources with `allow_missing: true` (and their number of paths): reading nothing is no loss."""
+        return {s.name: len(s.paths) for s in self.sources if s.allow_missing}
 
 
 def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:

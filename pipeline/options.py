@@ -8,12 +8,16 @@ with one worker per core. Any Beam option passes through untouched (`--runner Da
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 LOCAL_MODES = ("multi_processing", "in_memory", "multi_threading")
+# The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place.
+BEAM_WORKER_COMMAND = f"{sys.executable} -m apache_beam.runners.worker.sdk_worker_main"
+QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"
 
 
 def pipeline_options(beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing") -> PipelineOptions:
@@ -36,6 +40,19 @@ def make_pipeline(beam_args: Sequence[str] = (), *, local_mode: str = "multi_pro
     options = pipeline_options(beam_args, local_mode=local_mode)
     if options.view_as(StandardOptions).runner is not None:
         return beam.Pipeline(options=options)
+    return beam.Pipeline(runner=quiet_fn_api_runner(), options=options)
+
+
+def quiet_fn_api_runner() -> beam.runners.runner.PipelineRunner:
+    """A FnApiRunner whose worker subprocesses start through `kcorpus.pipeline.beam_worker` (quiet logs)."""
+    from apache_beam.portability import python_urns
     from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
-    return beam.Pipeline(runner=FnApiRunner(), options=options)
+    class QuietFnApiRunner(FnApiRunner):
+        def run_via_runner_api(self, pipeline_proto, options):  # type: ignore[no-untyped-def]
+            for env in pipeline_proto.components.environments.values():
+                if env.urn == python_urns.SUBPROCESS_SDK and env.payload == BEAM_WORKER_COMMAND.encode():
+                    env.payload = QUIET_WORKER_COMMAND.encode()
+            return super().run_via_runner_api(pipeline_proto, options)
+
+    return QuietFnApiRunner()

@@ -66,7 +66,7 @@ OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
 }
 
 
-class OutputError(ValueError):
+class OutputError(UserError, ValueError):
     """An output path kcorpus must not write (or a folder another process is writing): one line, exit 2."""
 
 

@@ -35,6 +35,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     create_model,
+    field_validator,
     model_validator,
 )
 
@@ -47,6 +48,7 @@ from kcorpus.pipeline.config import (
     SourceConfig,
     SplitConfig,
 )
+from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
@@ -76,12 +78,8 @@ _EXPECTED = {
 }
 
 
-class ProfileError(ValueError):
+class ProfileError(UserError, ValueError):
     """A profile that does not validate; `errors` holds one line per problem."""
-
-    def __init__(self, errors: Sequence[str]) -> None:
-        self.errors = list(errors)
-        super().__init__("\n".join(self.errors))
 
 
 def resolve_path(path: str, base_dir: str) -> str:
@@ -193,11 +191,55 @@ OutputSection = _section(
     "OutputSection", OutputConfig, dir=(ProfilePath | None, None),
     dropped=_choice(OutputConfig, "dropped", DROPPED_MODES),
 )  # fmt: skip
-SourceSection = _section(
-    "SourceSection", SourceConfig,
+_SourceFields = _section(
+    "_SourceFields", SourceConfig,
     paths=(Annotated[tuple[ProfilePath, ...], BeforeValidator(_listify)], ...),
     boilerplate=(Annotated[tuple[StrictStr, ...] | None, BeforeValidator(_listify)], None),
 )  # fmt: skip
+
+
+class SourceSection(_SourceFields):  # type: ignore[misc, valid-type]
+    """`sources[]`: the format, preset, reader options and clean options are checked here, not in a worker."""
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        from kcorpus.transforms.readers.registry import reader_for
+
+        reader_for(value)
+        return value
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str) -> str:
+        from kcorpus.transforms.clean import PRESETS
+
+        if value != "none" and value not in PRESETS:
+            raise ValueError(f"unknown clean preset {value!r}; valid: {', '.join([*PRESETS, 'none'])}")
+        return value
+
+    @field_validator("options")
+    @classmethod
+    def _reader_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from kcorpus.transforms.readers.options import ReadOptions
+
+        try:
+            ReadOptions(**value)
+        except TypeError as err:
+            raise ValueError(str(err)) from err
+        return value
+
+    @model_validator(mode="after")
+    def _clean_options(self) -> SourceSection:
+        from kcorpus.transforms.clean import resolve_options
+
+        if self.clean_options and self.preset == "none":
+            raise ValueError("clean_options: given, but preset is none (nothing is cleaned)")
+        try:
+            resolve_options(self.preset if self.preset != "none" else "kcelectra", **self.clean_options)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"clean_options: {err}") from err
+        return self
 
 
 class DedupSection(Section):

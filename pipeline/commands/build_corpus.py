@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import sys
 
 from kcorpus.pipeline.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.options import LOCAL_MODES
-from kcorpus.pipeline.outputs import OutputError
 from kcorpus.pipeline.profile import default_of
 
 
@@ -53,12 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from kcorpus.pipeline.corpus.build import check_readers
     from kcorpus.pipeline.corpus.job import build_corpus
-    from kcorpus.pipeline.profile import load_config
+    from kcorpus.pipeline.corpus.summary import loss_problems, summary_table
+    from kcorpus.pipeline.errors import DataLossError, UserError
+    from kcorpus.pipeline.preflight import check_profile
 
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("kcorpus").setLevel(logging.INFO)
     overrides = list(args.overrides)
     if args.num_shards is not None:
         overrides.append(f"output.num_shards={args.num_shards}")
@@ -66,16 +62,11 @@ def main(args: argparse.Namespace) -> int:
         overrides.append(f"split.backend={args.split_backend}")
     if args.dropped:
         overrides.append(f"output.dropped={args.dropped}")
-    try:
-        config = load_config(args.config, overrides)
-        check_readers(config)
-    except (OSError, ValueError, TypeError) as exc:
-        print(f"kcorpus build-corpus: {exc}", file=sys.stderr)
-        return 2
-    out = args.out or config.output.dir
+    out = args.out or _profile_out(args.config, overrides)
+    outputs = {"--out" if args.out else "output.dir": out} if out else {}
+    config = check_profile(args.config, overrides, outputs=outputs).corpus
     if not out:
-        print("kcorpus build-corpus: no output directory (give --out or output.dir)", file=sys.stderr)
-        return 2
+        raise UserError("no output directory: give --out DIR or set output.dir in the profile")
     try:
         job = BuildCorpusJob(
             config,
@@ -86,19 +77,30 @@ def main(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
         stats = build_corpus(job, args.beam_args)
-    except (FileExistsError, FileNotFoundError, OutputError) as exc:
-        print(f"kcorpus build-corpus: error: {exc}", file=sys.stderr)
-        return 2
-    total = {k: v for k, v in stats["total"].items() if k != "counters"}
-    print(json.dumps(total, ensure_ascii=False))
+    except (FileExistsError, FileNotFoundError) as exc:
+        raise UserError(str(exc)) from exc
+    print(summary_table(stats, out))
     if not stats["total"]["reconciled"]:
         print("kcorpus build-corpus: counts do not reconcile; see stats.json", file=sys.stderr)
         return 1
+    lost = loss_problems(stats, config.output.max_dead_letter_fraction, config.sources_allowed_missing)
+    if lost:
+        raise DataLossError(lost)
     return 0
+
+
+def _profile_out(path: str, overrides: list[str]) -> str | None:
+    """`output.dir` of the profile when it validates (otherwise the full check reports why)."""
+    from kcorpus.pipeline.profile import ProfileError, load_config
+
+    try:
+        return load_config(path, overrides).output.dir
+    except (ProfileError, OSError):
+        return None
 
 
 def run(argv: list[str] | None = None) -> int:
     """Entry point for tests and scripts: `run(["--config", "c.yaml", "--out", "o"])`."""
-    parser = argparse.ArgumentParser(prog="kcorpus build-corpus")
-    add_arguments(parser)
-    return main(parser.parse_args(argv))
+    from kcorpus.pipeline.cli import main as cli_main
+
+    return cli_main(["build-corpus", *(argv or [])])

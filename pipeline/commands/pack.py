@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from functools import partial
 
 from kcorpus.pipeline.options import LOCAL_MODES
@@ -93,8 +92,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.errors import UserError
     from kcorpus.pipeline.pack.build import run
+    from kcorpus.pipeline.preflight import check, corpus_problem, output_problem, tokenizer_problem
 
+    check([
+        corpus_problem(args.corpus, args.input_format),
+        tokenizer_problem(args.tokenizer),
+        output_problem(args.out),
+    ])
     try:
         job = PackJob(
             corpus=args.corpus,
@@ -121,8 +127,7 @@ def main(args: argparse.Namespace) -> int:
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:
-        print(f"kcorpus pack: error: {err}", file=sys.stderr)
-        return 2
+        raise UserError(str(err)) from err
     counts = {k: v for k, v in manifest["counts"].items() if k != "splits"}
     print(json.dumps(counts, ensure_ascii=False))
     return 0

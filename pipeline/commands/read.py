@@ -39,6 +39,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", help="text encoding, e.g. cp949 (default utf-8, BOM handled)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="reader option, repeatable: " + ", ".join(f.name for f in _option_fields()))
+    parser.add_argument("--max-dead-letter-fraction", type=float, default=_max_dead_default(), metavar="F",
+                        help="exit 1 when more than this share of the records is dead-lettered "
+                             f"({_max_dead_default()}; 0: any dead letter fails)")
+
+
+def _max_dead_default() -> float:
+    from kcorpus.pipeline.config import OutputConfig
+    from kcorpus.pipeline.profile import default_of
+
+    return default_of(OutputConfig, "max_dead_letter_fraction")
 
 
 def _option_fields() -> list:
@@ -113,14 +123,37 @@ def _open_output(path: str, stack: contextlib.ExitStack) -> IO[str]:
     return stack.enter_context(open(path, "w", encoding="utf-8", newline="\n"))
 
 
+def loss_problem(counts: collections.Counter, max_fraction: float) -> str | None:
+    """Why a read lost data (nothing read, everything or too much dead-lettered), or None."""
+    records, dead = counts["records"], counts["dead_letter"]
+    if records == 0:
+        return "the inputs held no records at all"
+    if counts["documents"] == 0 and dead:
+        return f"every record was dead-lettered ({dead} of {records}); see the rejected file"
+    if dead > max_fraction * records:
+        return (f"{dead} of {records} records dead-lettered ({dead / records:.1%}), more than "
+                f"--max-dead-letter-fraction {max_fraction}; see the rejected file")
+    return None
+
+
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.errors import DataLossError, UserError
+    from kcorpus.pipeline.preflight import check, input_problem, output_file_problem
+
     try:
         extra = {"encoding": args.encoding} if args.encoding else {}
         options = ReadOptions.from_strings(args.option, **extra)
-        out_path, dead_path, dropped_path = output_paths(args)
+        options_problem = None
     except (ValueError, TypeError) as err:
-        print(f"kcorpus read: error: {err}", file=sys.stderr)
-        return 2
+        options_problem = f"--option: {err}"
+    outputs = (("--out", args.out), ("--dead-letter", args.dead_letter), ("--dropped", args.dropped))
+    check([
+        options_problem,
+        *(input_problem(path, args.fmt) for path in args.paths if path != STDIN),
+        *(output_file_problem(path, what) for what, path in outputs if path and path != STDIN),
+        None if 0 <= args.max_dead_letter_fraction <= 1 else "--max-dead-letter-fraction: expected 0 to 1",
+    ])
+    out_path, dead_path, dropped_path = output_paths(args)
     source = args.source or args.fmt
     records = read_files(args.fmt, expand_paths(args.fmt, args.paths), options, source)
     sys.stdout.flush()
@@ -133,7 +166,9 @@ def main(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except ValueError as err:  # a configuration the files contradict, e.g. thread_field on plain lines
-        print(f"kcorpus read: error: {err}", file=sys.stderr)
-        return 2
+        raise UserError(str(err)) from err
     print(summarize(args.fmt, source, counts, reasons), file=sys.stderr if out_path == STDIN else sys.stdout)
+    lost = loss_problem(counts, args.max_dead_letter_fraction)
+    if lost:
+        raise DataLossError(lost)
     return 0

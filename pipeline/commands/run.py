@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import json
 import sys
 import traceback
 from pathlib import Path
 
 from kcorpus.pipeline import filesystems as fs
+from kcorpus.pipeline.corpus.summary import summary_table
+from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs import OutputError, OutputPlan, claim_output
+from kcorpus.pipeline.preflight import check_profile
 from kcorpus.pipeline.profile import ProfileError, load_profile
 from kcorpus.pipeline.run.errors import RunError, StageFailed
-from kcorpus.pipeline.run.orchestrate import run
-from kcorpus.pipeline.run.stages import STAGE_NAMES, plan_stages
+from kcorpus.pipeline.run.orchestrate import StageResult, run
+from kcorpus.pipeline.run.stages import STAGE_NAMES
+from kcorpus.transforms import corpus_layout
+
+RAN_BECAUSE = {"not run yet": "first run", "forced": "forced (--force)"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,31 +33,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-report", action="store_true", help="do not write report.html / report.md")
 
 
+def describe(result: StageResult) -> str:
+    """One line of the end-of-run table: what happened to a stage, and why."""
+    if result.status == "ran":
+        why = RAN_BECAUSE.get(result.reason, result.reason)
+        return f"{result.name:<13} ran: {why} ({result.seconds:.1f} s)"
+    if result.status == "skipped":
+        return f"{result.name:<13} skipped: {result.reason}"
+    return f"{result.name:<13} {result.status} ({result.reason})"
+
+
 def main(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("kcorpus").setLevel(logging.INFO)
+    # An absolute profile path: relative paths in it resolve to absolute ones, wherever the stages run.
+    config = str(Path(args.config).resolve())
+    out = args.out or _profile_out(config)
+    outputs = {"--out" if args.out else "run.out": out} if out else {}
+    profile = check_profile(config, stages=STAGE_NAMES, outputs=outputs)
+    if not out:
+        raise UserError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
     try:
-        # An absolute profile path: relative paths in it resolve to absolute ones, wherever the stages run.
-        profile = load_profile(str(Path(args.config).resolve()))
-        plan_stages(profile)  # a profile without a `vocab:` section fails here, before any work
-        out = args.out or profile.run.out
-        if not out:
-            raise RunError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
         results = run(profile, out, beam_args=args.beam_args, force=args.force, only=args.only)
     except StageFailed as err:
-        if err.__cause__ is not None:
+        if err.__cause__ is not None and args.debug:
             traceback.print_exception(err.__cause__, file=sys.stderr)
-        print(f"kcorpus run: {err}", file=sys.stderr)
+        print(f"kcorpus run: error: {err}" + ("" if args.debug else " (--debug shows the traceback)"),
+              file=sys.stderr)
         return 1
-    except OutputError as err:
-        print(f"kcorpus run: error: {err}", file=sys.stderr)
-        return 2
-    except (RunError, ProfileError, FileNotFoundError) as err:
-        print(f"kcorpus run: {err}", file=sys.stderr)
-        return 1
+    except RunError as err:
+        raise UserError(str(err)) from err
     out_dir = str(out).rstrip("/") if fs.is_remote(str(out)) else str(Path(out).resolve())
     for r in results:
-        print(f"{r.name:<13} {r.status:<13} {r.reason}" + (f" ({r.seconds:.1f} s)" if r.seconds else ""))
+        print(describe(r))
+    stats = fs.join(out_dir, "corpus", corpus_layout.STATS_FILE)
+    corpus_stats = json.loads(fs.read_bytes(stats)) if fs.exists(stats) else {}
+    if "sources" in corpus_stats:
+        print(summary_table(corpus_stats, fs.join(out_dir, "corpus")))
     if not args.no_report:
         from kcorpus.pipeline.run.report import write_report
 
@@ -68,3 +84,11 @@ def main(args: argparse.Namespace) -> int:
         train, validation = fs.join(pack, "train"), fs.join(pack, "validation")
         print(f"dataset: {train}  (datasets.load_from_disk; validation: {validation})")
     return 0
+
+
+def _profile_out(path: str) -> str | None:
+    """`run.out` of the profile when it validates (otherwise the full check reports why)."""
+    try:
+        return load_profile(path).run.out
+    except (ProfileError, OSError):
+        return None

@@ -102,6 +102,9 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
 
 
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.preflight import check, input_problem, output_problem
+
+    check([*(input_problem(p) for p in args.input), output_problem(args.out)])
     try:
         manifest = train_vocab(job_from_args(args))
     except (ValueError, FileNotFoundError) as error:

@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.preflight import check, output_problem
+
+    check([output_problem(args.out)])
     try:
         result = merge(args.base, args.other, args.out, model_max_length=args.model_max_length,
                        allow_jamo=args.allow_jamo, overwrite=args.overwrite)

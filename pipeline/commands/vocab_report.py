@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from kcorpus.pipeline.preflight import check, input_problem, output_problem
+
+    check([*(input_problem(p) for p in args.corpus or ()), output_problem(args.out)])
     job = VocabReportJob(
         a=args.a,
         b=args.b,

@@ -12,7 +12,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.transforms.corpus_layout import LAYOUTS
-from kcorpus.transforms.packing.corpus_files import PARSERS
+from kcorpus.transforms.packing.corpus_files import parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
 
@@ -52,8 +52,7 @@ def spread_batches(job: PackJob, num_files: int, options: PipelineOptions) -> bo
 
 def read_corpus_file(path: str, layout: str) -> Iterator[Document | DeadLetter]:
     with FileSystems.open(path) as raw:
-        lines = (line.decode("utf-8", errors="replace") for line in raw)
-        yield from PARSERS[layout](path, lines)
+        yield from parse_corpus_bytes(path, layout, raw)
 
 
 # (id, text, source): documents travel between stages as plain tuples so Beam's fast coder handles them

@@ -18,6 +18,7 @@ from typing import Any
 
 from kcorpus import __version__
 from kcorpus.pipeline import filesystems as fs
+from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs import (
     OutputError,
     check_output,
@@ -97,6 +98,10 @@ def execute_stage(
     started, t0 = _now(), time.perf_counter()
     try:
         runner(job, beam_args)
+    except UserError as err:
+        # A data-loss or user error keeps its exit code; the message says where the stage's output is.
+        raise type(err)([*err.errors, (f"stage {stage.name}: its output is kept in {partial} for inspection; "
+                         "the next run starts this stage over")]) from err
     except Exception as err:
         # The stage's own traceback is kept as the cause; the run says which stage and where its output is.
         raise StageFailed(

@@ -112,10 +112,17 @@ def plan_stages(profile: Profile) -> list[Stage]:
 
 def _run_corpus(job: BuildCorpusJob, beam_args: Sequence[str]) -> None:
     from kcorpus.pipeline.corpus.job import build_corpus
+    from kcorpus.pipeline.corpus.summary import loss_problems
+    from kcorpus.pipeline.errors import DataLossError
 
     stats = build_corpus(job, beam_args)
     if not stats["total"]["reconciled"]:
         raise RunError(f"build-corpus counts do not reconcile; see {job.out}/{corpus_layout.STATS_FILE}")
+    lost = loss_problems(
+        stats, job.config.output.max_dead_letter_fraction, job.config.sources_allowed_missing
+    )
+    if lost:
+        raise DataLossError(lost)
 
 
 def _run_vocab(job: Any, beam_args: Sequence[str]) -> None:

@@ -3,7 +3,8 @@
 `DIR/docs/*.jsonl`: one JSON object per line with `id` and `text` (sentences joined by "\n").
 `DIR/text/*.txt`: one sentence per line, a blank line between documents; a document's id is
 `<file name>:<line of its first sentence>`.
-A line that cannot be used becomes a `DeadLetter` with its file, line number and reason.
+A line that cannot be used becomes a `DeadLetter` with its file, line number and reason; so does a line that
+is not valid UTF-8 (`parse_corpus_bytes` decodes strictly: no U+FFFD is ever put into a text).
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from collections.abc import Iterable, Iterator
 from kcorpus.transforms.corpus_layout import LAYOUTS
 from kcorpus.transforms.record import DeadLetter, Document, raw_prefix
 
-__all__ = ["LAYOUTS", "PARSERS", "parse_docs_jsonl", "parse_text"]
+__all__ = ["LAYOUTS", "PARSERS", "parse_corpus_bytes", "parse_docs_jsonl", "parse_text"]
 
 STAGE = "pack"
 
 
-def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | DeadLetter]:
-    """Documents of a `docs/*.jsonl` shard."""
+def parse_docs_jsonl(path: str, lines: Iterable[str | None]) -> Iterator[Document | DeadLetter]:
+    """Documents of a `docs/*.jsonl` shard (a None line was dead-lettered already and is skipped)."""
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if line is None or not line.strip():
             continue
         try:
             obj = json.loads(line)
@@ -41,12 +42,15 @@ def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | Dea
         )
 
 
-def parse_text(path: str, lines: Iterable[str]) -> Iterator[Document]:
-    """Documents of a `text/*.txt` shard: blank-line separated blocks of sentence lines."""
+def parse_text(path: str, lines: Iterable[str | None]) -> Iterator[Document]:
+    """Documents of a `text/*.txt` shard: blank-line separated blocks of sentence lines (a None line was
+    dead-lettered already: it is left out of its block without ending it)."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     block: list[str] = []
     first = 0
     for number, line in enumerate(lines, start=1):
+        if line is None:
+            continue
         line = line.rstrip("\r\n")
         if line.strip():
             if not block:
@@ -60,3 +64,24 @@ def parse_text(path: str, lines: Iterable[str]) -> Iterator[Document]:
 
 
 PARSERS = {"docs": parse_docs_jsonl, "text": parse_text}
+
+
+def parse_corpus_bytes(path: str, layout: str, raw_lines: Iterable[bytes]) -> Iterator[Document | DeadLetter]:
+    """The documents of a corpus file's raw lines; a line that is not UTF-8 is an `invalid_encoding` DeadLetter
+    with its file and line number."""
+    undecodable: list[DeadLetter] = []
+
+    def decoded() -> Iterator[str | None]:
+        for number, raw in enumerate(raw_lines, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                reason = f"invalid_encoding: {err.reason} at byte {err.start} of the line"
+                undecodable.append(DeadLetter(path, reason, line=number, raw=raw_prefix(raw), stage=STAGE))
+                yield None
+
+    for record in PARSERS[layout](path, decoded()):
+        yield from undecodable
+        undecodable.clear()
+        yield record
+    yield from undecodable

@@ -11,7 +11,7 @@ import json
 import re
 import zipfile
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import IO, Any
 
 from kcorpus.transforms.files import STREAM_ERRORS, is_local_dir, is_remote, open_binary, walk
 from kcorpus.transforms.readers.base import Reader
@@ -146,6 +146,17 @@ def _modu_from_bytes(data: bytes, path: str, options: ReadOptions, source: str) 
                             headline=options.headline)
 
 
+def _too_large(path: str, size: int | None, limit: int) -> DeadLetter:
+    known = f"{size} bytes" if size is not None else "more bytes"
+    return DeadLetter(path, f"too_large: {known} uncompressed, over max_whole_file_bytes={limit}")
+
+
+def read_at_most(stream: IO[bytes], limit: int) -> bytes | None:
+    """The whole stream if it holds at most `limit` bytes, else None (having read only `limit + 1`)."""
+    data = stream.read(limit + 1)
+    return None if len(data) > limit else data
+
+
 def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
     try:
         archive = zipfile.ZipFile(open_binary(path) if is_remote(path) else path)
@@ -157,10 +168,20 @@ def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Rec
             if member.endswith("/") or not member.lower().endswith(".json"):
                 continue
             member_path = f"{path}!{member}"
+            limit = options.max_whole_file_bytes
+            # The header's size first, so a large member is never decompressed; the bounded read catches a
+            # header that understates it.
+            if archive.getinfo(member).file_size > limit:
+                yield _too_large(member_path, archive.getinfo(member).file_size, limit)
+                continue
             try:
-                data = archive.read(member)
+                with archive.open(member) as stream:
+                    data = read_at_most(stream, limit)
             except (zipfile.BadZipFile, *STREAM_ERRORS, NotImplementedError) as err:
                 yield DeadLetter(member_path, f"corrupt_member: {err}")
+                continue
+            if data is None:
+                yield _too_large(member_path, None, limit)
                 continue
             yield from _modu_from_bytes(data, member_path, options, source)
 
@@ -185,8 +206,11 @@ class ModuReader(Reader):
             return
         try:
             with open_binary(path) as stream:
-                data = stream.read()
+                data = read_at_most(stream, options.max_whole_file_bytes)
         except STREAM_ERRORS as err:
             yield DeadLetter(path, f"unreadable_file: {err}")
+            return
+        if data is None:
+            yield _too_large(path, None, options.max_whole_file_bytes)
             return
         yield from _modu_from_bytes(data, path, options, source)

@@ -29,6 +29,8 @@ class ReadOptions:
         namespaces: wiki-dump: namespaces kept (others are Dropped with reason `namespace`).
         unquote: nsmc: undo the publisher's double CSV quoting of documents that contain `"`.
         split: hf-datasets: read only this split of a DatasetDict (default: all, in name order).
+        max_whole_file_bytes: the largest input read whole into memory (a Modu JSON file or zip member, after
+            decompression); a larger one is a `too_large` DeadLetter and is never read past this size.
     """
 
     encoding: str = "utf-8"
@@ -45,6 +47,7 @@ class ReadOptions:
     namespaces: tuple[int, ...] = (0,)
     unquote: bool = True
     split: str = ""
+    max_whole_file_bytes: int = 1_000_000_000
 
     def __init__(self, **options: Any) -> None:
         fields = {f.name: f for f in dataclasses.fields(self)}
@@ -64,6 +67,8 @@ class ReadOptions:
             codecs.lookup(self.encoding)
         except LookupError as err:
             raise ValueError(f"unknown encoding {self.encoding!r}") from err
+        if self.max_whole_file_bytes < 1:
+            raise ValueError(f"max_whole_file_bytes must be >= 1, got {self.max_whole_file_bytes}")
         for name, valid in (("layout", COMMENT_LAYOUTS), ("tags", ("remove", "keep")), ("deid", ("remove", "keep"))):
             if getattr(self, name) not in valid:
                 raise ValueError(f"{name} must be one of {', '.join(valid)}, got {getattr(self, name)!r}")
@@ -92,6 +97,11 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
         if lowered in ("0", "false", "no", "off"):
             return False
         raise ValueError(f"option {name} expects true/false, got {value!r}")
+    if hint is int:
+        try:
+            return int(value.replace("_", ""))
+        except ValueError as err:
+            raise ValueError(f"option {name} expects an integer, got {value!r}") from err
     if hint == tuple[int, ...]:
         try:
             return tuple(int(part) for part in value.split(",") if part.strip())

@@ -19,17 +19,20 @@ def jsonl(path: Path) -> list[dict]:
 def test_read_nsmc_with_faults_writes_three_files_and_a_summary(tmp_path, capsys):
     out = tmp_path / "nsmc.jsonl"
     code = main(["read", "--format", "nsmc", str(DATA / "nsmc_ratings_test_slice.txt"),
-                 str(DATA / "faults" / "nsmc_faults.txt"), str(tmp_path / "missing.txt"), "--out", str(out)])
-    assert code == 0
-    assert capsys.readouterr().out == (
-        "read nsmc as nsmc: 54 records -> 43 documents, 7 dead-lettered, 4 dropped (empty 4, invalid_encoding 1, "
-        "invalid_value 2, nul_byte 1, unreadable_file 1, wrong_field_count 2)\n")
+                 str(DATA / "faults" / "nsmc_faults.txt"), "--out", str(out)])
+    # 6 of 53 records dead-lettered is more than the default 1%: the files are written, the exit status is 1.
+    assert code == 1
+    captured = capsys.readouterr()
+    assert captured.out == (
+        "read nsmc as nsmc: 53 records -> 43 documents, 6 dead-lettered, 4 dropped (empty 4, invalid_encoding 1, "
+        "invalid_value 2, nul_byte 1, wrong_field_count 2)\n")
+    assert captured.err == ("kcorpus read: error: 6 of 53 records dead-lettered (11.3%), more than "
+                            "--max-dead-letter-fraction 0.01; see the rejected file\n")
     documents = jsonl(out)
     assert documents[0] == {"id": "nsmc:6270596", "text": "굳 ㅋ", "source": "nsmc", "metadata": {"label": 1}}
     assert Document.from_json(out.read_text(encoding="utf-8").splitlines()[1]).id == "nsmc:9274899"
     rejected = jsonl(tmp_path / "nsmc.jsonl.rejected.jsonl")
     assert rejected[0]["reason"] == "wrong_field_count: 5 fields, expected 3" and rejected[0]["line"] == 3
-    assert rejected[-1]["path"] == str(tmp_path / "missing.txt")
     assert len(jsonl(tmp_path / "nsmc.jsonl.dropped.jsonl")) == 4
 
 
@@ -62,3 +65,31 @@ def test_bad_option_is_a_usage_error(tmp_path, capsys):
                  "--option", "thread_field=article_id"])
     assert code == 2
     assert "thread_field needs a tsv, csv or jsonl comments file" in capsys.readouterr().err
+
+
+def test_read_with_a_threshold_the_faults_stay_under_exits_0(tmp_path):
+    out = tmp_path / "nsmc.jsonl"
+    assert main(["read", "--format", "nsmc", str(DATA / "faults" / "nsmc_faults.txt"), "--out", str(out),
+                 "--max-dead-letter-fraction", "1"]) == 0
+
+
+def test_read_of_a_missing_path_exits_2_before_writing_anything(tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    code = main(["read", "--format", "nsmc", str(DATA / "nsmc_ratings_test_slice.txt"), str(tmp_path / "missing.txt"),
+                 "--option", "colour=blue", "--out", str(out)])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        ("kcorpus read: error: --option: unknown read option(s) colour; valid: encoding, text_field, id_field, "
+        "title_field, thread_field, layout, tags, deid, join_turns, headline, title, namespaces, unquote, split, max_whole_file_bytes"),
+        f"kcorpus read: error: {str(tmp_path / 'missing.txt')!r} matches no file",
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_read_of_a_tsv_without_the_text_column_exits_1(tmp_path, capsys):
+    tsv = tmp_path / "comments.tsv"
+    tsv.write_text("id\tbody\n1\t영화 정말 재밌어요\n2\t배우 연기가 좋았다\n", encoding="utf-8")
+    assert main(["read", "--format", "comments", str(tsv), "--out", str(tmp_path / "out.jsonl")]) == 1
+    captured = capsys.readouterr()
+    assert "2 records -> 0 documents, 2 dead-lettered" in captured.out
+    assert captured.err == "kcorpus read: error: every record was dead-lettered (2 of 2); see the rejected file\n"

@@ -226,7 +226,16 @@ def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):
     assert not (tmp_path / "o").exists()  # inputs are checked before the output folder is created
     argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
-    assert "no tokenizer at" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"kcorpus pack: error: --tokenizer {tmp_path}: no {tmp_path}/tokenizer.json; expected a folder with "
+        "tokenizer.json (train-vocab's output)\n"
+    )
+    # every problem at once, before any output is touched
+    (tmp_path / "o").write_text("a user's file\n")
+    argv = ["pack", "--corpus", str(tmp_path / "c"), "--tokenizer", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert cli.main(argv) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 3
+    assert (tmp_path / "o").read_text() == "a user's file\n"
 
 
 def test_shards_without_documents_are_still_written_and_load(tmp_path, kcbert):

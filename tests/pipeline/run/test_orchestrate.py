@@ -366,7 +366,7 @@ def test_cli_splits_beam_args_and_reports_errors(project: Path, monkeypatch, cap
         "force": True,
         "only": ["corpus", "vocab"],
     }
-    assert cli.main(["run", str(project / "missing.yaml")]) == 1
+    assert cli.main(["run", str(project / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
 
 
@@ -389,7 +389,7 @@ def test_bad_stage_settings_fail_before_anything_runs(project: Path, capsys) -> 
     from kcorpus.pipeline import cli
 
     write_profile(project, {"pack": {"single_segment_probability": 0.1, "layout": "pairs"}})
-    assert cli.main(["run", str(project / "profile.yaml")]) == 1
+    assert cli.main(["run", str(project / "profile.yaml")]) == 2
     err = capsys.readouterr().err
     assert "pack.single_segment_probability: unknown key; valid keys: input_format" in err
     assert "pack.layout: expected 'pair', 'single' or 'cross_document', got 'pairs'" in err

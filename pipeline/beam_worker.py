@@ -1,0 +1,27 @@
+"""The entry point of kcorpus's local Beam worker subprocesses: Beam's SDK harness with quiet logging.
+
+Beam's `sdk_worker_main` sets the root logger to INFO at start-up, whatever `--default_sdk_harness_log_level`
+says, and a module-level `logging.warning` in Beam gives the root logger a stderr handler: ~20 INFO lines per
+worker. Here the root logger gets one handler first, at the level `kcorpus.pipeline.console` put into the
+environment; the harness may raise the root logger's level, but the handler's level still filters.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+
+def main(argv: list[str]) -> None:
+    from kcorpus.pipeline.console import LOG_LEVEL_ENV, quiet_handler
+
+    level = logging.getLevelName(os.environ.get(LOG_LEVEL_ENV, "WARNING"))
+    logging.getLogger().addHandler(quiet_handler(level if isinstance(level, int) else logging.WARNING))
+    from apache_beam.runners.worker import sdk_worker_main
+
+    sdk_worker_main.main(argv)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,51 @@
+"""The end of a build-corpus run: a one-screen table of what became of each source, and the loss check.
+
+A source that yields no document at all, or dead-letters more than `output.max_dead_letter_fraction` of its
+records, is data the user expected and did not get: the run ends with exit 1 and these counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+COLUMNS = ("source", "in", "kept", "dropped", "dead-lettered")
+
+
+def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
+    """Per source (and in total): records in, kept, dropped, dead-lettered; then where the corpus is."""
+    rows = [(name, b["input"], b["kept"], b["dropped"], b["dead_lettered"]) for name, b in stats["sources"].items()]
+    total = stats["total"]
+    rows.append(("total", total["input"], total["kept"], total["dropped"], total["dead_lettered"]))
+    width = max(len(COLUMNS[0]), *(len(r[0]) for r in rows))
+    lines = [f"{COLUMNS[0]:<{width}}" + "".join(f"{c:>15}" for c in COLUMNS[1:])]
+    lines += [f"{r[0]:<{width}}" + "".join(f"{n:>15,}" for n in r[1:]) for r in rows]
+    lines.append(f"corpus: {out_dir}  (text/, docs/, rejected/, stats.json)")
+    return "\n".join(lines)
+
+
+def loss_problems(
+    stats: Mapping[str, Any], max_dead_letter_fraction: float, may_be_empty: Mapping[str, int] | None = None
+) -> list[str]:
+    """One line per source that lost all its documents or dead-lettered more than the allowed share.
+
+    `may_be_empty`: the sources with `allow_missing` and their number of paths; such a source may read
+    nothing at all (each path that matched no file is one `no file matches` dead letter, and no loss).
+    """
+    may_be_empty = may_be_empty or {}
+    problems = []
+    for name, block in stats["sources"].items():
+        records, dead, kept = block["input"], block["dead_lettered"], block["kept"]
+        counts = f"{records} records in, {kept} kept, {block['dropped']} dropped, {dead} dead-lettered"
+        if name in may_be_empty and records == dead <= may_be_empty[name]:
+            continue
+        if records == 0:
+            problems.append(f"source {name!r} read no records at all ({counts}); check its paths and format")
+        elif dead == records:
+            problems.append(f"source {name!r}: every record was dead-lettered ({counts}); see rejected/")
+        elif dead > max_dead_letter_fraction * records:
+            problems.append(
+                f"source {name!r}: {dead / records:.1%} of its records dead-lettered ({counts}), more than "
+                f"output.max_dead_letter_fraction={max_dead_letter_fraction}; see rejected/"
+            )
+    return problems

@@ -1,0 +1,204 @@
+"""Validate everything a command needs before any work starts, and report every problem at once.
+
+One owner for the checks that touch the filesystem (the profile schema in `profile.py` checks the rest):
+every source path matches at least one readable file (`allow_missing: true` on a source opts out), the
+output location can be written (it is a folder or can be created, never a file), a tokenizer and a corpus
+exist where pack reads them. Each check returns problem lines (`what: problem; expected ...`); the callers
+collect them and raise one `UserError` (`ProfileError` for a profile), so the user fixes them in one go.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kcorpus.pipeline.errors import UserError
+from kcorpus.pipeline.profile import (
+    Profile,
+    ProfileError,
+    apply_overrides,
+    profile_from_dict,
+    read_yaml,
+    resolve_path,
+)
+from kcorpus.transforms.files import is_remote, walk
+from kcorpus.transforms.readers.registry import READERS
+
+
+def _remote_matches(pattern: str) -> list[str]:
+    from apache_beam.io.filesystems import FileSystems
+
+    from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote schemes)
+
+    return [m.path for m in FileSystems.match([pattern])[0].metadata_list]
+
+
+def _local_matches(pattern: str, folder_is_input: bool) -> list[str]:
+    import glob
+
+    if os.path.isdir(pattern):
+        return [pattern] if folder_is_input else walk(pattern)
+    found: list[str] = []
+    for path in sorted(glob.glob(pattern)):
+        found.extend([path] if not os.path.isdir(path) or folder_is_input else walk(path))
+    return found
+
+
+def input_problem(pattern: str, fmt: str | None = None) -> str | None:
+    """Why `pattern` (a path, glob or folder) gives a reader nothing to read, or None when it matches a file."""
+    folder_is_input = fmt in READERS and READERS[fmt].folder_is_input
+    try:
+        matches = _remote_matches(pattern) if is_remote(pattern) else _local_matches(pattern, folder_is_input)
+    except Exception as err:  # noqa: BLE001 (a listing error of any filesystem is the user's to see)
+        return f"{pattern!r} cannot be listed: {type(err).__name__}: {err}"
+    if not matches:
+        if not is_remote(pattern) and os.path.isdir(pattern):
+            return f"{pattern!r} is a folder with no files in it"
+        return f"{pattern!r} matches no file"
+    if is_remote(pattern):
+        return None
+    readable = [m for m in matches if os.access(m, os.R_OK)]
+    if not readable:
+        return f"{pattern!r}: no matching file is readable (permission denied: {matches[0]})"
+    return None
+
+
+def _uncreatable(folder: str) -> str | None:
+    """Why a local folder cannot be created (an ancestor is a file or not writable), or None."""
+    probe = os.path.abspath(folder)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        return f"{probe} is a file, so the folder cannot be created"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable"
+    return None
+
+
+def output_problem(path: str, what: str = "--out") -> str | None:
+    """Why a local output folder cannot be written, or None: it is a folder, or its parents can be created."""
+    if not path:
+        return f"{what}: no output location given"
+    if is_remote(path):
+        return None
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"{what} {path}: is a file; expected a folder (or a path where one can be created)"
+    problem = _uncreatable(path)
+    return f"{what} {path}: {problem}" if problem else None
+
+
+def output_file_problem(path: str, what: str = "--out") -> str | None:
+    """Why a local output file cannot be written (a folder is there, its folder cannot be made), or None."""
+    if is_remote(path):
+        return None
+    if os.path.isdir(path):
+        return f"{what} {path}: is a folder; expected a file name"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return f"{what} {path}: is not writable"
+    problem = _uncreatable(os.path.dirname(os.path.abspath(path)))
+    return f"{what} {path}: {problem}" if problem else None
+
+
+def tokenizer_problem(path: str) -> str | None:
+    """Why pack cannot find a `tokenizer.json` at `path` (a folder holding one, or the file), or None."""
+    from kcorpus.transforms.packing.tokenize import TOKENIZER_FILE, tokenizer_file
+
+    file = tokenizer_file(path)
+    if is_remote(file):
+        return None if _remote_matches(file) else f"--tokenizer {path}: no {file}"
+    if not os.path.isfile(file):
+        return f"--tokenizer {path}: no {file}; expected a folder with {TOKENIZER_FILE} (train-vocab's output)"
+    if not os.access(file, os.R_OK):
+        return f"--tokenizer {path}: {file} is not readable"
+    return None
+
+
+def corpus_problem(path: str, input_format: str = "auto") -> str | None:
+    """Why pack finds no corpus shards in `path` (a build-corpus output), or None."""
+    from kcorpus.transforms.corpus_layout import LAYOUTS
+
+    layouts = list(LAYOUTS) if input_format == "auto" else [input_format]
+    patterns = [posixpath.join(path, LAYOUTS[layout]) for layout in layouts]
+    if any(input_problem(p) is None for p in patterns):
+        return None
+    return f"--corpus {path}: no corpus files ({' or '.join(patterns)}); expected a build-corpus output folder"
+
+
+def source_problems(raw: Any, base_dir: str) -> list[str]:
+    """The paths of a parsed profile's `sources` that match no readable file, checked even where the schema
+    failed (so one run reports them together with the schema's errors)."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("sources"), list):
+        return []
+    problems = []
+    for index, source in enumerate(raw["sources"]):
+        if not isinstance(source, Mapping) or source.get("allow_missing") is True:
+            continue
+        paths = source.get("paths")
+        paths = [paths] if isinstance(paths, str) else paths
+        if not isinstance(paths, list):
+            continue
+        fmt = source.get("format") if isinstance(source.get("format"), str) else None
+        for at, pattern in enumerate(paths):
+            if not isinstance(pattern, str):
+                continue
+            problem = input_problem(resolve_path(pattern, base_dir), fmt)
+            if problem:
+                where = f"sources[{index}].paths" + (f"[{at}]" if len(paths) > 1 else "")
+                problems.append(f"{where}: {problem} (allow_missing: true on the source allows that)")
+    return problems
+
+
+def profile_problems(profile: Profile, *, stages: Iterable[str] = ()) -> list[str]:
+    """Problems of a valid profile that depend on which stages run (`vocab`, `vocab-report`)."""
+    stages = set(stages)
+    problems = []
+    if "vocab" in stages and profile.vocab is None:
+        problems.append("vocab: required by kcorpus run (e.g. kind: wordpiece, vocab_size: 32000)")
+    if "vocab-report" in stages and profile.vocab_report is not None:
+        problem = input_problem(profile.vocab_report.reference)
+        if problem:
+            problems.append(f"vocab_report.reference: {problem}")
+    return problems
+
+
+def check_profile(
+    path: str, overrides: Sequence[str] = (), *, stages: Iterable[str] = (), outputs: Mapping[str, str] | None = None
+) -> Profile:
+    """Load and validate a profile file with every check at once; raise one ProfileError listing them all.
+
+    Args:
+        path: the profile file; relative paths in it resolve against its folder.
+        overrides: `--set KEY=VALUE` overrides.
+        stages: the `kcorpus run` stages that will run (their sections are then required).
+        outputs: output locations to check, by what names them (`{"--out": "/tmp/x"}`).
+    """
+    try:
+        raw = read_yaml(path)
+    except OSError as err:
+        raise ProfileError([f"{path}: cannot read the profile: {err.strerror or err}"]) from None
+    problems: list[str] = []
+    profile: Profile | None = None
+    try:
+        if isinstance(raw, dict):
+            apply_overrides(raw, overrides)
+        profile = profile_from_dict(raw, base_dir=posixpath.dirname(path))
+    except ProfileError as err:
+        problems.extend(err.errors)
+    problems.extend(source_problems(raw, posixpath.dirname(path)))
+    if profile is not None:
+        problems.extend(profile_problems(profile, stages=stages))
+    problems = [f"{path}: {line}" for line in problems]
+    problems.extend(p for what, out in (outputs or {}).items() if (p := output_problem(out, what)))
+    if problems:
+        raise ProfileError(problems)
+    assert profile is not None
+    return profile
+
+
+def check(problems: Iterable[str | None]) -> None:
+    """Raise one UserError listing every problem given (None: no problem)."""
+    found = [p for p in problems if p]
+    if found:
+        raise UserError(found)
