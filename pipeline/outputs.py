@@ -30,6 +30,8 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from kcorpus.pipeline.errors import UserError
+
 MARKER_FILE = ".kcorpus-owned.json"
 LOCK_FILE = ".kcorpus.lock"
 STREAM = "-"
