@@ -44,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="FnApiRunner mode when no --runner is given after --",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
+    parser.add_argument(
+        "--profile-stages",
+        action="store_true",
+        help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
+    )
     parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
 
 
@@ -77,6 +82,7 @@ def main(args: argparse.Namespace) -> int:
             reshuffle=args.reshuffle,
             local_mode=args.local_mode,
             overwrite=args.overwrite,
+            profile_stages=args.profile_stages,
         )
         stats = build_corpus(job, args.beam_args)
     except FileExistsError as exc:

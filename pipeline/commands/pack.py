@@ -73,6 +73,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mask-token", default=job_default("mask_token"))
     parser.add_argument("--overwrite", action="store_true", help="replace a previous pack in --out")
     parser.add_argument(
+        "--profile-stages",
+        action="store_true",
+        help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
+    )
+    parser.add_argument(
         "--reshuffle-batches",
         choices=RESHUFFLE_CHOICES,
         default=job_default("reshuffle_batches"),
@@ -114,6 +119,7 @@ def main(args: argparse.Namespace) -> int:
             mask_token=args.mask_token,
             overwrite=args.overwrite,
             reshuffle_batches=args.reshuffle_batches,
+            profile_stages=args.profile_stages,
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:

@@ -25,6 +25,7 @@ from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import WriteShardFn, write_dead_letters
+from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms import corpus_layout
 
 log = logging.getLogger(__name__)
@@ -111,12 +112,15 @@ class BuildCorpus(beam.PTransform):
             (shards, runs)
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node))
+            | "WriteShards"
+            >> beam.ParDo(
+                Metered("WriteShards", WriteShardFn(out, cfg.output)), beam.pvalue.AsDict(losers_by_node)
+            )
         )
         dead = (
             prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
-            | "WriteDeadLetters" >> beam.Map(write_dead_letters, out)
+            | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out)
         )
         names = [s.name for s in cfg.sources]
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
@@ -125,7 +129,8 @@ class BuildCorpus(beam.PTransform):
             | "AllCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()
-            | "WriteStats" >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead))
+            | "WriteStats"
+            >> metered_map("WriteStats", write_stats, out, names, extra, beam.pvalue.AsSingleton(dead))
         )
 
 
@@ -145,6 +150,12 @@ def _remove_tree(path: str) -> None:
         FileSystems.delete([path])
 
 
+def _workers(pipeline: beam.Pipeline) -> int | None:
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    return pipeline.options.view_as(DirectOptions).direct_num_workers
+
+
 def run_build(
     config: CorpusConfig,
     out_dir: str,
@@ -154,6 +165,7 @@ def run_build(
     batch_size: int = 1000,
     reshuffle: bool = False,
     overwrite: bool = False,
+    profile_stages: bool = False,
 ) -> dict[str, Any]:
     """Runs the pipeline to completion and returns the parsed stats.json."""
     from kcorpus.pipeline.options import make_pipeline
@@ -178,6 +190,7 @@ def run_build(
     with FileSystems.open(f"{out_dir}/{corpus_layout.STATS_FILE}") as f:
         stats = json.loads(f.read().decode("utf-8"))
     check_metrics(result, stats)
+    report_stages(result, out_dir, _workers(pipeline), profile_stages)
     for name, block in stats["sources"].items():
         if block["input"] == 0:
             log.warning("source %r read no records at all: check its paths and format", name)

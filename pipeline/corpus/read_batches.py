@@ -17,6 +17,7 @@ from typing import Any
 import apache_beam as beam
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.files import STREAM_ERRORS, open_binary
 from kcorpus.transforms.readers import LineParser, Reader, as_options, read_file, reader_for
 from kcorpus.transforms.record import DeadLetter
@@ -153,7 +154,7 @@ class ReadSourceBatches(beam.PTransform):
             | "Patterns" >> beam.Create(work)
             | "MatchFiles" >> beam.ParDo(PlanRanges(self.sources, self.range_bytes))
             | "SpreadRanges" >> beam.Reshuffle()
-            | "ReadRanges" >> beam.ParDo(ReadRangeBatches(self.sources, self.batch_size))
+            | "ReadRanges" >> beam.ParDo(Metered("ReadRanges", ReadRangeBatches(self.sources, self.batch_size)))
         )
 
 

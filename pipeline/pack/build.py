@@ -14,6 +14,7 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import DirectOptions
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.pipeline.options import make_pipeline
@@ -22,6 +23,7 @@ from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import ReadCorpus, resolve_corpus, spread_batches
 from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
 from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
+from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms.packing.packer import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
@@ -56,12 +58,13 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
         (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
         | "MergeShardKeys" >> beam.Flatten()
         | "GroupByShard" >> beam.GroupByKey()
-        | "WriteShards" >> beam.ParDo(WriteShardFn(job.out, job.pack, info.special, dtype.name, counts,
-                                                   job.rows_per_batch))
+        | "WriteShards" >> beam.ParDo(Metered("WriteShards", WriteShardFn(job.out, job.pack, info.special, dtype.name,
+                                                                        counts, job.rows_per_batch)))
     )
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
     # one element, with the shard records and rejected records as list side inputs (no combiner stages)
-    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> beam.Map(
+    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> metered_map(
+        "WriteMetadata",
         lambda _, shard_records, rejected_records: write_metadata(
             list(shard_records), list(rejected_records), job, corpus, info, dtype.name, counts
         ),
@@ -78,5 +81,7 @@ def run(
     prepare_out(job.out, job.overwrite)
     with make_pipeline(beam_args, local_mode=local_mode) as pipeline:
         build(pipeline, job)
+    workers = pipeline.options.view_as(DirectOptions).direct_num_workers
+    report_stages(pipeline.result, job.out, workers, job.profile_stages)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:
         return json.loads(f.read())

@@ -11,6 +11,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from kcorpus.pipeline.pack.job import PackJob
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.corpus_layout import LAYOUTS
 from kcorpus.transforms.packing.corpus_files import PARSERS
 from kcorpus.transforms.record import DeadLetter, Document
@@ -93,7 +94,7 @@ class ReadCorpus(beam.PTransform):
             pbegin
             # Create reshuffles its values: one file per worker
             | "ListFiles" >> beam.Create(list(self._corpus.files))
-            | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
+            | "ParseFiles" >> beam.ParDo(Metered("ParseFiles", self._fn)).with_outputs("dead_letter", main="batches")
         )
         batches = parsed.batches
         if self._spread:
