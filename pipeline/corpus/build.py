@@ -156,6 +156,16 @@ def _workers(pipeline: beam.Pipeline) -> int | None:
     return pipeline.options.view_as(DirectOptions).direct_num_workers
 
 
+def _input_size(config: CorpusConfig, beam_args: list[str] | tuple[str, ...]) -> int | None:
+    """Bytes of every source's files, which choose the local worker count; None when it is not needed."""
+    from kcorpus.pipeline.corpus.read import input_bytes
+
+    given = " ".join(beam_args)
+    if "--runner" in given or "--direct_num_workers" in given:
+        return None
+    return sum(input_bytes(list(s.paths)) for s in config.sources)
+
+
 def run_build(
     config: CorpusConfig,
     out_dir: str,
@@ -178,7 +188,7 @@ def run_build(
         FileSystems.delete(existing)
     tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
-    pipeline = make_pipeline(list(beam_args), local_mode=local_mode)
+    pipeline = make_pipeline(list(beam_args), local_mode=local_mode, input_bytes=_input_size(config, beam_args))
     _ = pipeline | "BuildCorpus" >> BuildCorpus(
         config, out_dir, tmp_dir, batch_size=batch_size, reshuffle=reshuffle
     )

@@ -17,7 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
-from kcorpus.pipeline.options import make_pipeline
+from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import ReadCorpus, resolve_corpus, spread_batches
@@ -79,7 +79,9 @@ def run(
 ) -> dict[str, Any]:
     """Run the pack pipeline and return the manifest it wrote."""
     prepare_out(job.out, job.overwrite)
-    with make_pipeline(beam_args, local_mode=local_mode) as pipeline:
+    size = resolve_corpus(job.corpus, job.input_format).total_bytes
+    options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
+    with make_pipeline(beam_args, local_mode=local_mode, **options) as pipeline:
         build(pipeline, job)
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)
