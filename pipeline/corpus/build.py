@@ -30,9 +30,27 @@ from kcorpus.transforms import corpus_layout
 
 log = logging.getLogger(__name__)
 
+RANGES_PER_WORKER = 4
+MIN_RANGE_BYTES = 256 << 10
+
 
 def _tag(source: str) -> Any:
     return beam.Map(lambda item, s=source: (s, item))
+
+
+def _range_bytes(options: Any, sources: list[Any]) -> int:
+    """Byte ranges of line-based files: about four per local worker (the local runner hands each worker a
+    static share of a stage's elements), between 256 KB and `RANGE_BYTES`."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    from kcorpus.pipeline.corpus.read import input_bytes
+    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES
+
+    if options is None or options.view_as(StandardOptions).runner is not None:
+        return RANGE_BYTES
+    workers = options.view_as(DirectOptions).direct_num_workers or 1
+    total = sum(input_bytes(list(s.patterns)) for s in sources)
+    return int(min(RANGE_BYTES, max(MIN_RANGE_BYTES, total / (RANGES_PER_WORKER * workers))))
 
 
 class BuildCorpus(beam.PTransform):
@@ -55,16 +73,20 @@ class BuildCorpus(beam.PTransform):
         self.reshuffle = reshuffle
 
     def _read(self, pbegin: Any) -> list[beam.PCollection]:
-        """Batches of `(source, record)`: one collection for every source the fast path reads, plus one per
-        other source. They are never flattened: each gets its own prepare step, fused with its reading."""
+        """Batches of `(source, record)`: one collection for the line-based sources the fast path reads (in
+        byte ranges, several per worker), one for its whole-file sources (a file is one element: its batches
+        are reshuffled so that one large file does not run in one bundle), plus one per other source. They
+        are never flattened: each gets its own prepare step, fused with its reading."""
         from kcorpus.pipeline.corpus.read import ReadDocuments
         from kcorpus.pipeline.corpus.read_batches import BatchSource, ReadSourceBatches, uses_fast_path
+        from kcorpus.transforms.readers import reader_for
 
-        fast, batches = [], []
+        fast, whole, batches = [], [], []
         for s in self.config.sources:
             options = dict(s.options) or None
             if uses_fast_path(s.format, options):
-                fast.append(BatchSource(s.format, tuple(s.paths), options, s.name))
+                group = fast if reader_for(s.format).line_based else whole
+                group.append(BatchSource(s.format, tuple(s.paths), options, s.name))
                 continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
                 s.format, list(s.paths), options=options, source=s.name, rebalance=False
@@ -79,9 +101,15 @@ class BuildCorpus(beam.PTransform):
                 | f"Batch[{s.name}]"
                 >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
             )
+        if whole:
+            names = ",".join(b.source for b in whole)
+            read = pbegin | f"Read[{names}]" >> ReadSourceBatches(whole, batch_size=self.batch_size)
+            batches.insert(0, read | f"Spread[{names}]" >> beam.Reshuffle())
         if fast:
             label = "Read[" + ",".join(b.source for b in fast) + "]"
-            batches.insert(0, pbegin | label >> ReadSourceBatches(fast, batch_size=self.batch_size))
+            range_bytes = _range_bytes(pbegin.pipeline.options, fast)
+            read = ReadSourceBatches(fast, batch_size=self.batch_size, range_bytes=range_bytes)
+            batches.insert(0, pbegin | label >> read)
         return batches
 
     def expand(self, pbegin: Any) -> beam.PCollection:

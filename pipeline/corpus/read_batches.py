@@ -24,6 +24,9 @@ from kcorpus.transforms.record import DeadLetter
 
 # Small enough that the local runner, which partitions a stage's elements statically, balances workers.
 RANGE_BYTES = 4 << 20
+# A batch also ends at this much text, so that batches (a stage's elements) are about equal in work whatever
+# the documents' length: 1000 comments or a few dozen articles.
+BATCH_TEXT_CHARS = 256 << 10
 _COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
 
 
@@ -99,11 +102,13 @@ class ReadRangeBatches(beam.DoFn):
         else:
             records = _range(reader_for(fmt), options, source, path, start, end)
         batch: list[tuple[str, Any]] = []
+        chars = 0
         for record in records:
             batch.append((source, record))
-            if len(batch) >= self.batch_size:
+            chars += len(getattr(record, "text", None) or "")
+            if len(batch) >= self.batch_size or chars >= BATCH_TEXT_CHARS:
                 yield batch
-                batch = []
+                batch, chars = [], 0
         if batch:
             yield batch
 
