@@ -235,3 +235,22 @@ def test_documents_are_prepared_in_the_stage_that_reads_them():
     inputs = [producer[next(iter(t.inputs.values()))].unique_name for _, t in sorted(prepares.items())]
     assert inputs[0] == "BuildCorpus/Read[nsmc,petitions]/ReadRanges"
     assert inputs[1].startswith("BuildCorpus/Spread[kowiki]/")
+
+
+def test_line_ranges_are_about_four_per_worker_within_bounds(tmp_path):
+    from kcorpus.pipeline.corpus.build import _range_bytes
+    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES, BatchSource
+
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    with big.open("wb") as f:
+        f.truncate(40 << 20)
+    with small.open("wb") as f:
+        f.truncate(1 << 20)
+
+    def ranges(path, *args):
+        return _range_bytes(PipelineOptions(list(args)), [BatchSource("nsmc", (str(path),), None, "nsmc")])
+
+    assert ranges(big, "--direct_num_workers=16") == (40 << 20) // 64
+    assert ranges(big, "--direct_num_workers=1") == RANGE_BYTES
+    assert ranges(small, "--direct_num_workers=16") == 256 << 10
+    assert ranges(big, "--runner=DataflowRunner") == RANGE_BYTES
