@@ -20,7 +20,13 @@ from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths 
 from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
-from kcorpus.pipeline.pack.read import ReadCorpus, resolve_corpus, spread_batches
+from kcorpus.pipeline.pack.read import (
+    ReadCorpus,
+    estimated_ranges,
+    range_bytes_for,
+    resolve_corpus,
+    spread_batches,
+)
 from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
 from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
@@ -47,8 +53,9 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     info = inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
-    spread = spread_batches(job, len(corpus.files), pipeline.options)
-    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread)
+    range_bytes = range_bytes_for(corpus.total_bytes, pipeline.options)
+    spread = spread_batches(job, estimated_ranges(corpus, range_bytes), pipeline.options)
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
         job.tokenizer, job.validation_fraction, counts, dtype.name
     )

@@ -4,6 +4,8 @@
 `DIR/text/*.txt`: one sentence per line, a blank line between documents; a document's id is
 `<file name>:<line of its first sentence>`.
 A line that cannot be used becomes a `DeadLetter` with its file, line number and reason.
+A file can be read in byte ranges of whole lines (`line_ranges`): a parser given a range's lines and the number
+of its first line yields exactly the records that one pass over the file yields for those lines.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ from collections.abc import Iterable, Iterator
 from kcorpus.transforms.corpus_layout import LAYOUTS
 from kcorpus.transforms.record import DeadLetter, Document, raw_prefix
 
-__all__ = ["LAYOUTS", "PARSERS", "parse_docs_jsonl", "parse_text"]
+__all__ = ["LAYOUTS", "PARSERS", "line_ranges", "parse_docs_jsonl", "parse_text"]
 
 STAGE = "pack"
 
 
-def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | DeadLetter]:
-    """Documents of a `docs/*.jsonl` shard."""
-    for number, line in enumerate(lines, start=1):
+def parse_docs_jsonl(path: str, lines: Iterable[str], first_line: int = 1) -> Iterator[Document | DeadLetter]:
+    """Documents of a `docs/*.jsonl` shard (or of its lines from number `first_line` on)."""
+    for number, line in enumerate(lines, start=first_line):
         if not line.strip():
             continue
         try:
@@ -41,12 +43,13 @@ def parse_docs_jsonl(path: str, lines: Iterable[str]) -> Iterator[Document | Dea
         )
 
 
-def parse_text(path: str, lines: Iterable[str]) -> Iterator[Document]:
-    """Documents of a `text/*.txt` shard: blank-line separated blocks of sentence lines."""
+def parse_text(path: str, lines: Iterable[str], first_line: int = 1) -> Iterator[Document]:
+    """Documents of a `text/*.txt` shard: blank-line separated blocks of sentence lines (from line
+    `first_line` on; a range must start at a document's first line)."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     block: list[str] = []
     first = 0
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(lines, start=first_line):
         line = line.rstrip("\r\n")
         if line.strip():
             if not block:
@@ -60,3 +63,21 @@ def parse_text(path: str, lines: Iterable[str]) -> Iterator[Document]:
 
 
 PARSERS = {"docs": parse_docs_jsonl, "text": parse_text}
+# Where a range may end: after any line of a JSONL file; after a blank line (a document's end) of a text file.
+_CUT_AFTER_BLANK_LINE = {"docs": False, "text": True}
+
+
+def line_ranges(lines: Iterable[bytes], layout: str, range_bytes: int) -> Iterator[tuple[int, int, int]]:
+    """`(start, end, first line number)` byte ranges of a file's raw lines, each at least `range_bytes` long
+    (but the last), cut only where a parser may start again."""
+    blank_only = _CUT_AFTER_BLANK_LINE[layout]
+    start = position = 0
+    first = number = 1
+    for raw in lines:
+        position += len(raw)
+        number += 1
+        if position - start >= range_bytes and (not blank_only or not raw.strip()):
+            yield start, position, first
+            start, first = position, number
+    if position > start:
+        yield start, position, first
