@@ -1,6 +1,6 @@
 """`ReadCorpus`: the files of a build-corpus output -> batches of documents, unusable lines dead-lettered.
 
-Files are read in byte ranges of whole lines (`line_ranges`, about four per local worker), so that a corpus of
+Files are read in byte ranges of whole lines (`line_ranges`, about eight per local worker), so that a corpus of
 fewer files than workers still spreads its reading and tokenizing over every worker without a shuffle of
 its text; records and line numbers are those of one pass over each file.
 """
@@ -47,7 +47,7 @@ def resolve_corpus(corpus: str, input_format: str = "auto") -> CorpusInput:
 
 
 # Byte ranges a corpus file is read in: about RANGES_PER_WORKER per local worker, within these bounds.
-RANGES_PER_WORKER = 4
+RANGES_PER_WORKER = 8
 MIN_RANGE_BYTES = 256 << 10
 MAX_RANGE_BYTES = 64 << 20
 
