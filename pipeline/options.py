@@ -2,11 +2,14 @@
 
 `--runner=DirectRunner` in Beam 2.7x first tries the Prism runner, which downloads a binary. Unless the user
 names a runner, kcorpus runs on the FnApiRunner (what DirectRunner falls back to) in multi-processing mode
-with one worker per core. Any Beam option passes through untouched (`--runner DataflowRunner --project ...`).
+with one worker per core, or fewer for a small input (`workers_for`): every worker process costs a Beam
+import and a bundle of every stage, which a tiny input never pays back. One worker runs in-process. Any Beam
+option passes through untouched (`--runner DataflowRunner --project ...`).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -18,26 +21,57 @@ LOCAL_MODES = ("multi_processing", "in_memory", "multi_threading")
 # The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place.
 BEAM_WORKER_COMMAND = f"{sys.executable} -m apache_beam.runners.worker.sdk_worker_main"
 QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"
+# Input bytes that pay for one more local worker (its start-up and per-stage bundles, ~2 CPU s): build-corpus
+# spends ~0.5-1 CPU s per MB, pack ~5x less.
+BUILD_BYTES_PER_WORKER = 8 << 20
+PACK_BYTES_PER_WORKER = 32 << 20
 
 
-def pipeline_options(beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing") -> PipelineOptions:
-    """Parse pass-through Beam flags, filling in the local defaults when no runner is named."""
+def workers_for(input_bytes: int | None, bytes_per_worker: int, cores: int | None = None) -> int:
+    """Local workers for an input: one per `bytes_per_worker` started, at most one per core."""
+    cores = cores or os.cpu_count() or 1
+    if input_bytes is None:
+        return cores
+    return max(1, min(cores, math.ceil(input_bytes / bytes_per_worker)))
+
+
+def pipeline_options(
+    beam_args: Sequence[str] = (),
+    *,
+    local_mode: str = "multi_processing",
+    input_bytes: int | None = None,
+    bytes_per_worker: int = BUILD_BYTES_PER_WORKER,
+) -> PipelineOptions:
+    """Parse pass-through Beam flags, filling in the local defaults when no runner is named.
+
+    With `input_bytes`, the default worker count follows the input size (`workers_for`), and a single
+    multi-processing worker runs in-process (`in_memory`: the same runner without a worker process to start).
+    """
     options = PipelineOptions(list(beam_args))
     direct = options.view_as(DirectOptions)
     if options.view_as(StandardOptions).runner is None:
         if local_mode not in LOCAL_MODES:
             raise ValueError(f"unknown local mode {local_mode!r}; valid: {', '.join(LOCAL_MODES)}")
         given = " ".join(beam_args)
-        if "--direct_running_mode" not in given:
-            direct.direct_running_mode = local_mode
         if "--direct_num_workers" not in given:
-            direct.direct_num_workers = os.cpu_count() or 1
+            direct.direct_num_workers = workers_for(input_bytes, bytes_per_worker)
+        if "--direct_running_mode" not in given:
+            one = direct.direct_num_workers == 1 and local_mode == "multi_processing"
+            direct.direct_running_mode = "in_memory" if one else local_mode
     return options
 
 
-def make_pipeline(beam_args: Sequence[str] = (), *, local_mode: str = "multi_processing") -> beam.Pipeline:
+def make_pipeline(
+    beam_args: Sequence[str] = (),
+    *,
+    local_mode: str = "multi_processing",
+    input_bytes: int | None = None,
+    bytes_per_worker: int = BUILD_BYTES_PER_WORKER,
+) -> beam.Pipeline:
     """A `beam.Pipeline` on the named runner, or on the download-free local FnApiRunner by default."""
-    options = pipeline_options(beam_args, local_mode=local_mode)
+    options = pipeline_options(
+        beam_args, local_mode=local_mode, input_bytes=input_bytes, bytes_per_worker=bytes_per_worker
+    )
     if options.view_as(StandardOptions).runner is not None:
         return beam.Pipeline(options=options)
     return beam.Pipeline(runner=quiet_fn_api_runner(), options=options)

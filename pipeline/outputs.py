@@ -49,8 +49,12 @@ _ATOMIC_TMP = ".*.tmp-*"  # pipeline/atomic.py's temporary names
 # The top-level entries each command writes into its output folder: what `--overwrite` may remove there.
 # A folder named here (pack's `train/`) is kcorpus's as a whole; anything not named is the user's and stays.
 OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
-    "build-corpus": ("stats.json", "text", "docs", "rejected", ".tmp-build-*", _ATOMIC_TMP),
-    "pack": ("manifest.json", "train", "validation", "rejected", _ATOMIC_TMP),
+    "build-corpus": (
+        "stats.json", "text", "docs", "rejected", "examples", "stages.json", ".tmp-build-*", _ATOMIC_TMP
+    ),
+    "pack": (
+        "manifest.json", "dataset_dict.json", "train", "validation", "rejected", "stages.json", _ATOMIC_TMP
+    ),
     "train-vocab": _VOCAB_FILES,
     "vocab-merge": _VOCAB_FILES,
     "vocab-report": ("report.json", "report.md", "report.html"),

@@ -295,7 +295,7 @@ class VocabReportSection(_VocabReportFields):  # type: ignore[misc, valid-type]
 
 
 _PackFields = _section(
-    "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite"), check=False,
+    "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite", "profile_stages"), check=False,
     **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS)},
     input_format=_choice(PackJob, "input_format", ("auto", *CORPUS_LAYOUTS)),
     reshuffle_batches=_choice(PackJob, "reshuffle_batches", RESHUFFLE_CHOICES),

@@ -46,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replace a previous corpus in --out (only the files build-corpus writes are removed)",
     )
+    parser.add_argument(
+        "--profile-stages",
+        action="store_true",
+        help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
+    )
     parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
 
 
@@ -75,6 +80,7 @@ def main(args: argparse.Namespace) -> int:
             reshuffle=args.reshuffle,
             local_mode=args.local_mode,
             overwrite=args.overwrite,
+            profile_stages=args.profile_stages,
         )
         stats = build_corpus(job, args.beam_args)
     except (FileExistsError, FileNotFoundError) as exc:

@@ -76,6 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="replace a previous pack in --out (only the files pack writes go)",
     )
     parser.add_argument(
+        "--profile-stages",
+        action="store_true",
+        help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
+    )
+    parser.add_argument(
         "--reshuffle-batches",
         choices=RESHUFFLE_CHOICES,
         default=job_default("reshuffle_batches"),
@@ -124,6 +129,7 @@ def main(args: argparse.Namespace) -> int:
             mask_token=args.mask_token,
             overwrite=args.overwrite,
             reshuffle_batches=args.reshuffle_batches,
+            profile_stages=args.profile_stages,
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:

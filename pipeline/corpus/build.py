@@ -28,13 +28,32 @@ from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import WriteShardFn, write_dead_letters
 from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms import corpus_layout
 
 log = logging.getLogger(__name__)
 
+RANGES_PER_WORKER = 4
+MIN_RANGE_BYTES = 256 << 10
+
 
 def _tag(source: str) -> Any:
     return beam.Map(lambda item, s=source: (s, item))
+
+
+def _range_bytes(options: Any, sources: list[Any]) -> int:
+    """Byte ranges of line-based files: about four per local worker (the local runner hands each worker a
+    static share of a stage's elements), between 256 KB and `RANGE_BYTES`."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    from kcorpus.pipeline.corpus.read import input_bytes
+    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES
+
+    if options is None or options.view_as(StandardOptions).runner is not None:
+        return RANGE_BYTES
+    workers = options.view_as(DirectOptions).direct_num_workers or 1
+    total = sum(input_bytes(list(s.patterns)) for s in sources)
+    return int(min(RANGE_BYTES, max(MIN_RANGE_BYTES, total / (RANGES_PER_WORKER * workers))))
 
 
 class BuildCorpus(beam.PTransform):
@@ -57,16 +76,20 @@ class BuildCorpus(beam.PTransform):
         self.reshuffle = reshuffle
 
     def _read(self, pbegin: Any) -> list[beam.PCollection]:
-        """Batches of `(source, record)`: one collection for every source the fast path reads, plus one per
-        other source. They are never flattened: each gets its own prepare step, fused with its reading."""
+        """Batches of `(source, record)`: one collection for the line-based sources the fast path reads (in
+        byte ranges, several per worker), one for its whole-file sources (a file is one element: its batches
+        are reshuffled so that one large file does not run in one bundle), plus one per other source. They
+        are never flattened: each gets its own prepare step, fused with its reading."""
         from kcorpus.pipeline.corpus.read import ReadDocuments
         from kcorpus.pipeline.corpus.read_batches import BatchSource, ReadSourceBatches, uses_fast_path
+        from kcorpus.transforms.readers import reader_for
 
-        fast, batches = [], []
+        fast, whole, batches = [], [], []
         for s in self.config.sources:
             options = dict(s.options) or None
             if uses_fast_path(s.format, options):
-                fast.append(BatchSource(s.format, tuple(s.paths), options, s.name))
+                group = fast if reader_for(s.format).line_based else whole
+                group.append(BatchSource(s.format, tuple(s.paths), options, s.name))
                 continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
                 s.format, list(s.paths), options=options, source=s.name, rebalance=False
@@ -81,9 +104,15 @@ class BuildCorpus(beam.PTransform):
                 | f"Batch[{s.name}]"
                 >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
             )
+        if whole:
+            names = ",".join(b.source for b in whole)
+            read = pbegin | f"Read[{names}]" >> ReadSourceBatches(whole, batch_size=self.batch_size)
+            batches.insert(0, read | f"Spread[{names}]" >> beam.Reshuffle())
         if fast:
             label = "Read[" + ",".join(b.source for b in fast) + "]"
-            batches.insert(0, pbegin | label >> ReadSourceBatches(fast, batch_size=self.batch_size))
+            range_bytes = _range_bytes(pbegin.pipeline.options, fast)
+            read = ReadSourceBatches(fast, batch_size=self.batch_size, range_bytes=range_bytes)
+            batches.insert(0, pbegin | label >> read)
         return batches
 
     def expand(self, pbegin: Any) -> beam.PCollection:
@@ -120,9 +149,9 @@ class BuildCorpus(beam.PTransform):
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
             | "WriteShards"
-            >> beam.ParDo(WriteShardFn(out, cfg.output), beam.pvalue.AsDict(losers_by_node)).with_outputs(
-                "examples", main="counts"
-            )
+            >> beam.ParDo(
+                Metered("WriteShards", WriteShardFn(out, cfg.output)), beam.pvalue.AsDict(losers_by_node)
+            ).with_outputs("examples", main="counts")
         )
         _ = (
             (prepared["examples"], written.examples)
@@ -132,7 +161,7 @@ class BuildCorpus(beam.PTransform):
         dead = (
             prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
-            | "WriteDeadLetters" >> beam.Map(write_dead_letters, out)
+            | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out)
         )
         names = [s.name for s in cfg.sources]
         extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
@@ -143,7 +172,7 @@ class BuildCorpus(beam.PTransform):
             | "SumCounts" >> beam.CombinePerKey(sum)
             | "CountsList" >> beam.combiners.ToList()
             | "WriteStats"
-            >> beam.Map(write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
+            >> metered_map("WriteStats", write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
         )
 
 
@@ -156,6 +185,22 @@ def _remove_tree(path: str) -> None:
         FileSystems.delete([path])
 
 
+def _workers(pipeline: beam.Pipeline) -> int | None:
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    return pipeline.options.view_as(DirectOptions).direct_num_workers
+
+
+def _input_size(config: CorpusConfig, beam_args: list[str] | tuple[str, ...]) -> int | None:
+    """Bytes of every source's files, which choose the local worker count; None when it is not needed."""
+    from kcorpus.pipeline.corpus.read import input_bytes
+
+    given = " ".join(beam_args)
+    if "--runner" in given or "--direct_num_workers" in given:
+        return None
+    return sum(input_bytes(list(s.paths)) for s in config.sources)
+
+
 def run_build(
     config: CorpusConfig,
     out_dir: str,
@@ -165,6 +210,7 @@ def run_build(
     batch_size: int = 1000,
     reshuffle: bool = False,
     overwrite: bool = False,
+    profile_stages: bool = False,
 ) -> dict[str, Any]:
     """Runs the pipeline to completion and returns the parsed stats.json.
 
@@ -178,7 +224,7 @@ def run_build(
     if config.dedup.decontaminate.enabled:
         check_eval_paths(config.dedup.decontaminate)
     with claim_output(plan):
-        return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle)
+        return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle, profile_stages)
 
 
 def check_readers(config: CorpusConfig) -> None:
@@ -194,13 +240,19 @@ def check_readers(config: CorpusConfig) -> None:
 
 
 def _run_pipeline(
-    config: CorpusConfig, out_dir: str, beam_args: list[str], local_mode: str, batch_size: int, reshuffle: bool
+    config: CorpusConfig,
+    out_dir: str,
+    beam_args: list[str],
+    local_mode: str,
+    batch_size: int,
+    reshuffle: bool,
+    profile_stages: bool,
 ) -> dict[str, Any]:
     from kcorpus.pipeline.options import make_pipeline
 
     tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
-    pipeline = make_pipeline(list(beam_args), local_mode=local_mode)
+    pipeline = make_pipeline(list(beam_args), local_mode=local_mode, input_bytes=_input_size(config, beam_args))
     _ = pipeline | "BuildCorpus" >> BuildCorpus(
         config, out_dir, tmp_dir, batch_size=batch_size, reshuffle=reshuffle
     )
@@ -212,6 +264,7 @@ def _run_pipeline(
     with FileSystems.open(f"{out_dir}/{corpus_layout.STATS_FILE}") as f:
         stats = json.loads(f.read().decode("utf-8"))
     check_metrics(result, stats)
+    report_stages(result, out_dir, _workers(pipeline), profile_stages)
     for name, block in stats["sources"].items():
         if block["input"] == 0:
             log.warning("source %r read no records at all: check its paths and format", name)

@@ -14,6 +14,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE, source_of
+from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_candidates,
@@ -145,6 +146,18 @@ def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
     yield a, b
 
 
+def _exact_losers(kv: tuple[Any, Iterable[list[tuple[bytes, str]]]]) -> list[Any]:
+    return [
+        (lo, (_PRIORITY[EXACT], EXACT, su))
+        for ids in ids_by_key(_flat(kv[1]))
+        for lo, su in duplicate_losers(ids)
+    ]
+
+
+def _components(edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return sorted(connected_components(edges).items())
+
+
 class ExactDedup(beam.PTransform):
     """Batches of `(node, source, digest, keys)` -> `(node, (priority, reason, survivor))` per duplicate."""
 
@@ -156,16 +169,9 @@ class ExactDedup(beam.PTransform):
         scope = self.scope
         return (
             meta
-            | "KeyByDigestBucket" >> beam.FlatMap(_exact_keys, scope)
+            | "KeyByDigestBucket" >> metered_flat_map("ExactDedup/KeyByDigestBucket", _exact_keys, scope)
             | "GroupByDigestBucket" >> beam.GroupByKey()
-            | "Losers"
-            >> beam.FlatMap(
-                lambda kv: [
-                    (lo, (_PRIORITY[EXACT], EXACT, su))
-                    for ids in ids_by_key(_flat(kv[1]))
-                    for lo, su in duplicate_losers(ids)
-                ]
-            )
+            | "Losers" >> metered_flat_map("ExactDedup/Losers", _exact_losers)
         )
 
 
@@ -187,31 +193,38 @@ class NearDedup(beam.PTransform):
         scope, min_jaccard = self.config.scope, self.config.min_jaccard
         pairs = (
             meta
-            | "KeyByBandBucket" >> beam.FlatMap(_band_keys, scope)
+            | "KeyByBandBucket" >> metered_flat_map("NearDedup/KeyByBandBucket", _band_keys, scope)
             | "GroupByBandBucket" >> beam.GroupByKey()
-            | "BucketPairs" >> beam.FlatMap(_bucket_pairs)
+            | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _bucket_pairs)
             | "DistinctPairs" >> beam.Distinct()
         )
         same = pairs | "SameSignature" >> beam.Filter(lambda p: p[0] == SAME)
-        same_edges = same | "SameEdges" >> beam.ParDo(_same_edge).with_outputs("counts", main="edges")
-        sigs = meta | "SignaturesByBucket" >> beam.FlatMap(_signature_buckets)
+        same_edges = same | "SameEdges" >> metered_flat_map("NearDedup/SameEdges", _same_edge).with_outputs(
+            "counts", main="edges"
+        )
+        sigs = meta | "SignaturesByBucket" >> metered_flat_map(
+            "NearDedup/SignaturesByBucket", _signature_buckets
+        )
         ends = (
             pairs
             | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
-            | "KeyByEnds" >> beam.FlatMap(_pair_ends)
+            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends)
         )
         verified = (
             {"sigs": sigs, "pairs": ends}
             | "JoinSignatures" >> beam.CoGroupByKey()
-            | "EndSignatures" >> beam.FlatMap(_end_signatures)
+            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures)
             | "GroupPairs" >> beam.GroupByKey()
-            | "VerifyPairs" >> beam.ParDo(VerifyPairsFn(min_jaccard)).with_outputs("counts", main="edges")
+            | "VerifyPairs"
+            >> beam.ParDo(Metered("NearDedup/VerifyPairs", VerifyPairsFn(min_jaccard))).with_outputs(
+                "counts", main="edges"
+            )
         )
         losers = (
             (same_edges.edges, verified.edges)
             | "AllEdges" >> beam.Flatten()
             | "EdgeList" >> beam.combiners.ToList()
-            | "Components" >> beam.FlatMap(lambda edges: sorted(connected_components(edges).items()))
+            | "Components" >> metered_flat_map("NearDedup/Components", _components)
             | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
         )
         counts = (same_edges.counts, verified.counts) | "PairCounts" >> beam.Flatten()

@@ -20,6 +20,7 @@ class BuildCorpusJob:
         reshuffle: redistribute documents after reading (one big input file, many workers).
         local_mode: the FnApiRunner mode when no runner is named in the Beam options.
         overwrite: replace an existing corpus in `out`.
+        profile_stages: print the per-stage bundle table and write `<out>/stages.json`.
     """
 
     config: CorpusConfig
@@ -28,6 +29,7 @@ class BuildCorpusJob:
     reshuffle: bool = False
     local_mode: str = "multi_processing"
     overwrite: bool = False
+    profile_stages: bool = False
 
 
 def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str, Any]:
@@ -42,4 +44,5 @@ def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str
         batch_size=job.batch_size,
         reshuffle=job.reshuffle,
         overwrite=job.overwrite,
+        profile_stages=job.profile_stages,
     )

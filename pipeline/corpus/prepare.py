@@ -22,6 +22,7 @@ from apache_beam.transforms.window import GlobalWindows
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import write_run
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
@@ -265,8 +266,9 @@ class PrepareDocuments(beam.PTransform):
         outputs = [
             b
             | f"Prepare[{i}]"
-            >> beam.ParDo(PrepareBatchFn(self.config, self.tmp_dir), *side).with_outputs(
-                "meta", "run", "dead_letter", "examples", main="counts"
+            >> beam.ParDo(
+                Metered(f"Prepare[{i}]", PrepareBatchFn(self.config, self.tmp_dir)), *side
+            ).with_outputs("meta", "run", "dead_letter", "examples", main="counts"
             )
             for i, b in enumerate(batches)
         ]

@@ -17,12 +17,16 @@ from typing import Any
 import apache_beam as beam
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.files import STREAM_ERRORS, open_binary
 from kcorpus.transforms.readers import LineParser, Reader, as_options, read_file, reader_for
 from kcorpus.transforms.record import DeadLetter
 
 # Small enough that the local runner, which partitions a stage's elements statically, balances workers.
 RANGE_BYTES = 4 << 20
+# A batch also ends at this much text, so that batches (a stage's elements) are about equal in work whatever
+# the documents' length: 1000 comments or a few dozen articles.
+BATCH_TEXT_CHARS = 256 << 10
 _COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
 
 
@@ -98,11 +102,13 @@ class ReadRangeBatches(beam.DoFn):
         else:
             records = _range(reader_for(fmt), options, source, path, start, end)
         batch: list[tuple[str, Any]] = []
+        chars = 0
         for record in records:
             batch.append((source, record))
-            if len(batch) >= self.batch_size:
+            chars += len(getattr(record, "text", None) or "")
+            if len(batch) >= self.batch_size or chars >= BATCH_TEXT_CHARS:
                 yield batch
-                batch = []
+                batch, chars = [], 0
         if batch:
             yield batch
 
@@ -153,7 +159,7 @@ class ReadSourceBatches(beam.PTransform):
             | "Patterns" >> beam.Create(work)
             | "MatchFiles" >> beam.ParDo(PlanRanges(self.sources, self.range_bytes))
             | "SpreadRanges" >> beam.Reshuffle()
-            | "ReadRanges" >> beam.ParDo(ReadRangeBatches(self.sources, self.batch_size))
+            | "ReadRanges" >> beam.ParDo(Metered("ReadRanges", ReadRangeBatches(self.sources, self.batch_size)))
         )
 
 

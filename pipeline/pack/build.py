@@ -14,15 +14,23 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import DirectOptions
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
-from kcorpus.pipeline.options import make_pipeline
+from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
-from kcorpus.pipeline.pack.read import ReadCorpus, resolve_corpus, spread_batches
+from kcorpus.pipeline.pack.read import (
+    ReadCorpus,
+    estimated_ranges,
+    range_bytes_for,
+    resolve_corpus,
+    spread_batches,
+)
 from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
 from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
+from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms.packing.packer import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
@@ -34,8 +42,9 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     info = inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
-    spread = spread_batches(job, len(corpus.files), pipeline.options)
-    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread)
+    range_bytes = range_bytes_for(corpus.total_bytes, pipeline.options)
+    spread = spread_batches(job, estimated_ranges(corpus, range_bytes), pipeline.options)
+    read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
         job.tokenizer, job.validation_fraction, counts, dtype.name
     )
@@ -45,12 +54,13 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
         (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
         | "MergeShardKeys" >> beam.Flatten()
         | "GroupByShard" >> beam.GroupByKey()
-        | "WriteShards" >> beam.ParDo(WriteShardFn(job.out, job.pack, info.special, dtype.name, counts,
-                                                   job.rows_per_batch))
+        | "WriteShards" >> beam.ParDo(Metered("WriteShards", WriteShardFn(job.out, job.pack, info.special, dtype.name,
+                                                                        counts, job.rows_per_batch)))
     )
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
     # one element, with the shard records and rejected records as list side inputs (no combiner stages)
-    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> beam.Map(
+    manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> metered_map(
+        "WriteMetadata",
         lambda _, shard_records, rejected_records: write_metadata(
             list(shard_records), list(rejected_records), job, corpus, info, dtype.name, counts
         ),
@@ -69,9 +79,12 @@ def run(
     a previous pack there is removed only after the corpus and tokenizer are found usable.
     """
     plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)
-    resolve_corpus(job.corpus, job.input_format)
+    size = resolve_corpus(job.corpus, job.input_format).total_bytes
     inspect_tokenizer(job)
-    with claim_output(plan), make_pipeline(beam_args, local_mode=local_mode) as pipeline:
+    options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
+    with claim_output(plan), make_pipeline(beam_args, local_mode=local_mode, **options) as pipeline:
         build(pipeline, job)
+    workers = pipeline.options.view_as(DirectOptions).direct_num_workers
+    report_stages(pipeline.result, job.out, workers, job.profile_stages)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:
         return json.loads(f.read())

@@ -33,6 +33,7 @@ class PackJob:
     rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
     overwrite: bool = False
     reshuffle_batches: str = "auto"
+    profile_stages: bool = False
 
     def __post_init__(self) -> None:
         if self.input_format not in ("auto", *LAYOUTS):

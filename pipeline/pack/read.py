@@ -1,9 +1,16 @@
-"""`ReadCorpus`: the files of a build-corpus output -> batches of documents, unusable lines dead-lettered."""
+"""`ReadCorpus`: the files of a build-corpus output -> batches of documents, unusable lines dead-lettered.
+
+Files are read in byte ranges of whole lines (`line_ranges`, about eight per local worker), so that a corpus of
+fewer files than workers still spreads its reading and tokenizing over every worker without a shuffle of
+its text; records and line numbers are those of one pass over each file.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -11,8 +18,9 @@ from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from kcorpus.pipeline.pack.job import PackJob
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.corpus_layout import LAYOUTS
-from kcorpus.transforms.packing.corpus_files import parse_corpus_bytes
+from kcorpus.transforms.packing.corpus_files import line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
 
@@ -38,21 +46,50 @@ def resolve_corpus(corpus: str, input_format: str = "auto") -> CorpusInput:
     raise FileNotFoundError(f"no corpus files: nothing matches {wanted}")
 
 
-def spread_batches(job: PackJob, num_files: int, options: PipelineOptions) -> bool:
+# Byte ranges a corpus file is read in: about RANGES_PER_WORKER per local worker, within these bounds.
+RANGES_PER_WORKER = 8
+MIN_RANGE_BYTES = 256 << 10
+MAX_RANGE_BYTES = 64 << 20
+
+
+def range_bytes_for(total_bytes: int, options: PipelineOptions) -> int:
+    """The size of the ranges corpus files are read in: the largest on a distributed runner."""
+    if options.view_as(StandardOptions).runner is not None:
+        return MAX_RANGE_BYTES
+    workers = options.view_as(DirectOptions).direct_num_workers or 1
+    return int(min(MAX_RANGE_BYTES, max(MIN_RANGE_BYTES, total_bytes / (RANGES_PER_WORKER * workers))))
+
+
+def estimated_ranges(corpus: CorpusInput, range_bytes: int) -> int:
+    """About how many ranges `ReadCorpus` reads (at least one per file)."""
+    return max(len(corpus.files), math.ceil(corpus.total_bytes / range_bytes))
+
+
+def spread_batches(job: PackJob, num_ranges: int, options: PipelineOptions) -> bool:
     """Whether to reshuffle document batches between reading and tokenizing. `auto`: only when the local
-    runner has fewer than two files per worker (files are read one per worker, so with enough similar-sized
-    files the read fuses with tokenizing and no text crosses a shuffle) or on a distributed runner."""
+    runner has fewer than two ranges per worker (ranges are read one per worker, so with enough of them
+    the read fuses with tokenizing and no text crosses a shuffle) or on a distributed runner."""
     if job.reshuffle_batches != "auto":
         return job.reshuffle_batches == "always"
     if options.view_as(StandardOptions).runner is not None:
         return True
     workers = options.view_as(DirectOptions).direct_num_workers or 1
-    return num_files < 2 * workers
+    return num_ranges < 2 * workers
 
 
-def read_corpus_file(path: str, layout: str) -> Iterator[Document | DeadLetter]:
+def _lines_of_range(raw: Any, length: int) -> Iterator[bytes]:
+    for line in raw:
+        yield line
+        length -= len(line)
+        if length <= 0:
+            return
+
+
+def read_corpus_range(path: str, layout: str, start: int, end: int, first_line: int) -> Iterator[Document | DeadLetter]:
+    """The records of the lines in `[start, end)`, a range of `line_ranges` that starts at line `first_line`."""
     with FileSystems.open(path) as raw:
-        yield from parse_corpus_bytes(path, layout, raw)
+        raw.seek(start)
+        yield from parse_corpus_bytes(path, layout, _lines_of_range(raw, end - start), first_line)
 
 
 # (id, text, source): documents travel between stages as plain tuples so Beam's fast coder handles them
@@ -81,24 +118,41 @@ def batch_documents(
 class ReadCorpus(beam.PTransform):
     """Corpus files -> batches of documents, with unusable lines on the `dead_letter` output."""
 
-    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int, spread: bool = True):
+    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int, spread: bool = True,
+                 range_bytes: int = MAX_RANGE_BYTES):
         super().__init__()
         self._corpus = corpus
         self._fn = _ParseFile(corpus.layout, max_docs, max_bytes)
         self._spread = spread
+        self._range_bytes = range_bytes
 
     def expand(self, pbegin):
+        plan = _PlanRanges(self._corpus.layout, self._range_bytes)
         parsed = (
             pbegin
-            # Create reshuffles its values: one file per worker
             | "ListFiles" >> beam.Create(list(self._corpus.files))
-            | "ParseFiles" >> beam.ParDo(self._fn).with_outputs("dead_letter", main="batches")
+            | "PlanRanges" >> beam.ParDo(Metered("PlanRanges", plan))
+            | "SpreadRanges" >> beam.Reshuffle()
+            | "ParseFiles" >> beam.ParDo(Metered("ParseFiles", self._fn)).with_outputs("dead_letter", main="batches")
         )
         batches = parsed.batches
         if self._spread:
             # spreads the batches of a few large files over all workers, at the cost of a shuffle of all text
             batches = batches | "ReshuffleBatches" >> beam.Reshuffle()
         return {"batches": batches, "dead_letter": parsed.dead_letter}
+
+
+class _PlanRanges(beam.DoFn):
+    """A corpus file -> `(path, start, end, first line)` ranges of whole lines."""
+
+    def __init__(self, layout: str, range_bytes: int):
+        self._layout = layout
+        self._range_bytes = range_bytes
+
+    def process(self, path: str):
+        with FileSystems.open(path) as raw:
+            for start, end, first_line in line_ranges(raw, self._layout, self._range_bytes):
+                yield path, start, end, first_line
 
 
 class _ParseFile(beam.DoFn):
@@ -109,8 +163,9 @@ class _ParseFile(beam.DoFn):
         self._read = Metrics.counter("pack", "pack:documents:read")
         self._dead = Metrics.counter("pack", "pack:documents:dead_letter")
 
-    def process(self, path: str):
-        records = read_corpus_file(path, self._layout)
+    def process(self, element: tuple[str, int, int, int]):
+        path, start, end, first_line = element
+        records = read_corpus_range(path, self._layout, start, end, first_line)
         for item in batch_documents(records, self._max_docs, self._max_bytes):
             if isinstance(item, DeadLetter):
                 self._dead.inc()

@@ -11,6 +11,7 @@ from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import DocTuple
+from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.packing.packer import SpecialIds
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
@@ -67,7 +68,7 @@ class TokenizeDocuments(beam.PTransform):
         self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype)
 
     def expand(self, batches):
-        return batches | "Encode" >> beam.ParDo(self._fn).with_outputs("dropped", main="keyed")
+        return batches | "Encode" >> beam.ParDo(Metered("Encode", self._fn)).with_outputs("dropped", main="keyed")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,3 +23,30 @@ def test_local_pipeline_runs_without_prism():
     with make_pipeline([], local_mode="in_memory") as p:
         out = p | beam.Create(["가", "나"]) | beam.Map(lambda s: s + "!")
         assert_that(out, equal_to(["가!", "나!"]))
+
+
+def test_workers_follow_the_input_size_up_to_the_cores():
+    from kcorpus.pipeline.options import workers_for
+
+    mb = 1 << 20
+    assert workers_for(None, 8 * mb, cores=16) == 16
+    assert workers_for(0, 8 * mb, cores=16) == 1
+    assert workers_for(100_000, 8 * mb, cores=16) == 1
+    assert workers_for(8 * mb + 1, 8 * mb, cores=16) == 2
+    assert workers_for(40 * mb, 8 * mb, cores=16) == 5
+    assert workers_for(10_000 * mb, 8 * mb, cores=16) == 16
+
+
+def test_a_tiny_input_runs_one_worker_in_process():
+    direct = pipeline_options([], input_bytes=1000).view_as(DirectOptions)
+    assert direct.direct_num_workers == 1
+    assert direct.direct_running_mode == "in_memory"
+
+
+def test_given_worker_count_and_mode_win_over_the_input_size():
+    direct = pipeline_options(["--direct_num_workers=16"], input_bytes=1000).view_as(DirectOptions)
+    assert (direct.direct_num_workers, direct.direct_running_mode) == (16, "multi_processing")
+    direct = pipeline_options(["--direct_running_mode=multi_processing"], input_bytes=1000).view_as(DirectOptions)
+    assert (direct.direct_num_workers, direct.direct_running_mode) == (1, "multi_processing")
+    direct = pipeline_options([], local_mode="multi_threading", input_bytes=1000).view_as(DirectOptions)
+    assert (direct.direct_num_workers, direct.direct_running_mode) == (1, "multi_threading")

@@ -222,8 +222,10 @@ output: {{num_shards: 1}}
 
 
 def test_documents_are_prepared_in_the_stage_that_reads_them():
-    # The local runner pickles and buffers every input of a multi-input Flatten: no Flatten (and no
-    # shuffle) may sit between reading the documents and preparing them.
+    # The local runner pickles and buffers every input of a multi-input Flatten: no Flatten may sit between
+    # reading the documents and preparing them, and no shuffle for line-based sources (read in byte ranges).
+    # Whole files (Wikipedia) are one element each: their batches are reshuffled so that one large file
+    # does not run in one bundle.
     from kcorpus.pipeline.corpus.build import BuildCorpus
 
     config = load_config(str(ROOT / "configs" / "sample.yaml"))
@@ -233,10 +235,18 @@ def test_documents_are_prepared_in_the_stage_that_reads_them():
     producer = {
         pcoll: t for t in components.transforms.values() if not t.subtransforms for pcoll in t.outputs.values()
     }
-    prepares = [t for t in producer.values() if "/PrepareDocuments/" in t.unique_name]
-    assert {t.unique_name for t in prepares} == {"BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)"}
-    (batches,) = prepares[0].inputs.values()
-    assert producer[batches].unique_name == "BuildCorpus/Read[nsmc,petitions,kowiki]/ReadRanges"
+    prepares = {
+        t.unique_name: t
+        for t in producer.values()
+        if "/PrepareDocuments/" in t.unique_name and "/All[" not in t.unique_name
+    }
+    assert sorted(prepares) == [
+        "BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)",
+        "BuildCorpus/PrepareDocuments/Prepare[1]/ParDo(PrepareBatchFn)",
+    ]
+    inputs = [producer[next(iter(t.inputs.values()))].unique_name for _, t in sorted(prepares.items())]
+    assert inputs[0] == "BuildCorpus/Read[nsmc,petitions]/ReadRanges"
+    assert inputs[1].startswith("BuildCorpus/Spread[kowiki]/")
 
 
 @pytest.mark.parametrize("batch_size,workers", [(100, 4), (250, 3), (1000, 8)])
@@ -250,3 +260,22 @@ def test_multi_threading_loses_no_document(sample_run, tmp_path, batch_size, wor
     assert run(argv) == 0
     assert read_tree(out) == read_tree(sample_run)
     assert filecmp.cmp(sample_run / "stats.json", out / "stats.json", shallow=False)
+
+
+def test_line_ranges_are_about_four_per_worker_within_bounds(tmp_path):
+    from kcorpus.pipeline.corpus.build import _range_bytes
+    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES, BatchSource
+
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    with big.open("wb") as f:
+        f.truncate(40 << 20)
+    with small.open("wb") as f:
+        f.truncate(1 << 20)
+
+    def ranges(path, *args):
+        return _range_bytes(PipelineOptions(list(args)), [BatchSource("nsmc", (str(path),), None, "nsmc")])
+
+    assert ranges(big, "--direct_num_workers=16") == (40 << 20) // 64
+    assert ranges(big, "--direct_num_workers=1") == RANGE_BYTES
+    assert ranges(small, "--direct_num_workers=16") == 256 << 10
+    assert ranges(big, "--runner=DataflowRunner") == RANGE_BYTES

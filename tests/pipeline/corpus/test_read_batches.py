@@ -42,3 +42,20 @@ def test_small_ranges_give_exactly_the_records_of_one_pass():
         assert_that(records | beam.MapTuple(lambda s, r: (s, _key(r))), equal_to(expected))
         sizes = nsmc | beam.Map(len)
         assert_that(sizes | "Max" >> beam.combiners.Top.Largest(1), equal_to([[97]]), label="BatchSize")
+
+
+def test_a_batch_of_long_documents_ends_at_the_text_limit():
+    from kcorpus.pipeline.corpus.read_batches import BATCH_TEXT_CHARS, ReadRangeBatches
+
+    fn = ReadRangeBatches([], batch_size=1000)
+    fn.sources = (type("S", (), {"source": "wiki", "fmt": "wikiextractor", "options": None})(),)
+    fn.setup()
+    wiki = TESTDATA / "sample" / "wiki_00_head"
+    batches = list(fn.process((0, (str(wiki), 0, -1))))
+    records = [r for batch in batches for _, r in batch]
+    assert [_key(r) for r in records] == [_key(r) for r in read_file("wikiextractor", str(wiki), source="wiki")]
+    assert len(batches) > 1
+    for batch in batches[:-1]:
+        chars = sum(len(r.text) for _, r in batch)
+        # each batch ends with the document that reached the limit
+        assert chars >= BATCH_TEXT_CHARS > chars - len(batch[-1][1].text)
