@@ -94,7 +94,10 @@ def dofn_strings(pipeline) -> set[str]:
         payload = beam_runner_api_pb2.ParDoPayload.FromString(transform.spec.payload)
         if payload.do_fn.urn == python_urns.PICKLED_DOFN_INFO:
             fn = pickler.loads(payload.do_fn.payload)[0]
-            found |= {v for v in vars(fn).values() if isinstance(v, str)}
+            while fn is not None:  # a metered step (pipeline/stage_metrics.Metered) wraps the real DoFn
+                found |= {v for v in vars(fn).values() if isinstance(v, str)}
+                inner = getattr(fn, "fn", None)
+                fn = inner if isinstance(inner, beam.DoFn) else None
     return found
 
 

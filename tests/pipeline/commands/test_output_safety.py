@@ -99,7 +99,7 @@ def test_pack_overwrite_replaces_its_own_pack_and_keeps_user_files_byte_identica
     user = hashes(out, skip=tuple(first) + ("train", "validation", "rejected", MARKER_FILE))
     assert set(user) == {"thesis.txt", "sub/notes.md"}
     assert main(pack_argv(CORPUS, kcbert, out)) == 2
-    assert "holds a previous pack output (manifest.json, rejected, train); pass --overwrite" in error_of(capsys)
+    assert "holds a previous pack output (dataset_dict.json, manifest.json, rejected); pass --overwrite" in error_of(capsys)
     assert main(pack_argv(CORPUS, kcbert, out, "--overwrite")) == 0
     assert hashes(out, skip=(MARKER_FILE,)) == {**first, **user}
 
@@ -110,7 +110,7 @@ def test_pack_with_a_bad_tokenizer_leaves_a_previous_pack_in_place(tmp_path, kcb
     before = hashes(out)
     (tmp_path / "novocab").mkdir()
     assert main(pack_argv(CORPUS, tmp_path / "novocab", out, "--overwrite")) == 2
-    assert "no tokenizer at" in error_of(capsys)
+    assert "expected a folder with tokenizer.json" in error_of(capsys)
     assert hashes(out) == before
 
 
@@ -161,8 +161,8 @@ def test_build_corpus_overwrite_keeps_user_files_and_refuses_foreign_folders(tmp
     # a misspelled format fails validation: the previous corpus and the user's files stay as they were
     whole = hashes(out)
     assert main(build_argv(planted_profile(tmp_path, fmt="jsnol"), out, "--overwrite")) == 2
-    assert error_of(capsys) == ("kcorpus build-corpus: sources.a: unknown format 'jsnol'; valid: modu, wikiextractor, "
-                                "wiki-dump, petitions, comments, nsmc, text, jsonl, parquet, hf-datasets")
+    assert error_of(capsys).endswith("sources[1].format: unknown format 'jsnol'; valid: modu, wikiextractor, "
+                                     "wiki-dump, petitions, comments, nsmc, text, jsonl, parquet, hf-datasets")
     assert hashes(out) == whole
     assert main(build_argv(planted_profile(tmp_path), out, "--overwrite")) == 0
     user = {rel: digest for rel, digest in whole.items() if rel in ("thesis.txt", "sub/notes.md")}
@@ -175,9 +175,10 @@ def test_build_corpus_refuses_an_output_inside_its_sources(tmp_path, capsys):
     profile = {"sources": [{"name": "a", "format": "jsonl", "paths": [str(data / "a.jsonl")]}]}
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(profile), encoding="utf-8")
     assert main(build_argv(tmp_path / "p.yaml", data / "a.jsonl", "--overwrite")) == 2
+    # found by the checks before any work (the output is a file), before the overlap check would say "is the input"
     assert error_of(capsys) == (
-        f"kcorpus build-corpus: error: output {data / 'a.jsonl'} is the input {data / 'a.jsonl'}; "
-        "kcorpus never writes over an input"
+        f"kcorpus build-corpus: error: --out {data / 'a.jsonl'}: is a file; expected a folder "
+        "(or a path where one can be created)"
     )
     assert (data / "a.jsonl").read_bytes() == (PLANTED / "a.jsonl").read_bytes()
 

@@ -227,7 +227,8 @@ def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):
     argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
     assert capsys.readouterr().err == (
-        f"kcorpus pack: error: --tokenizer {tmp_path}: no {tmp_path}/tokenizer.json; expected a folder with "
+        f"kcorpus pack: error: --tokenizer {tmp_path / 'empty'}: no {tmp_path / 'empty'}/tokenizer.json; "
+        "expected a folder with "
         "tokenizer.json (train-vocab's output)\n"
     )
     # every problem at once, before any output is touched
