@@ -81,8 +81,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"report:  {html}\n         {md}")
     pack = fs.join(out_dir, "pack")
     if fs.exists(fs.join(pack, "train", "state.json")):
-        train, validation = fs.join(pack, "train"), fs.join(pack, "validation")
-        print(f"dataset: {train}  (datasets.load_from_disk; validation: {validation})")
+        print(f"dataset: {pack}  (datasets.load_from_disk: a DatasetDict of train and validation)")
     return 0
 
 
