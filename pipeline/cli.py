@@ -3,8 +3,9 @@
 A sub-command module defines `add_arguments(parser)` and `main(args) -> int`. Modules are imported only when
 their command runs, so `kcorpus clean` never pays for importing Beam or the tokenizers.
 
-Global flags, anywhere before `--`: `-v/--verbose` (kcorpus's and Beam's INFO logs) and `--debug` (a
-traceback for user errors too). A `UserError` is printed as `kcorpus <command>: error: <line>` per problem
+Global flags, anywhere before `--`: `-v/--verbose` (kcorpus's and Beam's INFO logs), `--debug` (a
+traceback for user errors too) and `--progress`/`--no-progress` (the progress bars of the Beam commands;
+default: shown when stderr is a terminal). A `UserError` is printed as `kcorpus <command>: error: <line>` per problem
 and exits 2 (`DataLossError`: 1); any other exception is a bug or an infrastructure failure and keeps its
 traceback.
 """
@@ -17,7 +18,13 @@ import sys
 
 from kcorpus.pipeline.errors import UserError
 
-GLOBAL_FLAGS = {"-v": "verbose", "--verbose": "verbose", "--debug": "debug"}
+GLOBAL_FLAGS = {
+    "-v": "verbose",
+    "--verbose": "verbose",
+    "--debug": "debug",
+    "--progress": "progress",
+    "--no-progress": "no_progress",
+}
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -43,15 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     argv, flags = split_global_flags(list(sys.argv[1:] if argv is None else argv))
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         usage = "\n".join(f"  {name:<14} {help_}" for name, (_, help_) in COMMANDS.items())
-        print(f"usage: kcorpus [-v] [--debug] COMMAND [options]\n\ncommands:\n{usage}", file=sys.stderr)
+        print(f"usage: kcorpus [-v] [--debug] [--progress|--no-progress] COMMAND [options]\n\ncommands:\n{usage}", file=sys.stderr)
         known = not argv or argv[0] in ("-h", "--help")
         if not known:
             print(f"\nkcorpus: unknown command {argv[0]!r}", file=sys.stderr)
         return 0 if known else 2
     name, rest = argv[0], argv[1:]
     from kcorpus.pipeline.console import configure_logging
+    from kcorpus.pipeline.progress import set_mode as set_progress_mode
 
     configure_logging(verbose="verbose" in flags)
+    set_progress_mode("off" if "no_progress" in flags else "on" if "progress" in flags else "auto")
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"kcorpus {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)

@@ -248,7 +248,9 @@ def _run_pipeline(
     reshuffle: bool,
     profile_stages: bool,
 ) -> dict[str, Any]:
+    from kcorpus.pipeline.corpus.read import input_bytes
     from kcorpus.pipeline.options import make_pipeline
+    from kcorpus.pipeline.progress import progress_display, wanted
 
     tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
@@ -256,9 +258,12 @@ def _run_pipeline(
     _ = pipeline | "BuildCorpus" >> BuildCorpus(
         config, out_dir, tmp_dir, batch_size=batch_size, reshuffle=reshuffle
     )
+    total = sum(input_bytes(list(s.paths)) for s in config.sources) if wanted(pipeline.options) else None
+    shards = 2 * config.output.num_shards  # a docs and a dropped file per shard
     try:
-        result = pipeline.run()
-        result.wait_until_finish()
+        with progress_display("build-corpus", total, pipeline.options, write_total=shards):
+            result = pipeline.run()
+            result.wait_until_finish()
     finally:
         _remove_tree(tmp_dir)
     with FileSystems.open(f"{out_dir}/{corpus_layout.STATS_FILE}") as f:

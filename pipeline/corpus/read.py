@@ -19,7 +19,10 @@ from apache_beam.io.filesystem import BeamIOError, CompressionTypes, FileMetadat
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline import (
+    filesystems,  # noqa: F401  (registers remote paths with transforms.files)
+    progress,
+)
 from kcorpus.transforms.files import STREAM_ERRORS, is_compressed, is_local_dir, open_binary, walk
 from kcorpus.transforms.readers import (
     CommentRow,
@@ -144,6 +147,10 @@ class ParseLines(beam.DoFn):
                 yield raw
             else:
                 yield from parser.parse(offset, raw)
+        progress.add("read", records=len(batch), nbytes=sum(len(r) for _, r in batch if isinstance(r, bytes)))
+
+    def finish_bundle(self) -> None:
+        progress.flush()
 
 
 def input_bytes(patterns: Sequence[str]) -> int:
@@ -262,8 +269,10 @@ class ReadDocuments(beam.PTransform):
         fmt, reader, options, source = self._fmt, self._reader, self._options, self._source
         files = files | "SpreadFiles" >> beam.Reshuffle()
         if not reader.has_pages:
-            return files | "ReadFiles" >> beam.FlatMap(lambda m: iter_records(fmt, m.path, options, source))
+            return files | "ReadFiles" >> beam.FlatMap(
+                lambda m: progress.counted(iter_records(fmt, m.path, options, source), m.size_in_bytes))
         return (files
-                | "ReadPages" >> beam.FlatMap(lambda m: ((m.path, p) for p in reader.pages(m.path)))
+                | "ReadPages" >> beam.FlatMap(
+                    lambda m: progress.counted(((m.path, p) for p in reader.pages(m.path)), m.size_in_bytes))
                 | "SpreadPages" >> beam.Reshuffle()
                 | "PagesToText" >> beam.MapTuple(lambda path, page: reader.page_record(page, path, options, source)))

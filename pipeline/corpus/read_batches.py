@@ -16,7 +16,10 @@ from typing import Any
 
 import apache_beam as beam
 
-from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline import (
+    filesystems,  # noqa: F401  (registers remote paths with transforms.files)
+    progress,
+)
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.files import STREAM_ERRORS, open_binary
 from kcorpus.transforms.readers import LineParser, Reader, as_options, read_file, reader_for
@@ -94,6 +97,7 @@ class ReadRangeBatches(beam.DoFn):
         source = self.sources[index].source
         if isinstance(work, DeadLetter):
             yield [(source, work)]
+            progress.add("read", records=1)
             return
         path, start, end = work
         fmt, options = self.sources[index].fmt, self._options[index]
@@ -108,9 +112,14 @@ class ReadRangeBatches(beam.DoFn):
             chars += len(getattr(record, "text", None) or "")
             if len(batch) >= self.batch_size or chars >= BATCH_TEXT_CHARS:
                 yield batch
+                progress.add("read", records=len(batch))
                 batch, chars = [], 0
         if batch:
             yield batch
+        progress.add("read", records=len(batch), nbytes=progress.range_bytes(path, start, end))
+
+    def finish_bundle(self) -> None:
+        progress.flush()
 
 
 def _range(reader: Reader, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:

@@ -14,6 +14,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import AtomicTextFile
 from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import merge_runs
@@ -42,6 +43,7 @@ class WriteShardFn(beam.DoFn):
             with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n)}") as f:
                 for _, payload in merge_runs(runs):
                     f.write(payload + "\n")
+            progress.add("write", records=1)
             return
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n)}")
@@ -78,11 +80,15 @@ class WriteShardFn(beam.DoFn):
             first = False
         for f in (docs, text, dups):
             f.close()
+        progress.add("write", records=1)
         for example in examples.drain():
             yield beam.pvalue.TaggedOutput("examples", example)
         for (source, name), value in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value
+
+    def finish_bundle(self) -> None:
+        progress.flush()
 
     def _keep_dropped(self, node: str) -> bool:
         mode = self.output.dropped

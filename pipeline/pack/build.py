@@ -30,6 +30,7 @@ from kcorpus.pipeline.pack.read import (
 )
 from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
 from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
+from kcorpus.pipeline.progress import progress_display
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms.packing.packer import ids_dtype
 
@@ -82,7 +83,9 @@ def run(
     size = resolve_corpus(job.corpus, job.input_format).total_bytes
     inspect_tokenizer(job)
     options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
-    with claim_output(plan), make_pipeline(beam_args, local_mode=local_mode, **options) as pipeline:
+    pipeline = make_pipeline(beam_args, local_mode=local_mode, **options)
+    shards = sum(shard_counts(job, size).values())
+    with claim_output(plan), progress_display("pack", size, pipeline.options, write_total=shards), pipeline:
         build(pipeline, job)
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)

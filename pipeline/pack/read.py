@@ -17,6 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
+from kcorpus.pipeline import progress
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.corpus_layout import LAYOUTS
@@ -173,3 +174,8 @@ class _ParseFile(beam.DoFn):
             else:
                 self._read.inc(len(item))
                 yield item
+                progress.add("read", records=len(item))
+        progress.add("read", nbytes=end - start)
+
+    def finish_bundle(self):
+        progress.flush()

@@ -13,6 +13,7 @@ import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.transforms.packing import arrow_shards
@@ -92,6 +93,7 @@ class WriteShardFn(beam.DoFn):
         data = arrow_shards.stream_bytes(columns, arrow_shards.packed_schema(self._dtype), self._rows)
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
+        progress.add("write", records=1)
         self._sequences.inc(stats.sequences)
         self._dropped.inc(stats.dropped_tokens)
         yield {
@@ -102,3 +104,6 @@ class WriteShardFn(beam.DoFn):
             "bytes": len(data),
             "stats": stats,
         }
+
+    def finish_bundle(self):
+        progress.flush()
