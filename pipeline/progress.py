@@ -26,7 +26,15 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from kcorpus.transforms.progress import PHASES, WRITE_SECONDS, PhaseCount, Tally, merge_tallies, tally_json
+from kcorpus.transforms.progress import (
+    PHASES,
+    WRITE_SECONDS,
+    PhaseCount,
+    Tally,
+    merge_tallies,
+    records_note,
+    tally_json,
+)
 
 DIR_ENV = "KCORPUS_PROGRESS_DIR"
 RUN_ENV = "KCORPUS_PROGRESS_RUN"
@@ -167,7 +175,8 @@ def tqdm_bar(**kwargs: Any) -> Any:
 
 class ProgressMonitor:
     """Polls the worker files and drives one bar per phase: `read` (bytes of `total_bytes`, with the records
-    in the postfix) and, once it starts, `write` (shards of `write_total`)."""
+    in the postfix) and, once it starts, `write` (shards of `write_total`). Writing starts only after every
+    record was read (and deduplicated), so the read bar is closed then and its rate and time stay its own."""
 
     def __init__(
         self,
@@ -183,6 +192,7 @@ class ProgressMonitor:
         self.label, self.total_bytes, self.write_total = label, total_bytes, write_total
         self.read_texts, self.run, self.make_bar, self.interval = read_texts, run, make_bar, interval
         self.bars: dict[str, Any] = {}
+        self.closed: set[str] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="kcorpus-progress", daemon=True)
 
@@ -196,8 +206,8 @@ class ProgressMonitor:
         if self._thread.is_alive():
             self._thread.join()
         self.poll()
-        for bar in self.bars.values():
-            bar.close()
+        for phase in self.bars:
+            self._close(phase)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -212,16 +222,23 @@ class ProgressMonitor:
             self.bars[phase] = self.make_bar(desc=f"{self.label} {phase}", **kwargs)
         return self.bars[phase]
 
+    def _close(self, phase: str) -> None:
+        if phase in self.bars and phase not in self.closed:
+            self.bars[phase].close()
+            self.closed.add(phase)
+
     def poll(self) -> dict[str, PhaseCount]:
         """One look at the worker files: each phase's bar moves to the merged count."""
         counts = merge_tallies(self.read_texts(), self.run)
-        for phase in PHASES:
+        for index, phase in enumerate(PHASES):
             count = counts.get(phase)
-            if count is None:
+            if count is None or phase in self.closed:
                 continue
+            for earlier in PHASES[:index]:
+                self._close(earlier)
             bar = self._bar(phase)
             if phase == "read":
-                bar.set_postfix_str(f"{count.records:,} records", refresh=False)
+                bar.set_postfix_str(records_note(counts, phase), refresh=False)
                 done = count.bytes
             else:
                 done = count.records
