@@ -175,8 +175,9 @@ def tqdm_bar(**kwargs: Any) -> Any:
 
 class ProgressMonitor:
     """Polls the worker files and drives one bar per phase: `read` (bytes of `total_bytes`, with the records
-    in the postfix) and, once it starts, `write` (shards of `write_total`). Writing starts only after every
-    record was read (and deduplicated), so the read bar is closed then and its rate and time stay its own."""
+    in the postfix) and, once every byte is read or a shard is written, `write` (shards of `write_total`).
+    Writing starts only after every record was read, so the read bar is closed then and its rate and time
+    stay its own."""
 
     def __init__(
         self,
@@ -244,6 +245,11 @@ class ProgressMonitor:
                 done = count.records
             if done != bar.n:
                 bar.update(done - bar.n)
+        read = counts.get("read")
+        if read and self.total_bytes and read.bytes >= self.total_bytes and self.write_total:
+            # Every input byte is read: the write bar starts now, so its time covers dedup and packing too.
+            self._close("read")
+            self._bar("write")
         return counts
 
 

@@ -95,6 +95,16 @@ def test_monitor_moves_its_bars_to_the_merged_counts():
     assert write.closed
 
 
+def test_write_bar_opens_when_every_input_byte_is_read():
+    files = ['{"run": "r", "phases": {"read": {"records": 10, "bytes": 1999}}}']
+    monitor = progress.ProgressMonitor("pack", 2000, 3, lambda: list(files), "r", make_bar=FakeBar)
+    monitor.poll()
+    assert "write" not in monitor.bars
+    files[0] = '{"run": "r", "phases": {"read": {"records": 11, "bytes": 2000}}}'
+    monitor.poll()
+    assert monitor.bars["read"].closed and monitor.bars["write"].n == 0
+
+
 def test_monitor_thread_polls_until_stopped_then_shows_the_final_count():
     files: list[str] = []
     polled = threading.Event()
