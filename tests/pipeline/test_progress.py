@@ -48,6 +48,14 @@ class FakeBar:
         self.closed = True
 
 
+def test_progress_flags_are_global_flags_before_the_beam_options():
+    from kcorpus.pipeline.cli import split_global_flags
+
+    argv, flags = split_global_flags(["build-corpus", "--progress", "--config", "c.yaml", "--", "--progress"])
+    assert (argv, flags) == (["build-corpus", "--config", "c.yaml", "--", "--progress"], {"progress"})
+    assert split_global_flags(["--no-progress", "pack"])[1] == {"no_progress"}
+
+
 def test_add_without_a_watcher_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv(progress.DIR_ENV, raising=False)
     monkeypatch.setattr(progress, "_writer", None)
