@@ -42,7 +42,7 @@ _RUN = re.compile(r"(\S)\1+")
 # Fullwidth ASCII (Ａ-Ｚ, ０-９, ...) -> ASCII; NFKC would do it too, but it turns ㅋ into a conjoining jamo.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _HAS_FULLWIDTH = re.compile("[\uff01-\uff5e]")
-# Masks: runs of 2+ (not korean.OOO_MASK_RUNS's 3+): clean()'s repeat normalization shortens `OOO` to `OO`.
+# Masks: runs of 2+ (like korean.MASK_RUNS): clean()'s repeat normalization shortens `OOO` to `OO`.
 _MASKS = re.compile(r"(?<![A-Za-z])O{2,}(?![A-Za-z])|○{2,}")
 # Texts hashed at once: about 60 bytes of arrays per character, so ~60 MB per chunk.
 CHUNK_CHARS = 1 << 20

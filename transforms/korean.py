@@ -27,8 +27,6 @@ HANGUL_LETTER_CLASS = "가-힣ㄱ-ㆎ"
 # Naver's mask for a censored word, exactly "OOO" as a token of its own (not in "GOOOD", not in "OOOO"):
 # what `clean()` replaces by a space.
 NAVER_OOO_MASK = re.compile(r"(?<![A-Za-z])OOO(?![A-Za-z])")
-# Any run of 3+ "O" or "○", inside words too.
-OOO_MASK_RUNS = re.compile(r"O{3,}|○{3,}")
 # Every mask a source uses to hide a word, whatever its length: runs of 2+ Latin "O" not touching another
 # Latin letter (Naver's `OOO`, users' `OO같은`; not "GOOD"), of circles `○○`/`◯◯`/`〇〇` (`김○○`), and of 2+ `*`
 # (petitions' `***씨`, `김**`, masked ids and URLs `chhy****`, `http://m.********`). A single `*` is a bullet or

@@ -34,7 +34,7 @@ def test_syllables_with_final_b_are_the_formal_endings():
 
 def test_the_two_ooo_masks_mean_different_things():
     assert korean.NAVER_OOO_MASK.sub(" ", "OOO 씨가 GOOOD OOOO") == "  씨가 GOOOD OOOO"
-    assert korean.OOO_MASK_RUNS.findall("OOO GOOOD ○○○○") == ["OOO", "OOO", "○○○○"]
+    assert korean.MASK_RUNS.findall("OOO GOOOD ○○○○") == ["OOO", "○○○○"]
 
 
 def test_mask_runs_find_every_mask_of_any_length_and_nothing_else():
