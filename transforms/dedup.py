@@ -231,25 +231,19 @@ def jaccard(a: str, b: str, ngram: int) -> float:
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
 
 
-def bucketed(pairs: Iterable[tuple[Hashable, str]], buckets: int) -> dict[int, list[tuple[Hashable, str]]]:
-    """`(key, id)` pairs grouped by a stable bucket of the key (an int key, or a digest's first bytes).
-
-    Shuffling one element per (batch, bucket) instead of one per document cuts the per-element cost of
-    the local runner's shuffle; the bucket number never changes which ids share a key.
-    """
-    out: dict[int, list[tuple[Hashable, str]]] = {}
-    for key, node in pairs:
-        b = (int.from_bytes(key[:4], "big") if isinstance(key, bytes) else int(key)) % buckets
-        out.setdefault(b, []).append((key, node))
-    return out
-
-
 def ids_by_key(pairs: Iterable[tuple[Hashable, str]]) -> list[list[str]]:
-    """The sorted ids of every key that more than one distinct id shares, in key order."""
-    groups: dict[Hashable, set[str]] = {}
+    """The sorted ids of every key that more than one distinct id shares, in key order.
+
+    Holds one id per key and a set only for keys seen with a second id: a bucket of a million digests
+    takes ~250 bytes each, not a set per key.
+    """
+    first: dict[Hashable, str] = {}
+    shared: dict[Hashable, set[str]] = {}
     for key, node in pairs:
-        groups.setdefault(key, set()).add(node)
-    return [sorted(ids) for _, ids in sorted(groups.items()) if len(ids) > 1]
+        seen = first.setdefault(key, node)
+        if seen != node:
+            shared.setdefault(key, {seen}).add(node)
+    return [sorted(ids) for _, ids in sorted(shared.items())]
 
 
 def connected_components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:

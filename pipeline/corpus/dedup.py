@@ -14,11 +14,11 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE, source_of
+from kcorpus.pipeline.corpus.spill import MIN_BUCKETS, BucketRecords, bucket_records
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_candidates,
-    bucketed,
     connected_components,
     duplicate_losers,
     estimated_jaccard,
@@ -32,79 +32,59 @@ EXACT, NEAR = "exact_duplicate", "near_duplicate"
 # Exact wins over near when a document is both (its survivor is then an identical text).
 _PRIORITY = {EXACT: 0, NEAR: 1}
 
-# Shuffle buckets per scope: one element per (batch, bucket) instead of one per document.
-DEDUP_BUCKETS = 64
-
-
 Meta = tuple[str, str, bytes, list[int], bytes]
 
 
-def _exact_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
-    by_scope: dict[str, list[tuple[bytes, str]]] = {}
+def _exact_entries(batch: list[Meta], scope: str, buckets: int) -> Iterator[Any]:
+    """`(bucket, (scope key, digest, node))` per document; a digest's first bytes choose its bucket."""
     for node, source, text_digest, _, _ in batch:
-        by_scope.setdefault(scope_key(source, scope), []).append((text_digest, node))
-    for sk, pairs in sorted(by_scope.items()):
-        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
-            yield (sk, bucket), members
+        yield int.from_bytes(text_digest[:4], "big") % buckets, (scope_key(source, scope), text_digest, node)
 
 
-def _band_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
-    by_band: dict[tuple[str, int], list[tuple[int, tuple[str, int]]]] = {}
+def _band_entries(batch: list[Meta], scope: str, buckets: int) -> Iterator[Any]:
+    """`(bucket, ((scope key, band, LSH key), (node, signature id)))` per document and band."""
     for node, source, _, bands, sig in batch:
         sk = scope_key(source, scope)
         member = (node, signature_id(sig))
         for band, key in enumerate(bands):
-            by_band.setdefault((sk, band), []).append((key, member))
-    for (sk, band), pairs in sorted(by_band.items()):
-        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
-            yield (sk, band, bucket), members
+            yield key % buckets, ((sk, band, key), member)
 
 
-def _flat(groups: Iterable[list[Any]]) -> Iterator[Any]:
-    for group in groups:
-        yield from group
+def _signature_entries(batch: list[Meta], buckets: int) -> Iterator[Any]:
+    for node, _, _, _, sig in batch:
+        yield shard_of(node, buckets), (node, sig)
 
 
-# Buckets of the signature joins: one element per (batch, bucket); a bucket's signatures fit in memory.
-SIGNATURE_BUCKETS = 16
 SAME, CANDIDATE = "same", "candidate"
 
 
-def _bucket_pairs(kv: tuple[Any, Iterable[list[tuple[int, tuple[str, int]]]]]) -> Iterator[Any]:
+def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
-    groups: dict[int, list[tuple[str, int]]] = {}
-    for key, member in _flat(kv[1]):
+    groups: dict[tuple[str, int, int], list[tuple[str, int]]] = {}
+    for key, member in bucket_records(kv[1]):
         groups.setdefault(key, []).append(member)
-    for _, members in sorted(groups.items()):
-        if len({node for node, _ in members}) > 1:
+    for members in groups.values():
+        if len(members) > 1 and len({node for node, _ in members}) > 1:
             same, candidates = bucket_candidates(members)
             yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
 
 
-def _signature_buckets(batch: list[Meta]) -> Iterator[Any]:
-    out: dict[int, list[tuple[str, bytes]]] = {}
-    for node, _, _, _, sig in batch:
-        out.setdefault(shard_of(node, SIGNATURE_BUCKETS), []).append((node, sig))
-    yield from sorted(out.items())
-
-
-def _pair_ends(pair: tuple[str, str, str]) -> Iterator[Any]:
+def _pair_ends(pair: tuple[str, str, str], buckets: int) -> Iterator[Any]:
     """A candidate pair under the signature bucket of each of its ends (once if both share one)."""
     _, a, b = pair
-    buckets = {shard_of(a, SIGNATURE_BUCKETS), shard_of(b, SIGNATURE_BUCKETS)}
-    for bucket in sorted(buckets):
+    for bucket in sorted({shard_of(a, buckets), shard_of(b, buckets)}):
         yield bucket, (a, b)
 
 
-def _end_signatures(kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+def _end_signatures(kv: tuple[int, Mapping[str, Any]], buckets: int) -> Iterator[Any]:
     """Joined on a signature bucket: `((a, b), (end, signature))` for each end of a pair in the bucket."""
     bucket, joined = kv
     pairs = list(joined["pairs"])
     if not pairs:
         return
-    wanted = {node for pair in pairs for node in pair if shard_of(node, SIGNATURE_BUCKETS) == bucket}
-    sigs = {node: sig for node, sig in _flat(joined["sigs"]) if node in wanted}
+    wanted = {node for pair in pairs for node in pair if shard_of(node, buckets) == bucket}
+    sigs = {node: sig for node, sig in bucket_records(joined["sigs"]) if node in wanted}
     for a, b in pairs:
         for end, node in ((0, a), (1, b)):
             if node in sigs:
@@ -146,11 +126,10 @@ def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
     yield a, b
 
 
-def _exact_losers(kv: tuple[Any, Iterable[list[tuple[bytes, str]]]]) -> list[Any]:
+def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
+    pairs = (((sk, text_digest), node) for sk, text_digest, node in bucket_records(kv[1]))
     return [
-        (lo, (_PRIORITY[EXACT], EXACT, su))
-        for ids in ids_by_key(_flat(kv[1]))
-        for lo, su in duplicate_losers(ids)
+        (lo, (_PRIORITY[EXACT], EXACT, su)) for ids in ids_by_key(pairs) for lo, su in duplicate_losers(ids)
     ]
 
 
@@ -158,18 +137,35 @@ def _components(edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted(connected_components(edges).items())
 
 
+def _spill_dir(tmp_dir: str | None, name: str) -> str | None:
+    return f"{tmp_dir}/spill/{name}" if tmp_dir else None
+
+
 class ExactDedup(beam.PTransform):
-    """Batches of `(node, source, digest, keys)` -> `(node, (priority, reason, survivor))` per duplicate."""
+    """Batches of `(node, source, digest, keys, signature)` (one collection or a tuple of them) ->
+    `(node, (priority, reason, survivor))` per duplicate.
 
-    def __init__(self, scope: str) -> None:
+    Args:
+        scope: `global` or `per_source`.
+        buckets: digest buckets; one worker holds one bucket's digests at a time.
+        tmp_dir: with it, digests are grouped through files there (the local runner, see `spill`).
+    """
+
+    def __init__(self, scope: str, buckets: int = MIN_BUCKETS, tmp_dir: str | None = None) -> None:
         super().__init__()
-        self.scope = scope
+        self.scope, self.buckets, self.tmp_dir = scope, buckets, tmp_dir
 
-    def expand(self, meta: beam.PCollection) -> beam.PCollection:
-        scope = self.scope
+    def expand(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         return (
             meta
-            | "KeyByDigestBucket" >> metered_flat_map("ExactDedup/KeyByDigestBucket", _exact_keys, scope)
+            | "KeyByDigestBucket"
+            >> BucketRecords(
+                "ExactDedup/KeyByDigestBucket",
+                _exact_entries,
+                self.scope,
+                self.buckets,
+                spill_dir=_spill_dir(self.tmp_dir, "exact"),
+            )
             | "GroupByDigestBucket" >> beam.GroupByKey()
             | "Losers" >> metered_flat_map("ExactDedup/Losers", _exact_losers)
         )
@@ -179,21 +175,33 @@ class NearDedup(beam.PTransform):
     """MinHash LSH buckets -> candidate pairs -> verified edges -> connected components -> losers.
 
     Members of a bucket with identical signatures are linked at once; every other pair is verified by its
-    estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, shuffled
+    estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, grouped
     once, in buckets). Edges are few, so the components are computed in one place with a union-find whose
     result depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
     survivor)), "counts": ((source, counter), n)}` (candidate, verified and rejected pairs).
+
+    Args:
+        config: `dedup.near`.
+        buckets: buckets of the signatures; the LSH keys use 4x as many (16 per document).
+        tmp_dir: with it, LSH keys and signatures are grouped through files there (the local runner).
     """
 
-    def __init__(self, config: NearDedupConfig) -> None:
+    def __init__(self, config: NearDedupConfig, buckets: int = MIN_BUCKETS, tmp_dir: str | None = None) -> None:
         super().__init__()
-        self.config = config
+        self.config, self.buckets, self.tmp_dir = config, buckets, tmp_dir
 
-    def expand(self, meta: beam.PCollection) -> dict[str, beam.PCollection]:
-        scope, min_jaccard = self.config.scope, self.config.min_jaccard
+    def expand(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        scope, min_jaccard, buckets = self.config.scope, self.config.min_jaccard, self.buckets
         pairs = (
             meta
-            | "KeyByBandBucket" >> metered_flat_map("NearDedup/KeyByBandBucket", _band_keys, scope)
+            | "KeyByBandBucket"
+            >> BucketRecords(
+                "NearDedup/KeyByBandBucket",
+                _band_entries,
+                scope,
+                4 * buckets,
+                spill_dir=_spill_dir(self.tmp_dir, "bands"),
+            )
             | "GroupByBandBucket" >> beam.GroupByKey()
             | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _bucket_pairs)
             | "DistinctPairs" >> beam.Distinct()
@@ -202,18 +210,18 @@ class NearDedup(beam.PTransform):
         same_edges = same | "SameEdges" >> metered_flat_map("NearDedup/SameEdges", _same_edge).with_outputs(
             "counts", main="edges"
         )
-        sigs = meta | "SignaturesByBucket" >> metered_flat_map(
-            "NearDedup/SignaturesByBucket", _signature_buckets
+        sigs = meta | "SignaturesByBucket" >> BucketRecords(
+            "NearDedup/SignaturesByBucket", _signature_entries, buckets, spill_dir=_spill_dir(self.tmp_dir, "sigs")
         )
         ends = (
             pairs
             | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
-            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends)
+            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends, buckets)
         )
         verified = (
             {"sigs": sigs, "pairs": ends}
             | "JoinSignatures" >> beam.CoGroupByKey()
-            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures)
+            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures, buckets)
             | "GroupPairs" >> beam.GroupByKey()
             | "VerifyPairs"
             >> beam.ParDo(Metered("NearDedup/VerifyPairs", VerifyPairsFn(min_jaccard))).with_outputs(
