@@ -90,7 +90,7 @@ class BuildCorpus(beam.PTransform):
         for s in self.config.sources:
             options = dict(s.options) or None
             if uses_fast_path(s.format, options):
-                group = fast if reader_for(s.format).line_based else whole
+                group = fast if reader_for(s.format).range_based else whole
                 group.append(BatchSource(s.format, tuple(s.paths), options, s.name))
                 continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(

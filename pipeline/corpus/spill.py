@@ -2,9 +2,9 @@
 
 The local runner (FnApiRunner) keeps every element that crosses a GroupByKey in its own memory until the
 stage after it runs, so a shuffle of one dedup key per document grows the launcher by ~3.5 MB per input MB.
-On the local runner each worker therefore writes a bundle's records to one file per bucket (`spill`) and
-only `(bucket, path)` crosses the GroupByKey; the grouped step streams a bucket's files back
-(`bucket_records`), so memory is one bucket's records whatever the input size. On a distributed runner the
+On the local runner each worker therefore writes the records it buffered to one file, a segment per
+bucket, and only `(bucket, (path, offset, length))` crosses the GroupByKey; the grouped step reads its
+bucket's segments back (`bucket_records`), so memory is one bucket's records whatever the input size. On a distributed runner the
 records go through the runner's shuffle as `(bucket, [record, ...])` per batch, which scales by itself.
 """
 
@@ -22,8 +22,8 @@ from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.stage_metrics import Metered
 
-# Records a worker buffers before writing its bucket files: bounds worker memory (~30-100 bytes each).
-SPILL_RECORDS = 500_000
+# Records a worker buffers before it writes a spill file: bounds its memory (~150-300 bytes each).
+SPILL_RECORDS = 250_000
 # Input bytes per bucket, and the bounds on the bucket count: a bucket's records are held by one worker.
 BYTES_PER_BUCKET = 4 << 20
 MIN_BUCKETS, MAX_BUCKETS = 16, 1024
@@ -38,26 +38,38 @@ def bucket_count(input_bytes: int | None) -> int:
     return max(MIN_BUCKETS, min(MAX_BUCKETS, input_bytes // BYTES_PER_BUCKET))
 
 
-def write_records(path: str, records: list[Any]) -> None:
-    """One bucket file: the pickled list of a bundle's records for that bucket."""
+Segment = tuple[str, int, int]
+
+
+def write_segments(path: str, buckets: dict[int, list[Any]]) -> list[tuple[int, Segment]]:
+    """One spill file: each bucket's records as a pickled list; returns `(bucket, (path, offset, length))`."""
+    segments = []
+    offset = 0
     with FileSystems.create(path) as f:
-        pickle.dump(records, f, protocol=pickle.HIGHEST_PROTOCOL)
+        for bucket, records in sorted(buckets.items()):
+            blob = pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+            f.write(blob)
+            segments.append((bucket, (path, offset, len(blob))))
+            offset += len(blob)
+    return segments
 
 
-def read_records(path: str) -> list[Any]:
+def read_segment(segment: Segment) -> list[Any]:
+    path, offset, length = segment
     with FileSystems.open(path) as f:
-        return pickle.load(f)
+        f.seek(offset)
+        return pickle.loads(f.read(length))
 
 
 def bucket_records(values: Iterable[Any]) -> Iterator[Any]:
-    """The records of one grouped bucket: each value is a spilled file's path or a list of records."""
+    """The records of one grouped bucket: each value is a spilled segment or a list of records."""
     for value in values:
-        yield from read_records(value) if isinstance(value, str) else value
+        yield from read_segment(value) if isinstance(value, tuple) else value
 
 
 class BucketRecordsFn(beam.DoFn):
-    """`element -> (bucket, record)` pairs by `fn`, emitted as `(bucket, path)` of spilled files (`spill_dir`)
-    or as `(bucket, [record, ...])` per element (no `spill_dir`)."""
+    """`element -> (bucket, record)` pairs by `fn`, emitted as `(bucket, segment)` of spilled files
+    (`spill_dir`) or as `(bucket, [record, ...])` per element (no `spill_dir`)."""
 
     def __init__(self, fn: Callable[..., Iterable[Bucketed]], args: tuple[Any, ...], spill_dir: str | None) -> None:
         self.fn, self.args, self.spill_dir = fn, args, spill_dir
@@ -84,15 +96,13 @@ class BucketRecordsFn(beam.DoFn):
             for kv in self._flush():
                 yield GlobalWindows.windowed_value(kv)
 
-    def _flush(self) -> list[tuple[int, str]]:
-        spilled = []
-        for bucket, records in sorted(self.buffers.items()):
-            path = f"{self.spill_dir}/{bucket:05d}/{uuid.uuid4().hex}.pkl"
-            write_records(path, records)
-            spilled.append((bucket, path))
-        self.buffers.clear()
+    def _flush(self) -> list[tuple[int, Segment]]:
+        if not self.buffers:
+            return []
+        segments = write_segments(f"{self.spill_dir}/{uuid.uuid4().hex}.pkl", self.buffers)
+        self.buffers = collections.defaultdict(list)
         self.buffered = 0
-        return spilled
+        return segments
 
 
 class BucketRecords(beam.PTransform):
@@ -103,7 +113,7 @@ class BucketRecords(beam.PTransform):
     Args:
         step: the metered step name (`<step>[i]` for input collection i).
         fn: `fn(element, *args)` yields `(bucket, record)` pairs; records must pickle.
-        spill_dir: where bucket files go (the local runner), or None to pass the records themselves on.
+        spill_dir: where spill files go (the local runner), or None to pass the records themselves on.
     """
 
     def __init__(self, step: str, fn: Callable[..., Iterable[Bucketed]], *args: Any, spill_dir: str | None) -> None:
