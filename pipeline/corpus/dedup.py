@@ -11,10 +11,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE, source_of
-from kcorpus.pipeline.corpus.spill import MIN_BUCKETS, BucketRecords, bucket_records
+from kcorpus.pipeline.corpus.spill import MIN_BUCKETS, BucketTables, Table, bucket_table, table_rows
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
@@ -35,36 +36,69 @@ _PRIORITY = {EXACT: 0, NEAR: 1}
 Meta = tuple[str, str, bytes, list[int], bytes]
 
 
-def _exact_entries(batch: list[Meta], scope: str, buckets: int) -> Iterator[Any]:
-    """`(bucket, (scope key, digest, node))` per document; a digest's first bytes choose its bucket."""
-    for node, source, text_digest, _, _ in batch:
-        yield int.from_bytes(text_digest[:4], "big") % buckets, (scope_key(source, scope), text_digest, node)
+# Rows buffered per spill file: ~110 bytes per exact digest row, ~30 per LSH key row, ~220 per signature.
+EXACT_SPILL_ROWS, BAND_SPILL_ROWS, SIGNATURE_SPILL_ROWS = 250_000, 1_000_000, 150_000
 
 
-def _band_entries(batch: list[Meta], scope: str, buckets: int) -> Iterator[Any]:
-    """`(bucket, ((scope key, band, LSH key), (node, signature id)))` per document and band."""
-    for node, source, _, bands, sig in batch:
-        sk = scope_key(source, scope)
-        member = (node, signature_id(sig))
-        for band, key in enumerate(bands):
-            yield key % buckets, ((sk, band, key), member)
+def _exact_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
+    """A row per document: scope key, digest, node; a digest's first bytes choose its bucket."""
+    digests = [m[2] for m in batch]
+    firsts = np.array([int.from_bytes(d[:4], "big") for d in digests], dtype=np.int64)
+    table = {"sk": [scope_key(m[1], scope) for m in batch], "digest": digests, "node": [m[0] for m in batch]}
+    return firsts % buckets, table
 
 
-def _signature_entries(batch: list[Meta], buckets: int) -> Iterator[Any]:
-    for node, _, _, _, sig in batch:
-        yield shard_of(node, buckets), (node, sig)
+def _band_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
+    """A row per document and band: scope key, band, LSH key, node, signature id; the key chooses the bucket."""
+    if not batch:
+        return np.zeros(0, dtype=np.int64), {}
+    keys = np.array([m[3] for m in batch], dtype=np.int64)
+    docs, bands = keys.shape
+    doc = np.repeat(np.arange(docs), bands).tolist()
+    nodes = [m[0] for m in batch]
+    sks = [scope_key(m[1], scope) for m in batch]
+    sig_ids = np.array([signature_id(m[4]) for m in batch], dtype=np.int64)
+    table = {
+        "sk": [sks[i] for i in doc],
+        "band": np.tile(np.arange(bands, dtype=np.int16), docs),
+        "key": keys.ravel(),
+        "node": [nodes[i] for i in doc],
+        "sig_id": np.repeat(sig_ids, bands),
+    }
+    return table["key"] % buckets, table
+
+
+def _signature_table(batch: list[Meta], buckets: int) -> tuple[np.ndarray, Table]:
+    nodes = [m[0] for m in batch]
+    return np.array([shard_of(n, buckets) for n in nodes], dtype=np.int64), {"node": nodes, "sig": [m[4] for m in batch]}
 
 
 SAME, CANDIDATE = "same", "candidate"
 
 
+def lsh_groups(table: Table) -> Iterator[list[int]]:
+    """Row numbers of every (scope key, band, LSH key) shared by more than one row."""
+    codes: dict[str, int] = {}
+    sk = np.array([codes.setdefault(k, len(codes)) for k in table["sk"]], dtype=np.int64)
+    band, key = table["band"], table["key"]
+    order = np.lexsort((key, band, sk))
+    k, b, s = key[order], band[order], sk[order]
+    same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    ends = np.concatenate((starts[1:], [len(order)]))
+    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
+        yield order[start:end].tolist()
+
+
 def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
-    groups: dict[tuple[str, int, int], list[tuple[str, int]]] = {}
-    for key, member in bucket_records(kv[1]):
-        groups.setdefault(key, []).append(member)
-    for members in groups.values():
-        if len(members) > 1 and len({node for node, _ in members}) > 1:
+    table = bucket_table(kv[1])
+    if not table_rows(table):
+        return
+    nodes, sig_ids = table["node"], table["sig_id"]
+    for rows in lsh_groups(table):
+        members = [(nodes[i], int(sig_ids[i])) for i in rows]
+        if len({node for node, _ in members}) > 1:
             same, candidates = bucket_candidates(members)
             yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
@@ -84,7 +118,8 @@ def _end_signatures(kv: tuple[int, Mapping[str, Any]], buckets: int) -> Iterator
     if not pairs:
         return
     wanted = {node for pair in pairs for node in pair if shard_of(node, buckets) == bucket}
-    sigs = {node: sig for node, sig in bucket_records(joined["sigs"]) if node in wanted}
+    table = bucket_table(joined["sigs"])
+    sigs = {node: sig for node, sig in zip(table.get("node", []), table.get("sig", []), strict=True) if node in wanted}
     for a, b in pairs:
         for end, node in ((0, a), (1, b)):
             if node in sigs:
@@ -127,7 +162,10 @@ def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
 
 
 def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
-    pairs = (((sk, text_digest), node) for sk, text_digest, node in bucket_records(kv[1]))
+    table = bucket_table(kv[1])
+    if not table_rows(table):
+        return []
+    pairs = zip(zip(table["sk"], table["digest"], strict=True), table["node"], strict=True)
     return [
         (lo, (_PRIORITY[EXACT], EXACT, su)) for ids in ids_by_key(pairs) for lo, su in duplicate_losers(ids)
     ]
@@ -159,12 +197,13 @@ class ExactDedup(beam.PTransform):
         return (
             meta
             | "KeyByDigestBucket"
-            >> BucketRecords(
+            >> BucketTables(
                 "ExactDedup/KeyByDigestBucket",
-                _exact_entries,
+                _exact_table,
                 self.scope,
                 self.buckets,
                 spill_dir=_spill_dir(self.tmp_dir, "exact"),
+                spill_rows=EXACT_SPILL_ROWS,
             )
             | "GroupByDigestBucket" >> beam.GroupByKey()
             | "Losers" >> metered_flat_map("ExactDedup/Losers", _exact_losers)
@@ -195,12 +234,13 @@ class NearDedup(beam.PTransform):
         pairs = (
             meta
             | "KeyByBandBucket"
-            >> BucketRecords(
+            >> BucketTables(
                 "NearDedup/KeyByBandBucket",
-                _band_entries,
+                _band_table,
                 scope,
                 4 * buckets,
                 spill_dir=_spill_dir(self.tmp_dir, "bands"),
+                spill_rows=BAND_SPILL_ROWS,
             )
             | "GroupByBandBucket" >> beam.GroupByKey()
             | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _bucket_pairs)
@@ -210,8 +250,12 @@ class NearDedup(beam.PTransform):
         same_edges = same | "SameEdges" >> metered_flat_map("NearDedup/SameEdges", _same_edge).with_outputs(
             "counts", main="edges"
         )
-        sigs = meta | "SignaturesByBucket" >> BucketRecords(
-            "NearDedup/SignaturesByBucket", _signature_entries, buckets, spill_dir=_spill_dir(self.tmp_dir, "sigs")
+        sigs = meta | "SignaturesByBucket" >> BucketTables(
+            "NearDedup/SignaturesByBucket",
+            _signature_table,
+            buckets,
+            spill_dir=_spill_dir(self.tmp_dir, "sigs"),
+            spill_rows=SIGNATURE_SPILL_ROWS,
         )
         ends = (
             pairs

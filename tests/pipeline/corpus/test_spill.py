@@ -1,8 +1,9 @@
-"""`BucketRecords`: records grouped by bucket through files (local runner) or through the runner itself."""
+"""`BucketTables`: rows grouped by bucket through spill files (local runner) or through the runner itself."""
 
 import os
 
 import apache_beam as beam
+import numpy as np
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
@@ -10,19 +11,21 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from kcorpus.pipeline.corpus import spill
-from kcorpus.pipeline.corpus.spill import BucketRecords, bucket_count, bucket_records
+from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, bucket_table, concat, split_by_bucket
 
 WORDS = ["영화", "정말", "재밌어요", "스토리", "배우", "연기", "최고", "별로", "지루해요", "감동"]
 
 
 def _by_length(batch, buckets):
-    for word in batch:
-        yield len(word) % buckets, word
+    lengths = np.array([len(w) for w in batch], dtype=np.int64)
+    return lengths % buckets, {"word": list(batch), "length": lengths}
 
 
 def _grouped(kv):
     bucket, values = kv
-    return bucket, sorted(bucket_records(values))
+    table = bucket_table(values)
+    assert list(table["length"]) == [len(w) for w in table["word"]]
+    return bucket, sorted(table["word"])
 
 
 def test_bucket_count_follows_input_size_within_bounds():
@@ -32,16 +35,23 @@ def test_bucket_count_follows_input_size_within_bounds():
     assert bucket_count(1 << 40) == spill.MAX_BUCKETS
 
 
+def test_split_and_concat_keep_rows_together():
+    buckets, table = _by_length(WORDS, 3)
+    parts = list(split_by_bucket(buckets, table))
+    assert [b for b, _ in parts] == [0, 1, 2]
+    assert sorted(concat([t for _, t in parts])["word"]) == sorted(WORDS)
+    assert all({len(w) % 3 for w in t["word"]} == {b} for b, t in parts)
+
+
 @pytest.mark.parametrize("spilled", [False, True])
-def test_every_record_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_path, monkeypatch):
-    monkeypatch.setattr(spill, "SPILL_RECORDS", 3)  # several files per bundle
+def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_path):
     spill_dir = str(tmp_path / "spill") if spilled else None
     with TestPipeline(runner=FnApiRunner(), options=PipelineOptions([])) as p:
         first = p | "A" >> beam.Create([WORDS[:4], WORDS[4:7]])
         second = p | "B" >> beam.Create([WORDS[7:], WORDS[:2]])
         grouped = (
             (first, second)
-            | BucketRecords("Test", _by_length, 3, spill_dir=spill_dir)
+            | BucketTables("Test", _by_length, 3, spill_dir=spill_dir, spill_rows=3)
             | beam.GroupByKey()
             | beam.Map(_grouped)
         )
@@ -50,4 +60,5 @@ def test_every_record_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_
             expected.setdefault(len(word) % 3, []).append(word)
         assert_that(grouped, equal_to([(b, sorted(ws)) for b, ws in expected.items()]))
     files = [f for _, _, fs in os.walk(tmp_path) for f in fs]
-    assert (len(files) >= 3) if spilled else not files
+    # one file per 3 buffered rows (4 batches of 2-4 words), a segment per bucket in each
+    assert (len(files) == 4) if spilled else not files
