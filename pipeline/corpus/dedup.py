@@ -36,8 +36,8 @@ _PRIORITY = {EXACT: 0, NEAR: 1}
 Meta = tuple[str, str, bytes, list[int], bytes]
 
 
-# Rows buffered per spill file: ~110 bytes per exact digest row, ~30 per LSH key row, ~220 per signature.
-EXACT_SPILL_ROWS, BAND_SPILL_ROWS, SIGNATURE_SPILL_ROWS = 250_000, 1_000_000, 150_000
+# Rows buffered per spill file (~10-20 MB each): ~110 bytes per digest row, ~35 per LSH key, ~220 per signature.
+EXACT_SPILL_ROWS, BAND_SPILL_ROWS, SIGNATURE_SPILL_ROWS = 100_000, 400_000, 60_000
 
 
 def _exact_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
