@@ -5,8 +5,9 @@
 
 A sampler polls the tree every `poll` seconds: its resident memory (the peak is kept) and its cumulative CPU
 (user + system of every live process plus the CPU of the children they have reaped), from which the busy
-cores per `interval` seconds follow. The run's total CPU is exact: the children rusage of this process,
-which holds every descendant once the command has exited and reaped its own children.
+cores per `interval` seconds follow. The run's total CPU is the children rusage of this process, which holds
+every descendant once the command has exited and reaped its own children (or the last sample's figure where
+that is larger: a child left unreaped).
 """
 
 from __future__ import annotations
@@ -196,6 +197,14 @@ def peak_rss(samples: Iterable[TreeSample]) -> int:
     return max((s.rss for s in samples), default=0)
 
 
+def total_cpu(reaped: float, samples: Iterable[TreeSample]) -> float:
+    """The run's CPU seconds: its reaped children's rusage, or more where the tree's last samples saw more.
+
+    rusage misses a worker its launcher left running (not reaped at exit); the samples saw its CPU until then.
+    """
+    return max(reaped, max((s.cpu for s in samples), default=0.0))
+
+
 def children_cpu() -> float:
     """User + system CPU seconds of this process's reaped children so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -229,7 +238,7 @@ def run_measured(
             samples.append(sample_tree(read_proc_table(), proc.pid, time.monotonic()))
             time.sleep(poll)
         wall = time.monotonic() - start
-        cpu = children_cpu() - cpu_before
+        cpu = total_cpu(children_cpu() - cpu_before, samples)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()

@@ -111,3 +111,10 @@ def test_run_measured_returns_stdout_and_counts_the_tree():
 def test_run_measured_raises_with_the_tail_of_stderr():
     with pytest.raises(RuntimeError, match="boom: 입력 없음"):
         measure.run_measured([sys.executable, "-c", "import sys; sys.exit('boom: 입력 없음')"])
+
+
+def test_total_cpu_is_the_rusage_unless_the_samples_saw_more():
+    samples = samples_at([(0, 0), (1, 1.5), (2, 3.0)])
+    assert measure.total_cpu(3.4, samples) == 3.4  # the last 0.2 s after the last sample
+    assert measure.total_cpu(1.0, samples) == 3.0  # a worker that exited unreaped: rusage lost its CPU
+    assert measure.total_cpu(0.5, []) == 0.5
