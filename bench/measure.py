@@ -154,11 +154,6 @@ def sample_tree(table: Mapping[int, ProcStat], root: int, at: float) -> TreeSamp
     )
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants (Linux /proc)."""
-    return sample_tree(read_proc_table(), pid, time.monotonic()).rss
-
-
 def busy_cores(cpu: float, wall: float) -> float:
     """Average cores busy: CPU seconds per wall second (0 for an empty interval)."""
     return cpu / wall if wall > 0 else 0.0
