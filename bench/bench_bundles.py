@@ -16,37 +16,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import bench_corpus
 import bench_pack
+import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 KCORPUS = Path(sys.executable).parent / "kcorpus"
 
 
 def run_measured(cmd: list[str]) -> dict:
-    """Runs `cmd`; wall time, CPU of its process tree (user + system), peak tree RSS."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, bench_corpus.tree_rss(proc.pid))
-        time.sleep(0.2)
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    err = proc.stderr.read() if proc.stderr else ""
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-3000:]}")
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return {"wall": wall, "cpu": cpu, "peak_rss": peak}
+    """Runs `cmd`; wall time, CPU of its process tree (user + system), peak tree RSS (bench/measure.py)."""
+    return measure.run_measured(cmd).as_dict()
 
 
 def report(name: str, figures: dict, stages_file: Path, mb: float) -> list[str]:

@@ -1,117 +1,62 @@
-"""Benchmark `kcorpus build-corpus` against a Hugging Face `datasets` baseline doing the same work.
+"""Benchmark `kcorpus build-corpus` against a Hugging Face `datasets` baseline doing the same work, at several sizes.
 
-    python bench/bench_corpus.py --mb 200          # the issue's figure (long on a 2-core machine)
-    python bench/bench_corpus.py --mb 20 --repeat 3
+    python bench/bench_corpus.py --sizes 100,400 --workdir /tmp/bench-corpus     # marginal cost and RSS growth
+    python bench/bench_corpus.py --sizes 100,1000 --systems beam,beam+near --workdir /tmp/bench-corpus
+    python bench/bench_corpus.py --data /work/shared/data                        # the real mix, 1/4 and whole
+    python bench/bench_corpus.py --sizes 3,12 --repeat 1                         # a quick check
 
-The bundled sample (NSMC comments, petitions, Korean Wikipedia; ~3 MB) is scaled up to `--mb` by
-repetition with perturbation: each copy replaces about half of the words with words drawn from the sample's
-vocabulary (so copies are neither exact nor near duplicates), except 5% verbatim copies (exact duplicates)
-and 5% with one word changed (near duplicates). Each system then runs in its own subprocess, with the peak
-resident memory of its whole process tree sampled from /proc:
+Inputs. With `--sizes`, the bundled sample (NSMC comments, petitions, Korean Wikipedia; ~3 MB) is scaled to
+each size by repetition with perturbation: each copy replaces about half of the words with words drawn from
+the sample's vocabulary (so copies are neither exact nor near duplicates), except 5% verbatim copies (exact
+duplicates) and 5% with one word changed (near duplicates). A scaled input is made once per `--workdir` and
+reused. With `--data DIR` (the layout of /work/shared/data: nsmc/ratings_test.txt, petitions/petitions_2017-08,
+kowiki/wiki_00 and wiki_01), the real files unperturbed are the large input and the first quarter of each
+(cut at a record boundary) the small one.
 
-- `beam`: build-corpus on the local FnApiRunner, multi-processing, one worker per core; near dedup off
-  (the baseline has none) and, as a second figure, on.
+Systems, each run in its own subprocess whose whole process tree is measured (bench/measure.py):
+- `beam`: build-corpus on the local FnApiRunner, multi-processing, `--workers` passed as
+  `--direct_num_workers` (`auto`: kcorpus's own choice); near dedup off (the baseline has none);
+  `beam+near`: the same with near dedup on.
 - `hf`: `datasets` reading the same records (`Dataset.from_generator` over the same readers), `map` of the
-  same per-document preparation (NFC, normalization, split, clean, filters) with `num_proc` = cores,
+  same per-document preparation (NFC, normalization, split, clean, filters) with `num_proc` = workers,
   `filter`, exact dedup by a blake2b hash with a set, and writing JSONL and text.
 
-Prints MB/s, docs/s and peak RSS per system, the median over `--repeat` runs, and the ratios.
+Each system first runs once, unmeasured, over 32 KB of each file (`--no-warmup` skips it), so that no
+measured run pays the cold start alone. Prints, per system and size (medians of `--repeat` runs): cores,
+workers, wall, CPU, CPU s per MB, peak RSS, busy cores and the ratios to `hf` on the same input; then, between the smallest and the largest input, the
+marginal CPU s per MB of each system (goal for beam <= 0.35; near dedup's extra over beam <= 0.15) and the
+growth of peak RSS (goal <= 1.5x), each PASS or FAIL. `--json FILE` writes every run, the rows and the summary.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import random
-import re
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from corpus_inputs import (  # noqa: F401 (scale_sample: other benches take it from here)
+    cached_scaled_input,
+    input_megabytes,
+    real_mix,
+    scale_sample,
+    warmup_input,
+)
+from measure import Figures, run_measured, usable_cores
+from run_table import (
+    Check,
+    Row,
+    format_intervals,
+    format_rows,
+    marginal_cpu_per_mb,
+    median_figures,
+    rss_growth,
+    run_header,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "tests" / "testdata" / "sample"
-PARTS = 4
-_DOC = re.compile(r'<doc id="(\d+)"')
-
-
-def perturb(text: str, rng: random.Random, vocab: list[str], mode: str) -> str:
-    if mode == "exact":
-        return text
-    lines = []
-    for line in text.split("\n"):
-        words = line.split(" ")
-        if mode == "near":
-            if words and len(words) > 3:
-                words[rng.randrange(len(words))] = rng.choice(vocab)
-        else:
-            words = [rng.choice(vocab) if w and rng.random() < 0.5 else w for w in words]
-        lines.append(" ".join(words))
-    return "\n".join(lines)
-
-
-def _mode(rng: random.Random) -> str:
-    r = rng.random()
-    return "exact" if r < 0.05 else "near" if r < 0.10 else "fresh"
-
-
-def scale_sample(out: Path, megabytes: float, seed: int = 0) -> dict[str, list[str]]:
-    """Writes the scaled corpus as PARTS files per source; returns the paths per source."""
-    rng = random.Random(seed)
-    nsmc = (SAMPLE / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").split("\n")
-    header, rows = nsmc[0], [r for r in nsmc[1:] if r]
-    petitions = [
-        json.loads(x)
-        for x in (SAMPLE / "petitions_2017-08_head").read_text(encoding="utf-8").split("\n")
-        if x
-    ]
-    wiki = (SAMPLE / "wiki_00_head").read_text(encoding="utf-8")
-    articles = [a for a in wiki.split("</doc>\n") if a.strip()]
-    vocab = sorted({w for r in rows for w in r.split("\t")[1].split() if re.search("[가-힣]", w)})
-    base = sum(p.stat().st_size for p in SAMPLE.iterdir() if p.name != "README.md")
-    copies = max(1, round(megabytes * 1e6 / base))
-    out.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, list[str]] = {"nsmc": [], "petitions": [], "kowiki": []}
-    files = {}
-    for name, names in paths.items():
-        for part in range(PARTS):
-            path = out / f"{name}-{part}"
-            files[(name, part)] = path.open("w", encoding="utf-8")
-            names.append(str(path))
-            if name == "nsmc":
-                files[(name, part)].write(header + "\n")
-    for k in range(copies):
-        part = k % PARTS
-        f = files[("nsmc", part)]
-        for row in rows:
-            rid, doc, label = row.split("\t")
-            text = doc if k == 0 else perturb(doc, rng, vocab, _mode(rng))
-            f.write(f"{rid}{k:05d}\t{text}\t{label}\n")
-        f = files[("petitions", part)]
-        for obj in petitions:
-            mode = "exact" if k == 0 else _mode(rng)
-            copy = dict(
-                obj,
-                petition_idx=f"{obj['petition_idx']}-{k}",
-                content=perturb(obj["content"], rng, vocab, mode),
-                title=perturb(obj["title"], rng, vocab, mode),
-            )
-            f.write(json.dumps(copy, ensure_ascii=False) + "\n")
-        f = files[("kowiki", part)]
-        for article in articles:
-            head, _, body = article.partition("\n")
-            head = _DOC.sub(lambda m, k=k: f'<doc id="{m.group(1)}{k:05d}"', head)
-            title, _, rest = body.partition("\n")
-            rest = rest if k == 0 else perturb(rest, rng, vocab, _mode(rng))
-            f.write(head + "\n" + title + "\n" + rest + "</doc>\n")
-    for f in files.values():
-        f.close()
-    return paths
 
 
 def write_config(path: Path, sources: dict[str, list[str]], near: bool) -> None:
@@ -125,11 +70,12 @@ def write_config(path: Path, sources: dict[str, list[str]], near: bool) -> None:
     path.write_text(yaml.safe_dump(sample, allow_unicode=True), encoding="utf-8")
 
 
-def run_beam(config: str, out: str) -> dict:
+def run_beam(config: str, out: str, workers: str) -> dict:
     from kcorpus.pipeline.corpus.build import run_build
     from kcorpus.pipeline.profile import load_config
 
-    stats = run_build(load_config(config), out, local_mode="multi_processing", overwrite=True)
+    beam_args = [] if workers == "auto" else [f"--direct_num_workers={workers}"]
+    stats = run_build(load_config(config), out, beam_args, local_mode="multi_processing", overwrite=True)
     return {"input": stats["total"]["input"], "kept": stats["total"]["kept"]}
 
 
@@ -156,7 +102,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
     return {"clean": texts, "reason": reasons, "key": keys}
 
 
-def run_hf(config: str, out: str) -> dict:
+def run_hf(config: str, out: str, workers: str) -> dict:
     import datasets
 
     from kcorpus.pipeline.profile import load_config
@@ -165,7 +111,7 @@ def run_hf(config: str, out: str) -> dict:
 
     datasets.disable_progress_bars()
     cfg = load_config(config)
-    cores = os.cpu_count() or 1
+    cores = usable_cores() if workers == "auto" else int(workers)
 
     def records():
         for src in cfg.sources:
@@ -204,109 +150,139 @@ def run_hf(config: str, out: str) -> dict:
     return {"input": n_input, "kept": len(ds)}
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        stack.extend(children.get(p, []))
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
-            continue
-    return total
-
-
-def measure(system: str, config: str, out: str) -> dict:
-    """Runs one system in a subprocess; wall time, peak tree RSS and its result."""
+def measure_system(system: str, config: Path, out: Path, workers: str, interval: float) -> Figures:
+    """Runs one system in a subprocess over one input; its output folder is removed afterwards (disk)."""
     shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
-    cmd = [sys.executable, __file__, "--worker", system, "--config", config, "--out", out]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu_before = before.ru_utime + before.ru_stime
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, tree_rss(proc.pid))
-        time.sleep(0.2)
-    wall = time.monotonic() - start
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = usage.ru_utime + usage.ru_stime - cpu_before
-    output = proc.stdout.read() if proc.stdout else ""
-    if proc.returncode != 0:
-        raise RuntimeError(f"{system} failed with exit code {proc.returncode}")
-    result = json.loads(output.strip().splitlines()[-1])
-    return {"wall": wall, "cpu": cpu, "peak_rss": peak, **result}
+    out.mkdir(parents=True)
+    cmd = [sys.executable, __file__, "--worker", system.split("+")[0], "--config", str(config), "--out", str(out),
+           "--workers", workers]
+    try:
+        return run_measured(cmd, workers=workers if workers == "auto" else int(workers), interval=interval)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--mb", type=float, default=200.0, help="input size to scale the sample to (MB)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per system; medians are reported")
-    parser.add_argument(
-        "--systems",
-        default="beam,beam+near,hf",
-        help="comma-separated subset of beam, beam+near, hf (ratios need beam and hf)",
-    )
-    parser.add_argument("--workdir", help="where the scaled input and outputs go (default: a temp dir)")
+GOALS = {"cpu_per_mb": 0.35, "near_extra_cpu_per_mb": 0.15, "rss_growth": 1.5}  # issue 13
+
+
+def summary_checks(rows: list[Row]) -> list[Check]:
+    """Marginal CPU s per MB and peak-RSS growth between the smallest and largest input of each system."""
+    by_system: dict[str, list[Row]] = {}
+    for row in rows:
+        by_system.setdefault(row.system, []).append(row)
+    checks, marginal = [], {}
+    for system, runs in by_system.items():
+        small, large = min(runs, key=lambda r: r.megabytes), max(runs, key=lambda r: r.megabytes)
+        if large.megabytes <= small.megabytes:
+            continue
+        span = f"{small.megabytes:.1f} -> {large.megabytes:.1f} MB"
+        marginal[system] = marginal_cpu_per_mb(small, large)
+        goal = GOALS["cpu_per_mb"] if system == "beam" else None
+        checks.append(Check(f"{system}: marginal CPU s/MB, {span}", marginal[system], goal))
+        if system == "beam+near" and "beam" in marginal:
+            extra = marginal[system] - marginal["beam"]
+            checks.append(Check(f"beam+near: near dedup's extra CPU s/MB over beam, {span}", extra,
+                                GOALS["near_extra_cpu_per_mb"]))
+        goal = GOALS["rss_growth"] if system != "hf" else None
+        checks.append(Check(f"{system}: peak RSS growth, {span}", rss_growth(small, large), goal, "x"))
+    return checks
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100,400", help="comma-separated input sizes to scale the sample to (MB)")
+    parser.add_argument("--mb", type=float, help="one input size (MB); the same as --sizes MB")
+    parser.add_argument("--data", type=Path, help="the real mix from this folder instead of the scaled sample")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per system and size; medians are reported")
+    parser.add_argument("--systems", default="beam,beam+near,hf", help="comma-separated subset of beam, beam+near, hf")
+    parser.add_argument("--workers", default=str(usable_cores()),
+                        help="--direct_num_workers for beam and num_proc for hf (default: the cores); "
+                        "auto: kcorpus's own choice")
+    parser.add_argument("--workdir", type=Path, help="where inputs (kept, reused) and outputs go (default: a temp dir)")
+    parser.add_argument("--json", type=Path, help="write every run, the rows and the summary to this file")
+    parser.add_argument("--intervals", action="store_true", help="print busy cores per --interval seconds")
+    parser.add_argument("--interval", type=float, default=5.0, help="seconds per busy-core figure (default 5)")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the unmeasured run of each system over 32 KB of each input file")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    unknown = set(args.systems.split(",")) - {"beam", "beam+near", "hf"}
+    if unknown:
+        parser.error(f"unknown systems: {', '.join(sorted(unknown))}")
+    if args.workers != "auto" and not (args.workers.isdigit() and int(args.workers) > 0):
+        parser.error(f"--workers must be a positive number or auto, not {args.workers!r}")
+    return args
+
+
+def make_inputs(args: argparse.Namespace, work: Path) -> dict[str, dict[str, list[str]]]:
+    """The inputs by size label, smallest first."""
+    if args.data:
+        return real_mix(args.data, work)
+    sizes = [args.mb] if args.mb else sorted(float(x) for x in args.sizes.split(","))
+    return {f"{mb:g}": cached_scaled_input(work, mb) for mb in sizes}
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.worker:
-        result = (run_hf if args.worker == "hf" else run_beam)(args.config, args.out)
+        result = (run_hf if args.worker == "hf" else run_beam)(args.config, args.out, args.workers)
         print(json.dumps(result))
         return
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-corpus-"))
-    t0 = time.monotonic()
-    sources = scale_sample(work / "input", args.mb)
-    size = sum(os.path.getsize(p) for ps in sources.values() for p in ps)
-    print(
-        f"input: {size / 1e6:.1f} MB in {sum(len(p) for p in sources.values())} files "
-        f"(scaled in {time.monotonic() - t0:.0f} s); cores: {os.cpu_count()}"
-    )
-    all_configs = {"beam": work / "exact.yaml", "beam+near": work / "near.yaml", "hf": work / "exact.yaml"}
-    configs = {name: all_configs[name] for name in args.systems.split(",")}
-    write_config(work / "exact.yaml", sources, near=False)
-    write_config(work / "near.yaml", sources, near=True)
-    results: dict[str, list[dict]] = {name: [] for name in configs}
-    print(f"load average before the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-corpus-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(run_header())
+    inputs = make_inputs(args, work)
+    systems = args.systems.split(",")
+    megabytes = {size: input_megabytes(sources) for size, sources in inputs.items()}
+    for size, sources in inputs.items():
+        write_config(work / f"exact-{size}.yaml", sources, near=False)
+        write_config(work / f"near-{size}.yaml", sources, near=True)
+        print(f"input {size}: {megabytes[size]:.1f} MB in {sum(len(p) for p in sources.values())} files")
+    if args.warmup:
+        warmup = warmup_input(next(iter(inputs.values())), work / "input-warmup")
+        write_config(work / "exact-warmup.yaml", warmup, near=False)
+        write_config(work / "near-warmup.yaml", warmup, near=True)
+        for system in systems:
+            config = work / f"{'near' if system == 'beam+near' else 'exact'}-warmup.yaml"
+            measure_system(system, config, work / f"out-{system}", args.workers, args.interval)
+        print(f"warm-up runs of {', '.join(systems)} done (not measured)")
+    runs: dict[tuple[str, str], list[Figures]] = {}
+    results: dict[tuple[str, str], dict] = {}
     for _ in range(args.repeat):
-        for name, config in configs.items():
-            results[name].append(measure(name.split("+")[0], str(config), str(work / f"out-{name}")))
-    print(
-        f"{'system':<10} {'wall s':>8} {'MB/s':>7} {'docs/s':>8} {'CPU s':>8} {'peak RSS MB':>12} "
-        f"{'input':>9} {'kept':>9}"
-    )
-    walls, cpus = {}, {}
-    for name, runs in results.items():
-        walls[name] = wall = statistics.median(r["wall"] for r in runs)
-        cpus[name] = cpu = statistics.median(r["cpu"] for r in runs)
-        rss = statistics.median(r["peak_rss"] for r in runs)
-        r = runs[0]
-        print(
-            f"{name:<10} {wall:8.1f} {size / 1e6 / wall:7.2f} {r['input'] / wall:8.0f} {cpu:8.1f} "
-            f"{rss / 2**20:12.0f} {r['input']:9d} {r['kept']:9d}"
-        )
-    for name in ("beam", "beam+near"):
-        if name in walls and "hf" in walls:
-            print(
-                f"throughput ratio {name}/hf (wall, same input): {walls['hf'] / walls[name]:.2f}x; "
-                f"CPU-time ratio hf/{name}: {cpus['hf'] / cpus[name]:.2f}x"
-            )
+        for size in inputs:
+            for system in systems:
+                config = work / f"{'near' if system == 'beam+near' else 'exact'}-{size}.yaml"
+                figures = measure_system(system, config, work / f"out-{system}", args.workers, args.interval)
+                runs.setdefault((system, size), []).append(figures)
+                results[(system, size)] = json.loads(figures.stdout.strip().splitlines()[-1])
+                print(f"  {system} @ {size}: wall {figures.wall:.1f} s, CPU {figures.cpu:.1f} s", flush=True)
+    medians = {key: median_figures(figs) for key, figs in runs.items()}
+    rows = [
+        Row(system, size, megabytes[size], medians[(system, size)], medians.get(("hf", size)))
+        for size in inputs
+        for system in systems
+    ]
+    print(format_rows(rows, "hf"))
+    print("records in / kept: " + "; ".join(
+        f"{system} @ {size}: {r['input']:,} / {r['kept']:,}" for (system, size), r in results.items()))
+    if args.intervals:
+        print(format_intervals(rows, args.interval))
+    checks = summary_checks(rows)
+    if checks:
+        print("\nmarginal cost and memory growth, smallest -> largest input:")
+        print("\n".join(check.line() for check in checks))
+    if args.json:
+        args.json.write_text(json.dumps({
+            "header": run_header(),
+            "inputs": {size: {"mb": megabytes[size], "sources": sources} for size, sources in inputs.items()},
+            "runs": [{"system": s, "size": z, "mb": megabytes[z], **f.as_dict()} for (s, z), fs in runs.items()
+                     for f in fs],
+            "rows": [row.as_dict() for row in rows],
+            "records": [{"system": s, "size": z, **r} for (s, z), r in results.items()],
+            "summary": [check.as_dict() for check in checks],
+        }, indent=1, ensure_ascii=False), encoding="utf-8")
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -2,28 +2,38 @@
 
 Builds a corpus in build-corpus `docs/*.jsonl` layout from the real data (NSMC, petitions, Korean Wikipedia,
 repeated `--copies` times with distinct document ids), a WordPiece tokenizer from the real KcBERT vocab, then:
-1. ceiling: `encode_batch` (batched, all cores) over exactly the sentences pack tokenizes, in this process;
-2. `kcorpus pack` (tokenize + pack + write Arrow shards + metadata) on the local FnApiRunner,
-   multi-processing with one worker per core: MB/s and the ratio to the ceiling (goal >= 0.6); and the
-   fixed cost of a run (the same pack over 16 documents: Beam worker start-up, stages, metadata), with the
-   ratio once that is taken off;
+1. ceiling: `encode_batch` (batched, all cores) over exactly the sentences pack tokenizes, in a process of its
+   own, wall and CPU timed around the call (the baseline of the ratio columns), peak RSS of that process;
+2. `kcorpus pack` (tokenize + pack + write Arrow shards + metadata), the command on the local FnApiRunner,
+   multi-processing with `--workers` (default: one per core), its whole process tree measured
+   (bench/measure.py): MB/s and the throughput ratio to the ceiling (goal >= 0.6); and the fixed cost of a
+   run (the same command over 16 documents: process and worker start-up, stages, metadata), with the ratio
+   once that is taken off. One row per system: cores, workers, wall, CPU, CPU s per MB, peak RSS, busy
+   cores, wall and CPU over the ceiling's;
 3. loader: one process iterating padded numpy batches over the packed train split, tokens/s (goal >= 5M),
    plain and with MLM masking.
 Medians of `--repeats` runs. Usage:
-    python bench/bench_pack.py --data /work/shared/data --copies 8 --repeats 3
+    python bench/bench_pack.py --data /work/shared/data --copies 8 --repeats 3 --json pack.json
+    python bench/bench_pack.py --copies 1 --repeats 1 --intervals          # a quick check
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
+import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
+
+from measure import Figures, run_measured, usable_cores
+from run_table import Row, format_intervals, format_rows, median_figures, run_header
+
+KCORPUS = Path(sys.executable).parent / "kcorpus"
 
 SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 
@@ -94,69 +104,123 @@ def median_time(fn, repeats: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def encode_worker(sentences_file: str, tokenizer: str) -> dict:
+    """The baseline, in its own process: `encode_batch` over the sentences, timed around the call only."""
+    from kcorpus.transforms.packing.tokenize import tokenizer_from_bytes
+
+    sentences = json.loads(Path(sentences_file).read_text(encoding="utf-8"))
+    tok = tokenizer_from_bytes((Path(tokenizer) / "tokenizer.json").read_bytes())
+    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+    wall, cpu = time.perf_counter(), time.process_time()  # process time: every thread of this process
+    encodings = encode(sentences, add_special_tokens=False)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"wall": wall, "cpu": cpu, "tokens": sum(len(e.ids) for e in encodings)}
+
+
+def measure_encode(work: Path, tok_dir: Path, interval: float) -> tuple[Figures, int]:
+    """The baseline's wall and CPU of the call itself, with its process's peak RSS; and the token count."""
+    cmd = [sys.executable, __file__, "--worker", "encode", "--sentences", str(work / "sentences.json"),
+           "--tokenizer", str(tok_dir)]
+    process = run_measured(cmd, workers=usable_cores(), interval=interval)
+    inner = json.loads(process.stdout.strip().splitlines()[-1])
+    return replace(process, wall=inner["wall"], cpu=inner["cpu"], busy_per_interval=()), inner["tokens"]
+
+
+def measure_pack(corpus: Path, tok_dir: Path, out: Path, args: argparse.Namespace) -> Figures:
+    """`kcorpus pack` as a user runs it, the whole command and its workers measured."""
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [str(KCORPUS), "pack", "--corpus", str(corpus), "--tokenizer", str(tok_dir), "--out", str(out),
+           "--max-length", str(args.max_length), "--layout", args.layout, "--num-shards", str(args.workers * 2),
+           "--", f"--direct_num_workers={args.workers}"]
+    return run_measured(cmd, workers=args.workers, interval=args.interval)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data"))
     parser.add_argument("--copies", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-length", type=int, default=512)
     parser.add_argument("--layout", default="pair")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=int, default=usable_cores(), help="--direct_num_workers (default: cores)")
     parser.add_argument("--batch-size", type=int, default=64)
-    args = parser.parse_args()
+    parser.add_argument("--json", type=Path, help="write every run and the rows to this file")
+    parser.add_argument("--intervals", action="store_true", help="print busy cores per --interval seconds")
+    parser.add_argument("--interval", type=float, default=5.0, help="seconds per busy-core figure (default 5)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--sentences", help=argparse.SUPPRESS)
+    parser.add_argument("--tokenizer", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.worker == "encode":
+        print(json.dumps(encode_worker(args.sentences, args.tokenizer)))
+        return
 
     from kcorpus.data import MLMCollator, PackedDataLoader, PackedDataset
-    from kcorpus.pipeline.pack.build import PackJob, run
-    from kcorpus.transforms.packing.packer import PackConfig
-    from kcorpus.transforms.packing.tokenize import tokenizer_from_bytes
 
     work = Path(tempfile.mkdtemp(prefix="bench_pack_"))
     try:
+        print(run_header())
         documents = real_documents(args.data)
         text_bytes, all_sentences = write_corpus(documents, args.copies, work / "corpus")
+        (work / "sentences.json").write_text(json.dumps(all_sentences, ensure_ascii=False), encoding="utf-8")
         tok_dir = kcbert_tokenizer(args.data, work / "tok")
         mb = text_bytes / 1e6
-        print(f"corpus: {mb:.1f} MB of sentence text, {len(all_sentences):,} sentences, cores={os.cpu_count()}, "
+        print(f"corpus: {mb:.1f} MB of sentence text, {len(all_sentences):,} sentences, cores={usable_cores()}, "
               f"pack workers={args.workers}")
-
-        tok = tokenizer_from_bytes((tok_dir / "tokenizer.json").read_bytes())
-        encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
-        n_tokens = sum(len(e.ids) for e in encode(all_sentences, add_special_tokens=False))
-
-        def pack_once(corpus: str = "corpus"):
-            out = work / "out"
-            shutil.rmtree(out, ignore_errors=True)
-            job = PackJob(corpus=str(work / corpus), tokenizer=str(tok_dir), out=str(out),
-                          pack=PackConfig(max_length=args.max_length, layout=args.layout),
-                          num_shards=args.workers * 2)
-            return run(job, [f"--direct_num_workers={args.workers}"], local_mode="multi_processing")
-
-        # the fixed cost of a pack run (worker start-up, stage scheduling, metadata): the same pipeline over
-        # 16 documents
+        # the fixed cost of a pack run (process and worker start-up, stage scheduling, metadata): the same
+        # command over 16 documents
         write_corpus(documents[:16], 1, work / "tiny")
+        tiny_mb = sum(len(s.encode("utf-8")) for _, sents in documents[:16] for s in sents) / 1e6
         # ceiling, fixed cost and pack alternate in every round, so that the load of a shared machine weighs
-        # on all three alike; the ratio is the median of the per-round ratios
-        rounds = []
+        # on all three alike; the ratios are the medians of the per-round ratios
+        runs: dict[str, list[Figures]] = {"encode_batch": [], "pack": [], "pack tiny": []}
+        n_tokens = 0
         for _ in range(args.repeats):
-            t_encode, _ = median_time(lambda: encode(all_sentences, add_special_tokens=False), 1)
-            t_fixed, _ = median_time(lambda: pack_once("tiny"), 1)
-            t_pack, manifest = median_time(pack_once, 1)
-            rounds.append((t_encode, t_fixed, t_pack))
-            print(f"  round: ceiling {t_encode:.2f}s  fixed {t_fixed:.2f}s  pack {t_pack:.2f}s  "
-                  f"ratio {t_encode / t_pack:.2f}", flush=True)
-        t_encode, t_fixed, t_pack = (statistics.median(r[i] for r in rounds) for i in range(3))
-        ratio = statistics.median(e / p for e, _, p in rounds)
-        ratio_net = statistics.median(e / max(p - f, 1e-9) for e, f, p in rounds)
+            encode, n_tokens = measure_encode(work, tok_dir, args.interval)
+            fixed = measure_pack(work / "tiny", tok_dir, work / "out-tiny", args)
+            pack = measure_pack(work / "corpus", tok_dir, work / "out", args)
+            for name, figures in (("encode_batch", encode), ("pack tiny", fixed), ("pack", pack)):
+                runs[name].append(figures)
+            print(f"  round: ceiling {encode.wall:.2f}s  fixed {fixed.wall:.2f}s  pack {pack.wall:.2f}s  "
+                  f"ratio {encode.wall / pack.wall:.2f}", flush=True)
+        medians = {name: median_figures(figures) for name, figures in runs.items()}
+        rows = [Row("encode_batch", f"x{args.copies}", mb, medians["encode_batch"], medians["encode_batch"]),
+                Row("pack", f"x{args.copies}", mb, medians["pack"], medians["encode_batch"]),
+                Row("pack tiny", "16 docs", tiny_mb, medians["pack tiny"])]  # another input: no ratio
+        print(format_rows(rows, "encode"))
+        if args.intervals:
+            print(format_intervals(rows[1:], args.interval))
+        ratio = statistics.median(e.wall / p.wall for e, p in zip(runs["encode_batch"], runs["pack"], strict=True))
+        ratio_net = statistics.median(
+            e.wall / max(p.wall - f.wall, 1e-9)
+            for e, p, f in zip(runs["encode_batch"], runs["pack"], runs["pack tiny"], strict=True)
+        )
+        manifest = json.loads((work / "out" / "manifest.json").read_text(encoding="utf-8"))
         counts = manifest["counts"]
         assert counts["corpus_tokens"] == n_tokens, (counts["corpus_tokens"], n_tokens)
+        t_encode, t_pack = medians["encode_batch"].wall, medians["pack"].wall
         print(f"ceiling encode_batch: median {t_encode:.2f}s  {mb / t_encode:.2f} MB/s  "
               f"{n_tokens / t_encode / 1e6:.2f}M tokens/s  ({n_tokens:,} tokens)")
         print(f"kcorpus pack:         median {t_pack:.2f}s  {mb / t_pack:.2f} MB/s  "
-              f"{n_tokens / t_pack / 1e6:.2f}M tokens/s  ratio to ceiling {ratio:.2f}  "
+              f"{n_tokens / t_pack / 1e6:.2f}M tokens/s  throughput ratio to ceiling {ratio:.2f}  "
               f"(sequences {counts['sequences']:,}, padding {counts['padding_fraction']:.3f}, "
               f"dropped tokens {counts['dropped_tokens']})")
-        print(f"fixed cost (same pack over 16 documents): median {t_fixed:.2f}s; ratio to ceiling without it "
-              f"{ratio_net:.2f}")
+        print(f"fixed cost (same pack over 16 documents): median {medians['pack tiny'].wall:.2f}s; "
+              f"throughput ratio to ceiling without it {ratio_net:.2f}")
+        if args.json:
+            args.json.write_text(json.dumps({
+                "header": run_header(),
+                "mb": mb,
+                "tokens": n_tokens,
+                "runs": [{"system": name, **f.as_dict()} for name, fs in runs.items() for f in fs],
+                "rows": [row.as_dict() for row in rows],
+                "throughput_ratio": ratio,
+                "throughput_ratio_without_fixed_cost": ratio_net,
+            }, indent=1), encoding="utf-8")
 
         ds = PackedDataset(work / "out" / "train")
         real_tokens = int(ds.lengths.sum())
