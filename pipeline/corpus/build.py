@@ -25,9 +25,9 @@ from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
-from kcorpus.pipeline.corpus.spill import bucket_count
+from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
-from kcorpus.pipeline.corpus.write import WriteShardFn, write_dead_letters
+from kcorpus.pipeline.corpus.write import WriteShardFn, loser_table, write_dead_letters
 from kcorpus.pipeline.options import is_local
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
@@ -146,23 +146,27 @@ class BuildCorpus(beam.PTransform):
             near = prepared["meta"] | "NearDedup" >> NearDedup(cfg.dedup.near, buckets, spill)
             losers.append(near["losers"])
             counts.append(near["counts"])
-        losers_by_node = (
+        # Dedup losers go to the writer of their shard through the same grouping as its runs (spilled to
+        # files on the local runner): no worker holds every loser, as a side input would make each one do.
+        losers_by_shard = (
             (losers or [pbegin | "NoDedup" >> beam.Create([])])
             | "AllLosers" >> beam.Flatten()
-            | "OneReasonPerDocument" >> beam.CombinePerKey(min)
+            | "LosersByShard"
+            >> BucketTables("LosersByShard", loser_table, n, spill_dir=spill and f"{spill}/spill/losers")
+            | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
         )
         shards = pbegin | "AllShards" >> beam.Create(
             [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
         )
         runs = prepared["run"] | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
         written = (
-            (shards, runs)
+            (shards, runs, losers_by_shard)
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
             | "WriteShards"
-            >> beam.ParDo(
-                Metered("WriteShards", WriteShardFn(out, cfg.output)), beam.pvalue.AsDict(losers_by_node)
-            ).with_outputs("examples", main="counts")
+            >> beam.ParDo(Metered("WriteShards", WriteShardFn(out, cfg.output))).with_outputs(
+                "examples", main="counts"
+            )
         )
         _ = (
             (prepared["examples"], written.examples)

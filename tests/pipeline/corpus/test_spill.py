@@ -62,3 +62,18 @@ def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_pat
     files = [f for _, _, fs in os.walk(tmp_path) for f in fs]
     # one file per 3 buffered rows (4 batches of 2-4 words), a segment per bucket in each
     assert (len(files) == 4) if spilled else not files
+
+
+def test_a_shard_gets_its_runs_and_one_reason_per_loser_from_tables_and_segments(tmp_path):
+    from kcorpus.pipeline.corpus.spill import write_segments
+    from kcorpus.pipeline.corpus.write import loser_table, shard_inputs
+
+    near = ("7\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
+    exact = ("7\x00nsmc", (0, "exact_duplicate", "5\x00nsmc"))
+    other = ("9\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
+    (bucket, table) = next(split_by_bucket(*loser_table(exact, 1)))
+    segments = write_segments(str(tmp_path / "losers.pkl"), [(bucket, table)])
+    values = ["", "runs/b.run", segments[0][1], "runs/a.run", loser_table(near, 1)[1], loser_table(other, 1)[1]]
+    runs, losers = shard_inputs(iter(values))
+    assert runs == ["runs/a.run", "runs/b.run"]
+    assert losers == {"7\x00nsmc": exact[1], "9\x00nsmc": other[1]}
