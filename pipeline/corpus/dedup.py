@@ -54,15 +54,15 @@ def _band_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray
         return np.zeros(0, dtype=np.int64), {}
     keys = np.array([m[3] for m in batch], dtype=np.int64)
     docs, bands = keys.shape
-    doc = np.repeat(np.arange(docs), bands).tolist()
-    nodes = [m[0] for m in batch]
-    sks = [scope_key(m[1], scope) for m in batch]
+    per_doc = np.empty((2, docs), dtype=object)  # object arrays: repeated without a Python loop
+    per_doc[0] = [m[0] for m in batch]
+    per_doc[1] = [scope_key(m[1], scope) for m in batch]
     sig_ids = np.array([signature_id(m[4]) for m in batch], dtype=np.int64)
     table = {
-        "sk": [sks[i] for i in doc],
+        "sk": np.repeat(per_doc[1], bands),
         "band": np.tile(np.arange(bands, dtype=np.int16), docs),
         "key": keys.ravel(),
-        "node": [nodes[i] for i in doc],
+        "node": np.repeat(per_doc[0], bands),
         "sig_id": np.repeat(sig_ids, bands),
     }
     return table["key"] % buckets, table
@@ -76,10 +76,17 @@ def _signature_table(batch: list[Meta], buckets: int) -> tuple[np.ndarray, Table
 SAME, CANDIDATE = "same", "candidate"
 
 
+def _codes(values: Any) -> np.ndarray:
+    """A small integer per distinct value (the scope keys: one, or one per source)."""
+    distinct = sorted(set(values))
+    if len(distinct) <= 1:
+        return np.zeros(len(values), dtype=np.int64)
+    return np.searchsorted(np.array(distinct, dtype=object), np.asarray(values, dtype=object))
+
+
 def lsh_groups(table: Table) -> Iterator[list[int]]:
     """Row numbers of every (scope key, band, LSH key) shared by more than one row."""
-    codes: dict[str, int] = {}
-    sk = np.array([codes.setdefault(k, len(codes)) for k in table["sk"]], dtype=np.int64)
+    sk = _codes(table["sk"])
     band, key = table["band"], table["key"]
     order = np.lexsort((key, band, sk))
     k, b, s = key[order], band[order], sk[order]

@@ -1,6 +1,7 @@
 """The Beam wiring of dedup: `ExactDedup` and `NearDedup` on the meta batches of `PrepareDocuments`."""
 
 import apache_beam as beam
+import numpy as np
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
@@ -102,3 +103,17 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spil
             ),
             label="Counts",
         )
+
+
+def test_lsh_groups_share_scope_band_and_key():
+    from kcorpus.pipeline.corpus.dedup import lsh_groups
+
+    table = {
+        "sk": np.array(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"], dtype=object),
+        "band": np.array([0, 0, 0, 1, 0], dtype=np.int16),
+        "key": np.array([7, 7, 7, 7, -3], dtype=np.int64),
+    }
+    # rows 0 and 2: same source, band and key; row 1 is another source, row 3 another band
+    assert [sorted(g) for g in lsh_groups(table)] == [[0, 2]]
+    table["sk"][:] = ""
+    assert sorted(sorted(g) for g in lsh_groups(table)) == [[0, 1, 2]]
