@@ -148,14 +148,18 @@ def minhash_signatures(texts: Sequence[str], config: NearDedupConfig) -> np.ndar
     hashes = (hashes >> np.uint64(32)).astype(np.uint32)
     a, b = _permutations(config.num_perm, config.seed)
     result = np.full((config.num_perm, len(texts)), np.iinfo(np.uint32).max, dtype=np.uint32)
+    buffer = np.empty((config.num_perm, min(_CHUNK_COLUMNS, len(hashes))), dtype=np.uint32)
     for c0 in range(0, len(hashes), _CHUNK_COLUMNS):
         h = hashes[c0 : c0 + _CHUNK_COLUMNS]
         docs = owner[c0 : c0 + _CHUNK_COLUMNS]
-        matrix = a[:, None] * h[None, :] + b[:, None]
+        matrix = buffer[:, : len(h)]
+        np.multiply(a[:, None], h[None, :], out=matrix)  # in place: no 8 MB temporaries per chunk
+        np.add(matrix, b[:, None], out=matrix)
         cuts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
         mins = np.minimum.reduceat(matrix, cuts, axis=1)
-        present = docs[cuts]
-        result[:, present] = np.minimum(result[:, present], mins)
+        # a chunk's documents are consecutive (every text has at least one shingle)
+        present = slice(int(docs[0]), int(docs[-1]) + 1)
+        np.minimum(result[:, present], mins, out=result[:, present])
     return result.T.copy()
 
 
