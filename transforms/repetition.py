@@ -70,7 +70,20 @@ def spam_reason(
     short unit make up at least `max_share` of the sentence's letters; `None` to keep; 0 disables."""
     if not max_share:
         return None
-    tokens = _NOT_LETTER.sub(" ", text).split()  # punctuation separates tokens too: "좋아요!좋아요!"
+    return spam_reason_of_tokens(letter_tokens(text), max_share, min_tokens, unit_min_repeats, unit_max_chars)
+
+
+def letter_tokens(text: str) -> list[str]:
+    """The runs of letters and digits of `text`: punctuation separates tokens too (`좋아요!좋아요!`)."""
+    return _NOT_LETTER.sub(" ", text).split()
+
+
+def spam_reason_of_tokens(
+    tokens: list[str], max_share: float, min_tokens: int, unit_min_repeats: int, unit_max_chars: int
+) -> str | None:
+    """`spam_reason` of a sentence given its `letter_tokens` (which the filters compute once per sentence)."""
+    if not max_share:
+        return None
     # Cheap necessary conditions first: a token with share s leaves at most (1 - s) * n other tokens, a run of
     # a unit of k letters at most k + (1 - s) * n distinct letters.
     n = len(tokens)
