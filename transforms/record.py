@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 RAW_PREFIX_BYTES = 200
+# `json.dumps(..., ensure_ascii=False)` without building an encoder per call; `_json_string` is the string
+# encoder that one uses, so `Document.to_json` can write its three string fields itself.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_json_string = json.encoder.encode_basestring
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,11 +29,13 @@ class Document:
     metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"id": self.id, "text": self.text, "source": self.source, "metadata": dict(self.metadata)},
-            ensure_ascii=False,
-            sort_keys=False,
-        )
+        """`{"id": ..., "text": ..., "source": ..., "metadata": {...}}`, as `json.dumps(ensure_ascii=False)`."""
+        if type(self.id) is str and type(self.text) is str and type(self.source) is str:
+            return (
+                f'{{"id": {_json_string(self.id)}, "text": {_json_string(self.text)}, '
+                f'"source": {_json_string(self.source)}, "metadata": {_encode(dict(self.metadata))}}}'
+            )
+        return _encode({"id": self.id, "text": self.text, "source": self.source, "metadata": dict(self.metadata)})
 
     @classmethod
     def from_json(cls, line: str) -> Document:
