@@ -86,10 +86,11 @@ class PrepareBatchFn(beam.DoFn):
         self.bytes_seen = 0
         self.started = self.last_log = time.monotonic()
 
-    def _spill(self, kind: str, shard: int, record: RunRecord) -> Iterator[Any]:
-        """Buffers `(key, payload, ...)` for a run file; spills every buffer once they hold `SPILL_BYTES`."""
+    def _spill(self, kind: str, shard: int, record: RunRecord, chars: int) -> Iterator[Any]:
+        """Buffers `(key, payload, ...)` (`chars` long) for a run file; spills every buffer once they hold
+        `SPILL_BYTES`."""
         self.buffers[(kind, shard)].append(record)
-        self.buffered += sum(len(part) for part in record[1:])
+        self.buffered += chars
         if self.buffered >= SPILL_BYTES:
             yield from (beam.pvalue.TaggedOutput("run", r) for r in self._flush())
 
@@ -203,7 +204,8 @@ class PrepareBatchFn(beam.DoFn):
         ):
             shard = shard_of(node, output.num_shards)
             key = (item.id, item.source, item.stage, item.reason)
-            yield from self._spill(KIND_DROPPED, shard, (key, item.to_json()))
+            payload = item.to_json()
+            yield from self._spill(KIND_DROPPED, shard, (key, payload), len(payload))
 
     def _emit_kept(self, kept: list[tuple[Document, str]], num_shards: int) -> Iterator[Any]:
         """Digests and LSH keys for a whole batch at once (vectorized); the documents go to runs."""
@@ -221,7 +223,7 @@ class PrepareBatchFn(beam.DoFn):
             meta.append((node, doc.source, digest(text), bands, sig))
             # The text rides along so that the writer never parses the payload back.
             record = ((doc.id, doc.source), payload, doc.text)
-            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), record)
+            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), record, len(payload) + len(doc.text))
         yield beam.pvalue.TaggedOutput("meta", meta)
 
     @staticmethod
