@@ -116,9 +116,12 @@ class ExampleSampler:
         return out
 
 
+_INVERTED_BYTES = bytes(range(255, -1, -1))
+
+
 def _neg(key: bytes) -> bytes:
     """The key with every byte inverted: heapq's min-heap of these is a max-heap of the keys."""
-    return bytes(255 - b for b in key)
+    return key.translate(_INVERTED_BYTES)
 
 
 _unneg = _neg

@@ -15,11 +15,17 @@ from collections.abc import Sequence
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS, MASK_RUNS
 from kcorpus.transforms.pii import PII_MODES
-from kcorpus.transforms.repetition import document_repetition_reason, spam_reason
+from kcorpus.transforms.repetition import (
+    document_repetition_reason,
+    letter_tokens,
+    spam_reason,
+    spam_reason_of_tokens,
+)
 from kcorpus.transforms.rewrites import MASK_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
-_HANGUL = re.compile(rf"[{HANGUL_LETTER_CLASS}]")
+# Runs, not single letters: `sub("")` of runs gives the same text with far fewer matches.
+_HANGUL_RUNS = re.compile(rf"[{HANGUL_LETTER_CLASS}]+")
 _FRACTIONS = (
     "min_hangul_ratio",
     "max_repeated_token_ratio",
@@ -126,10 +132,17 @@ def is_empty(text: str) -> str | None:
 
 def is_ooo_only(text: str, mask_token: str = "OOO") -> str | None:
     """Drop lines made of masks (`OOO`, `***`, `mask_token`) and nothing else but punctuation and spaces."""
+    if mask_token not in text and not _may_hold_mask_run(text):
+        return None
     unmasked = MASK_RUNS.sub("", text.replace(mask_token, ""))
     if unmasked == text:
         return None
     return "ooo_only" if not _NOT_WORD.sub("", unmasked) else None
+
+
+def _may_hold_mask_run(text: str) -> bool:
+    """False when `korean.MASK_RUNS` cannot match: every run it matches holds one of these substrings."""
+    return "OO" in text or "**" in text or "○" in text or "◯" in text or "〇" in text
 
 
 def too_short(text: str, min_chars: int) -> str | None:
@@ -145,10 +158,14 @@ def too_long(text: str, max_chars: int) -> str | None:
 def hangul_ratio(text: str) -> float:
     """The share of Hangul among the letters of `text`: Hangul, Latin, digits and other scripts' letters
     count; spaces, punctuation and symbols do not (`했길래......` is all Hangul). 0.0 without letters."""
-    letters = _NOT_WORD.sub("", text)
+    return _hangul_share("".join(letter_tokens(text)))
+
+
+def _hangul_share(letters: str) -> float:
+    """The Hangul share of a string of letters only (0.0 when empty)."""
     if not letters:
         return 0.0
-    return (len(letters) - len(_HANGUL.sub("", letters))) / len(letters)
+    return (len(letters) - len(_HANGUL_RUNS.sub("", letters))) / len(letters)
 
 
 def low_hangul(text: str, min_ratio: float) -> str | None:
@@ -168,14 +185,28 @@ def repetitive(text: str, config: FilterConfig) -> str | None:
 
 
 def check_sentence(text: str, config: FilterConfig) -> str | None:
-    """Every sentence rule in a fixed order: `None` to keep, else the first rule's reason."""
-    return (
+    """Every sentence rule in a fixed order: `None` to keep, else the first rule's reason.
+
+    The same as `is_empty`, `is_ooo_only`, `too_short`, `too_long`, `low_hangul` and `repetitive` in turn; the
+    last two share one pass that cuts the sentence into letter tokens (the hot loop of every build).
+    """
+    reason = (
         is_empty(text)
         or (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None)
         or too_short(text, config.min_chars)
         or too_long(text, config.max_chars)
-        or low_hangul(text, config.min_hangul_ratio)
-        or repetitive(text, config)
+    )
+    if reason or not (config.min_hangul_ratio or config.max_repeated_token_ratio):
+        return reason
+    tokens = letter_tokens(text)
+    if config.min_hangul_ratio and _hangul_share("".join(tokens)) < config.min_hangul_ratio:
+        return "low_hangul"
+    return spam_reason_of_tokens(
+        tokens,
+        config.max_repeated_token_ratio,
+        config.repetition_min_tokens,
+        config.repeated_unit_min_repeats,
+        config.repeated_unit_max_chars,
     )
 
 

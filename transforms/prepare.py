@@ -65,7 +65,15 @@ def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
     text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", text))
     for pattern in remove:
         text = pattern.sub(" ", text)
-    return "\n".join(_HSPACE.sub(" ", line).strip() for line in text.split("\n"))
+    return collapse_spaces(text)
+
+
+def collapse_spaces(text: str) -> str:
+    """Horizontal space runs made one space and every line stripped (`_HSPACE` never matches a newline)."""
+    text = _HSPACE.sub(" ", text)
+    if "\n" not in text:
+        return text.strip()
+    return "\n".join([line.strip() for line in text.split("\n")])
 
 
 def identity(text: str) -> str:
@@ -130,7 +138,8 @@ class DocumentPreparer:
         text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text))
         text, applied = rewrite_text(text, self.filters, examples)
         counts = {f"prepare:rewritten:{rule}": 1 for rule in applied}
-        normalized = normalize_text(text)
+        # Only a rewrite can undo NFC (a control character removed between a letter and its combining mark).
+        normalized = normalize_text(text) if applied else collapse_spaces(text)
         removal = self.remover(doc).remove(normalized)
         rewritten("boilerplate", normalized, removal.text, examples)
         counts.update({f"boilerplate:{key}": n for key, n in removal.counts.items()})
@@ -182,7 +191,8 @@ class DocumentPreparer:
                 kept.extend(kept_here)
                 paragraphs.append("\n".join(kept_here))
         doc_reason = check_document(kept, reasons, self.filters, paragraphs)
-        document = None if doc_reason else dataclasses.replace(doc, text="\n".join(kept))
+        # Not dataclasses.replace: it costs as much as the filters of a short comment.
+        document = None if doc_reason else Document(doc.id, "\n".join(kept), doc.source, doc.metadata)
         return Prepared(
             document,
             doc_reason,

@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 RAW_PREFIX_BYTES = 200
+# `json.dumps(..., ensure_ascii=False)` without building an encoder per call; `_json_string` is the string
+# encoder that one uses, so `Document.to_json` can write its three string fields itself.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_json_string = json.encoder.encode_basestring
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,11 +29,14 @@ class Document:
     metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"id": self.id, "text": self.text, "source": self.source, "metadata": dict(self.metadata)},
-            ensure_ascii=False,
-            sort_keys=False,
-        )
+        """`{"id": ..., "text": ..., "source": ..., "metadata": {...}}`, as `json.dumps(ensure_ascii=False)`."""
+        if type(self.id) is str and type(self.text) is str and type(self.source) is str:
+            metadata = _flat_json_object(self.metadata) or _encode(dict(self.metadata))
+            return (
+                f'{{"id": {_json_string(self.id)}, "text": {_json_string(self.text)}, '
+                f'"source": {_json_string(self.source)}, "metadata": {metadata}}}'
+            )
+        return _encode({"id": self.id, "text": self.text, "source": self.source, "metadata": dict(self.metadata)})
 
     @classmethod
     def from_json(cls, line: str) -> Document:
@@ -65,8 +72,24 @@ class Dropped:
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> str:
-        obj = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "details"}
-        return json.dumps({**obj, **self.details}, ensure_ascii=False)
+        obj = {"id": self.id, "source": self.source, "stage": self.stage, "reason": self.reason, "text": self.text}
+        return _encode({**obj, **self.details})
+
+
+def _flat_json_object(obj: Mapping[str, Any]) -> str | None:
+    """`obj` as `json.dumps` writes it when its keys are strings and its values strings or plain ints (most
+    readers' metadata: `{"label": 1}`); None for anything else."""
+    parts = []
+    for key, value in obj.items():
+        if type(key) is not str:
+            return None
+        if type(value) is str:
+            parts.append(f"{_json_string(key)}: {_json_string(value)}")
+        elif type(value) is int:
+            parts.append(f"{_json_string(key)}: {int.__repr__(value)}")
+        else:
+            return None
+    return "{" + ", ".join(parts) + "}"
 
 
 def raw_prefix(raw: bytes | str) -> str:

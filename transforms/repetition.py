@@ -25,6 +25,7 @@ refrain, not a repeated page (a 12-word review that says `너무 좋아요` twic
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -70,7 +71,20 @@ def spam_reason(
     short unit make up at least `max_share` of the sentence's letters; `None` to keep; 0 disables."""
     if not max_share:
         return None
-    tokens = _NOT_LETTER.sub(" ", text).split()  # punctuation separates tokens too: "좋아요!좋아요!"
+    return spam_reason_of_tokens(letter_tokens(text), max_share, min_tokens, unit_min_repeats, unit_max_chars)
+
+
+def letter_tokens(text: str) -> list[str]:
+    """The runs of letters and digits of `text`: punctuation separates tokens too (`좋아요!좋아요!`)."""
+    return _NOT_LETTER.sub(" ", text).split()
+
+
+def spam_reason_of_tokens(
+    tokens: list[str], max_share: float, min_tokens: int, unit_min_repeats: int, unit_max_chars: int
+) -> str | None:
+    """`spam_reason` of a sentence given its `letter_tokens` (which the filters compute once per sentence)."""
+    if not max_share:
+        return None
     # Cheap necessary conditions first: a token with share s leaves at most (1 - s) * n other tokens, a run of
     # a unit of k letters at most k + (1 - s) * n distinct letters.
     n = len(tokens)
@@ -114,27 +128,31 @@ def _covered_chars(
 ) -> int:
     """Characters of the words covered by the occurrences of the `wanted` n-grams (overlaps counted once)."""
     covered = bytearray(len(lengths))
-    for i, gram in enumerate(grams):
-        if gram in wanted:
-            covered[i : i + n] = b"\x01" * n
-    return sum(length for length, c in zip(lengths, covered, strict=True) if c)
+    mark = b"\x01" * n
+    # compress/map keep the scan over every n-gram in C; Python only visits the occurrences.
+    for i in itertools.compress(range(len(grams)), map(wanted.__contains__, grams)):
+        covered[i : i + n] = mark
+    return sum(itertools.compress(lengths, covered))
 
 
 def top_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by the most frequent n-gram, 0.0 unless it occurs twice or more."""
     grams = _ngrams(ids, n)
-    if not grams:
+    counts = Counter(grams)
+    if len(counts) == len(grams):  # no n-gram repeats (or none at all)
         return 0.0
-    top, count = Counter(grams).most_common(1)[0]
-    return _covered_chars(lengths, grams, n, {top}) / total if count > 1 else 0.0
+    top, _ = counts.most_common(1)[0]
+    return _covered_chars(lengths, grams, n, {top}) / total
 
 
 def dup_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by n-grams that occur more than once."""
     grams = _ngrams(ids, n)
     counts = Counter(grams)
-    repeated = {g for g, c in counts.items() if c > 1}
-    return _covered_chars(lengths, grams, n, repeated) / total if repeated else 0.0
+    if len(counts) == len(grams):  # no n-gram repeats
+        return 0.0
+    repeated = set(itertools.compress(counts, map((1).__lt__, counts.values())))
+    return _covered_chars(lengths, grams, n, repeated) / total
 
 
 def ngram_repetition_reason(

@@ -21,7 +21,7 @@ from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
-from kcorpus.pipeline.corpus.shards import write_run
+from kcorpus.pipeline.corpus.shards import RunRecord, write_run
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
@@ -79,16 +79,18 @@ class PrepareBatchFn(beam.DoFn):
         )
 
     def start_bundle(self) -> None:
-        self.buffers: dict[tuple[str, int], list[tuple[tuple[str, ...], str]]] = collections.defaultdict(list)
+        self.buffers: dict[tuple[str, int], list[RunRecord]] = collections.defaultdict(list)
         self.buffered = 0
         self.examples = ExampleSampler()
         self.docs_seen = 0
         self.bytes_seen = 0
         self.started = self.last_log = time.monotonic()
 
-    def _spill(self, kind: str, shard: int, key: tuple[str, ...], payload: str) -> Iterator[Any]:
-        self.buffers[(kind, shard)].append((key, payload))
-        self.buffered += len(payload)
+    def _spill(self, kind: str, shard: int, record: RunRecord, chars: int) -> Iterator[Any]:
+        """Buffers `(key, payload, ...)` (`chars` long) for a run file; spills every buffer once they hold
+        `SPILL_BYTES`."""
+        self.buffers[(kind, shard)].append(record)
+        self.buffered += chars
         if self.buffered >= SPILL_BYTES:
             yield from (beam.pvalue.TaggedOutput("run", r) for r in self._flush())
 
@@ -202,7 +204,8 @@ class PrepareBatchFn(beam.DoFn):
         ):
             shard = shard_of(node, output.num_shards)
             key = (item.id, item.source, item.stage, item.reason)
-            yield from self._spill(KIND_DROPPED, shard, key, item.to_json())
+            payload = item.to_json()
+            yield from self._spill(KIND_DROPPED, shard, (key, payload), len(payload))
 
     def _emit_kept(self, kept: list[tuple[Document, str]], num_shards: int) -> Iterator[Any]:
         """Digests and LSH keys for a whole batch at once (vectorized); the documents go to runs."""
@@ -218,7 +221,9 @@ class PrepareBatchFn(beam.DoFn):
         for (doc, payload), text, bands, sig in zip(kept, texts, keys, signatures, strict=True):
             node = node_key(doc.id, doc.source)
             meta.append((node, doc.source, digest(text), bands, sig))
-            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), (doc.id, doc.source), payload)
+            # The text rides along so that the writer never parses the payload back.
+            record = ((doc.id, doc.source), payload, doc.text)
+            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), record, len(payload) + len(doc.text))
         yield beam.pvalue.TaggedOutput("meta", meta)
 
     @staticmethod

@@ -1,49 +1,50 @@
 """Sorted run files: spilled by workers, merged per shard with a streaming k-way merge.
 
-Workers spill records to small sorted "run" files (`<sort key JSON>\\t<payload>` lines) under a temporary
-directory; one writer per shard merges that shard's runs with a streaming k-way merge, so a shard's bytes
-depend only on its records, never on bundling, and memory stays flat whatever the input size. All I/O goes
-through Beam's `FileSystems`, so `gs://` works.
+Workers spill records to small sorted "run" files under a temporary directory; one writer per shard merges
+that shard's runs with a streaming k-way merge, so a shard's bytes depend only on its records, never on
+bundling, and memory stays flat whatever the input size. A record is a tuple whose first item is its sort
+key (a tuple of strings): `(key, payload)` for dropped records, `(key, payload, text)` for documents, so
+the writer never parses a payload back. All I/O goes through Beam's `FileSystems`, so `gs://` works.
+
+The run format is internal to one build: pickled lists of records (`RECORDS_PER_CHUNK` each), written and
+read only by the workers of the same run, inside its private temporary folder. Pickle costs a fifth of the
+JSON lines it replaced, on both sides.
 """
 
 from __future__ import annotations
 
 import heapq
-import io
-import json
+import pickle
 from collections.abc import Iterable, Iterator, Sequence
 
 from apache_beam.io.filesystems import FileSystems
 
 SortKey = tuple[str, ...]
+RunRecord = tuple  # (SortKey, payload, ...): sorted and merged as whole tuples
+# Records per pickled chunk: large enough that pickling costs per record, small enough to stream a merge.
+RECORDS_PER_CHUNK = 512
 
 
-def run_line(key: SortKey, payload: str) -> str:
-    """One line of a run file; `payload` must not contain a newline (JSON never does)."""
-    return json.dumps(list(key), ensure_ascii=False) + "\t" + payload + "\n"
-
-
-def parse_run_line(line: str) -> tuple[SortKey, str]:
-    head, _, payload = line.rstrip("\n").partition("\t")
-    return tuple(json.loads(head)), payload
-
-
-def write_run(path: str, lines: Iterable[tuple[SortKey, str]]) -> None:
-    """Write `(key, payload)` pairs sorted by key as one run file."""
+def write_run(path: str, records: Iterable[RunRecord]) -> None:
+    """Write records sorted (by key, then the rest of the tuple) as one run file."""
+    ordered = sorted(records)
     with FileSystems.create(path) as f:
-        writer = io.TextIOWrapper(f, encoding="utf-8", newline="\n")
-        for key, payload in sorted(lines):
-            writer.write(run_line(key, payload))
-        writer.flush()
-        writer.detach()
+        for start in range(0, len(ordered), RECORDS_PER_CHUNK):
+            pickle.dump(ordered[start : start + RECORDS_PER_CHUNK], f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def read_run(path: str) -> Iterator[tuple[SortKey, str]]:
+def read_run(path: str) -> Iterator[RunRecord]:
+    """The records of one run file, in their (sorted) order, a chunk in memory at a time."""
     with FileSystems.open(path) as f:
-        for line in io.TextIOWrapper(f, encoding="utf-8", newline="\n"):
-            yield parse_run_line(line)
+        while True:
+            try:
+                # A fresh unpickler per chunk: each chunk was pickled with its own memo.
+                chunk = pickle.load(f)
+            except EOFError:
+                return
+            yield from chunk
 
 
-def merge_runs(paths: Sequence[str]) -> Iterator[tuple[SortKey, str]]:
+def merge_runs(paths: Sequence[str]) -> Iterator[RunRecord]:
     """All records of several sorted runs in key order (ties in payload order), streaming."""
     return heapq.merge(*(read_run(p) for p in sorted(paths)))

@@ -77,16 +77,15 @@ class WriteShardFn(beam.DoFn):
         dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n)}")
         first = True
         examples = ExampleSampler()
-        for (doc_id, source), payload in merge_runs(runs):
+        for (doc_id, source), payload, doc_text in merge_runs(runs):
             node = node_key(doc_id, source)
             loser = losers.get(node)
             if loser is not None:
                 _, reason, survivor = loser
                 counts[(source, f"dedup:dropped:{reason}")] += 1
                 note = "duplicate of " + survivor.replace("\x00", " in ")
-                examples.note(DOCUMENT_DROP, reason, doc_id, source, json.loads(payload)["text"], note=note)
+                examples.note(DOCUMENT_DROP, reason, doc_id, source, doc_text, note=note)
                 if self._keep_dropped(node):
-                    obj = json.loads(payload)
                     sid, _, ssource = survivor.partition("\x00")
                     record = {
                         "id": doc_id,
@@ -94,11 +93,10 @@ class WriteShardFn(beam.DoFn):
                         "stage": "dedup",
                         "reason": reason,
                         "duplicate_of": {"id": sid, "source": ssource},
-                        "text": obj["text"],
+                        "text": doc_text,
                     }
                     dups.write(json.dumps(record, ensure_ascii=False) + "\n")
                 continue
-            doc_text = json.loads(payload)["text"]
             counts[(source, "write:kept")] += 1
             counts[(source, "write:sentences")] += doc_text.count("\n") + 1
             docs.write(payload + "\n")

@@ -141,3 +141,10 @@ def test_bucket_candidates_links_identical_signatures_and_pairs_the_rest():
     assert same == [("a", "d"), ("b", "e")]
     assert candidates == [("a", "b"), ("a", "c"), ("b", "c")]
     assert bucket_candidates([("x", 5)]) == ([], [])
+
+
+def test_dedup_text_matches_the_regex_definition_on_every_kind_of_space():
+    import re
+
+    texts = ["  Good   영화\n좋아 ", "가\u3000나\u00a0다\x1c라\x85마\u2028바", "\t\n", "", "한 줄"]
+    assert [dedup_text(t) for t in texts] == [re.sub(r"\s+", " ", t).strip() for t in texts]

@@ -107,3 +107,57 @@ def test_document_rule_takes_most_frequent_sentence_reason():
 def test_bad_thresholds_raise(kwargs):
     with pytest.raises(ValueError):
         FilterConfig(**kwargs)
+
+
+# Real lines (NSMC, petitions, Wikipedia) and edge cases for the shared-pass `check_sentence`.
+EQUIVALENCE_LINES = [
+    "이 영화 정말 재미있었어요",
+    "굳 ㅋ",
+    "GDNTOPCLASSINTHECLUB",
+    "뭐야 이 평점들은.... 나쁘진 않지만 10점 짜리는 더더욱 아니잖아",
+    "좋아요 좋아요 좋아요 좋아요",
+    "최고최고최고최고최고",
+    "ㅋㅋㅋㅋㅋㅋㅋㅋㅋㅋ",
+    "OOO 같은 놈",
+    "OOO",
+    "김○○ 씨의 ***",
+    "GOOOD movie!!",
+    "박시후 is very good.",
+    "지미 카터(Jimmy Carter, 1924년 10월 1일 ~ )는 미국 39대 대통령이다.",
+    "!!! ...",
+    "_ _ _ 가나다라마바사",
+    "",
+    "   ",
+]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        FilterConfig(),
+        FilterConfig(min_chars=0, min_hangul_ratio=0.0),
+        FilterConfig(min_chars=0, max_repeated_token_ratio=0.0),
+        FilterConfig(min_chars=0, min_hangul_ratio=0.9, mask_token="XX"),
+        FilterConfig(min_chars=0, drop_ooo_only=False),
+    ],
+)
+def test_check_sentence_is_the_rules_in_order(config):
+    def in_order(text: str) -> str | None:
+        return (
+            (None if text.strip() else "empty")
+            or (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None)
+            or too_short(text, config.min_chars)
+            or too_long(text, config.max_chars)
+            or ("low_hangul" if config.min_hangul_ratio and hangul_ratio(text) < config.min_hangul_ratio else None)
+            or repetitive(text, config)
+        )
+
+    assert [check_sentence(t, config) for t in EQUIVALENCE_LINES] == [in_order(t) for t in EQUIVALENCE_LINES]
+
+
+def test_ooo_fast_path_agrees_with_the_mask_pattern():
+    assert is_ooo_only("OO", "XX") == "ooo_only"
+    assert is_ooo_only("〇〇 !!", "XX") == "ooo_only"
+    assert is_ooo_only("XX", "XX") == "ooo_only"
+    assert is_ooo_only("O O", "XX") is None
+    assert is_ooo_only("** 가나", "XX") is None

@@ -1,4 +1,8 @@
-from kcorpus import DeadLetter, Document
+import json
+
+import pytest
+
+from kcorpus import DeadLetter, Document, Dropped
 from kcorpus.transforms.record import raw_prefix
 
 
@@ -12,3 +16,31 @@ def test_raw_prefix_keeps_200_bytes_and_shows_bad_bytes():
     assert raw_prefix("가" * 100) == "가" * 66 + "\\xea\\xb0"
     assert raw_prefix(b"ok\xff") == "ok\\xff"
     assert DeadLetter(path="a.txt", reason="invalid_utf8", line=3).line == 3
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {},
+        {"label": 1},
+        {"title": "지미 카터", "url": "https://ko.wikipedia.org/wiki?curid=5"},
+        {"category": "육아/교육", "num_agree": -12, "big": 10**30, "q": 'a"b\\c\n\t\x00'},
+        {"flag": True, "none": None, "ratio": 0.5, "nan": float("nan")},
+        {1: "int key", "nested": {"a": [1, "二"]}},
+    ],
+)
+def test_document_json_is_json_dumps(metadata):
+    doc = Document('id"\\\n', "첫 줄\n둘째 줄\t\u2028 \x7f", "src", metadata)
+    expected = json.dumps(
+        {"id": doc.id, "text": doc.text, "source": doc.source, "metadata": dict(metadata)}, ensure_ascii=False
+    )
+    assert doc.to_json() == expected
+
+
+def test_dropped_json_puts_details_at_the_top_level():
+    dropped = Dropped("d:1", "src", "decontaminate", "contaminated", "본문", {"contaminated_by": {"id": "e"}})
+    assert dropped.to_json() == json.dumps(
+        {"id": "d:1", "source": "src", "stage": "decontaminate", "reason": "contaminated", "text": "본문",
+         "contaminated_by": {"id": "e"}},
+        ensure_ascii=False,
+    )  # fmt: skip

@@ -11,11 +11,13 @@ from kcorpus.transforms.prepare import DocumentPreparer
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
     document_repetition_reason,
+    dup_ngram_share,
     duplicate_share,
     ngram_repetition_reason,
     repeated_token_share,
     repeated_unit_share,
     spam_reason,
+    top_ngram_share,
     words,
 )
 from kcorpus.transforms.sentences import make_splitter
@@ -138,3 +140,12 @@ def test_five_megabyte_line_of_one_sentence_is_dropped():
         cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig(max_chars=0)
     )
     assert whole.prepare(Document("c:1", text, "comments")).reason == "top_3gram"
+
+
+def test_ngram_shares_count_covered_characters_once():
+    # words: 가 나 다 가 나 라 가 나 (lengths 1 2 1 1 2 3 1 2: 13 characters)
+    ids, lengths = [0, 1, 2, 0, 1, 3, 0, 1], [1, 2, 1, 1, 2, 3, 1, 2]
+    assert top_ngram_share(ids, lengths, 13, 2) == 9 / 13  # "가 나" three times: 3 x 3 characters
+    assert top_ngram_share(ids, lengths, 13, 3) == 0.0  # no 3-gram repeats
+    assert dup_ngram_share([0, 1, 0, 1, 0], [2, 2, 2, 2, 2], 10, 2) == 1.0  # overlapping occurrences
+    assert dup_ngram_share([0, 1, 2, 3], [1, 1, 1, 1], 4, 2) == 0.0

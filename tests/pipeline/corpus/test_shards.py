@@ -1,10 +1,22 @@
-from kcorpus.pipeline.corpus.shards import merge_runs, parse_run_line, run_line, write_run
+from kcorpus.pipeline.corpus.shards import RECORDS_PER_CHUNK, merge_runs, read_run, write_run
 
 
-def test_run_lines_round_trip_keys_with_tabs_and_korean():
-    line = run_line(("id\t1", "뉴스"), '{"text": "가\\t나"}')
-    assert line.count("\n") == 1
-    assert parse_run_line(line) == (("id\t1", "뉴스"), '{"text": "가\\t나"}')
+def test_run_records_round_trip_keys_with_tabs_newlines_and_korean(tmp_path):
+    records = [(("id\t1", "뉴스"), '{"text": "가\\t나"}', "가\t나\n다"), (("id\n0", "뉴스"), "{}", "")]
+    write_run(str(tmp_path / "a.run"), records)
+    assert list(read_run(str(tmp_path / "a.run"))) == sorted(records)
+
+
+def test_run_files_stream_in_chunks_that_share_objects(tmp_path):
+    # The same string objects recur in every chunk (pickle memoizes them per chunk): each chunk must still
+    # read back as written, not with another chunk's objects.
+    sources = [f"source-{k}" for k in range(7)]
+    records = [
+        ((f"doc-{i:05d}", sources[(i * 3) % 7]), f'{{"n": {i}}}', sources[i % 7])
+        for i in range(3 * RECORDS_PER_CHUNK + 3)
+    ]
+    write_run(str(tmp_path / "a.run"), records[::-1])
+    assert list(read_run(str(tmp_path / "a.run"))) == records
 
 
 def test_merge_of_sorted_runs_is_independent_of_how_records_were_split(tmp_path):
@@ -14,3 +26,10 @@ def test_merge_of_sorted_runs_is_independent_of_how_records_were_split(tmp_path)
     write_run(str(tmp_path / "c.run"), [])
     merged = list(merge_runs([str(tmp_path / n) for n in ("c.run", "b.run", "a.run")]))
     assert merged == records
+
+
+def test_merge_breaks_key_ties_by_payload(tmp_path):
+    write_run(str(tmp_path / "a.run"), [(("d", "s"), "b"), (("e", "s"), "a")])
+    write_run(str(tmp_path / "b.run"), [(("d", "s"), "a"), (("d", "s"), "c")])
+    merged = list(merge_runs([str(tmp_path / "a.run"), str(tmp_path / "b.run")]))
+    assert merged == [(("d", "s"), "a"), (("d", "s"), "b"), (("d", "s"), "c"), (("e", "s"), "a")]
