@@ -1,8 +1,9 @@
 """`kcorpus pack` as a Beam pipeline: corpus documents -> tokenized -> packed sequences -> Arrow shards.
 
-ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker) -> KeyByShard (split and shard
-from a digest of the document id) -> GroupByKey -> WriteShards (sort by id, pack, write one Arrow IPC stream
-per key) -> WriteMetadata (dataset_info.json/state.json per split, manifest.json, rejected records).
+ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker; split and shard from a digest of
+the document id; the `pair` and `single` layouts packed there) -> WriteShards (rows in id order, one Arrow IPC
+stream per shard, serialized in parallel groups: pipeline/pack/write.py) -> WriteMetadata (dataset_info.json
+and state.json per split, manifest.json, rejected records).
 Every file appears under its final name only when complete (written to a temporary name, then renamed).
 """
 
@@ -29,9 +30,9 @@ from kcorpus.pipeline.pack.read import (
     spread_batches,
 )
 from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
-from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
+from kcorpus.pipeline.pack.write import WriteShards, packs_per_document, shard_counts
 from kcorpus.pipeline.progress import progress_display
-from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
+from kcorpus.pipeline.stage_metrics import metered_map, report_stages
 from kcorpus.transforms.packing.packer import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
@@ -46,18 +47,11 @@ def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict
     range_bytes = range_bytes_for(corpus.total_bytes, pipeline.options)
     spread = spread_batches(job, estimated_ranges(corpus, range_bytes), pipeline.options)
     read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
+    per_document = (job.pack, info.special) if packs_per_document(job.pack) else None
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
-        job.tokenizer, job.validation_fraction, counts, dtype.name
+        job.tokenizer, job.validation_fraction, counts, dtype.name, per_document
     )
-    # an empty list per shard key, so a shard that gets no document is still written (with no rows)
-    every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
-    shards = (
-        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
-        | "MergeShardKeys" >> beam.Flatten()
-        | "GroupByShard" >> beam.GroupByKey()
-        | "WriteShards" >> beam.ParDo(Metered("WriteShards", WriteShardFn(job.out, job.pack, info.special, dtype.name,
-                                                                        counts, job.rows_per_batch)))
-    )
+    shards = tokenized.keyed | "WriteShards" >> WriteShards(job, info.special, dtype.name, counts)
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
     # one element, with the shard records and rejected records as list side inputs (no combiner stages)
     manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> metered_map(
