@@ -23,13 +23,14 @@ from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import (
+    CorpusInput,
     ReadCorpus,
     estimated_ranges,
     range_bytes_for,
     resolve_corpus,
     spread_batches,
 )
-from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
+from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, TokenizerInfo, inspect_tokenizer
 from kcorpus.pipeline.pack.write import WriteShards, packs_per_document, shard_counts
 from kcorpus.pipeline.progress import progress_display
 from kcorpus.pipeline.stage_metrics import metered_map, report_stages
@@ -38,10 +39,13 @@ from kcorpus.transforms.packing.packer import ids_dtype
 __all__ = ["PackJob", "build", "run"]
 
 
-def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict[str, Any]]:
-    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan."""
-    corpus = resolve_corpus(job.corpus, job.input_format)
-    info = inspect_tokenizer(job)
+def build(
+    pipeline: beam.Pipeline, job: PackJob, corpus: CorpusInput | None = None, info: TokenizerInfo | None = None
+) -> tuple[beam.PCollection, dict[str, Any]]:
+    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan. `corpus`
+    and `info`, when given, are the job's corpus and tokenizer as `run` resolved them (found once, not twice)."""
+    corpus = corpus or resolve_corpus(job.corpus, job.input_format)
+    info = info or inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
     range_bytes = range_bytes_for(corpus.total_bytes, pipeline.options)
@@ -74,13 +78,14 @@ def run(
     a previous pack there is removed only after the corpus and tokenizer are found usable.
     """
     plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)
-    size = resolve_corpus(job.corpus, job.input_format).total_bytes
-    inspect_tokenizer(job)
+    corpus = resolve_corpus(job.corpus, job.input_format)
+    info = inspect_tokenizer(job)
+    size = corpus.total_bytes
     options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
     pipeline = make_pipeline(beam_args, local_mode=local_mode, **options)
     shards = sum(shard_counts(job, size).values())
     with claim_output(plan), progress_display("pack", size, pipeline.options, write_total=shards), pipeline:
-        build(pipeline, job)
+        build(pipeline, job, corpus, info)
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:
