@@ -7,9 +7,12 @@ shard is cut into groups of whole record batches and serialized in parallel:
     chunks -> RouteRows (each chunk's rows to their groups) -> GroupByGroup -> SerializeGroups
         -> GroupBySerializedShard -> WriteShards (schema + the groups' record batches in order + end-of-stream)
 
-`cross_document` (a stream through the shard's sorted documents) is packed where the shard is written. Both
-give the bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is
-written, with no rows when no document lands in it.
+`cross_document` (one stream through the shard's sorted documents, cut every `max_length - 1` tokens) takes
+the same path with documents instead of rows: StreamKeys (id, tie key, tokens) -> PlanGroups (the stream
+position where each group starts, as a document and offset) -> RouteDocuments (documents, cut into pieces
+where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). Both give the
+bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is written,
+with no rows when no document lands in it.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_map
-from kcorpus.transforms.packing import arrow_shards, chunks
+from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
 from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard
+from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
 from kcorpus.transforms.packing.packer import PackConfig, PackStats, SpecialIds
 from kcorpus.transforms.packing.tokenize import sha256_hex
 
@@ -77,24 +80,6 @@ class _ShardWriter(beam.DoFn):
 
     def finish_bundle(self):
         progress.flush()
-
-
-class WriteShardFn(_ShardWriter):
-    """`cross_document`: one shard's tokenized documents -> sorted, packed, one Arrow IPC stream."""
-
-    def __init__(self, out: str, config: PackConfig, special: SpecialIds, dtype: str, counts: dict[str, int],
-                 rows_per_batch: int):
-        super().__init__(out, counts)
-        self._config = config
-        self._special = special
-        self._dtype = np.dtype(dtype)
-        self._rows = rows_per_batch
-
-    def process(self, element):
-        (split, index), docs = element
-        columns, stats = pack_wire_shard((d for group in docs for d in group), self._config, self._special)
-        data = arrow_shards.stream_bytes(columns, arrow_shards.packed_schema(self._dtype), self._rows)
-        yield self._write(split, index, data, stats)
 
 
 def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
@@ -147,6 +132,35 @@ class AssembleShardFn(_ShardWriter):
         yield self._write(split, index, data, plans.get((split, index), ([], PackStats()))[1])
 
 
+def stream_keys(element: tuple[ShardKey, list]):
+    """`cross_document`: (shard, documents) -> (shard, their stream keys)."""
+    shard, docs = element
+    return shard, stream_chunks.doc_keys(docs)
+
+
+def plan_stream_shard(element: tuple[ShardKey, Iterable], config: PackConfig, rows_per_batch: int):
+    """`cross_document`: (shard, [stream keys of each batch]) -> (shard, (where each group starts, stats))."""
+    shard, parts = element
+    keys = [k for part in parts for k in part]
+    return shard, stream_chunks.plan_stream(keys, config, rows_per_batch, MAX_GROUPS_PER_SHARD)
+
+
+def route_documents(element: tuple[ShardKey, list], plans: dict):
+    """`cross_document`: (shard, documents) -> ((shard, group), their pieces in the group) per group."""
+    shard, docs = element
+    splitters, _stats = plans[shard]
+    for group, pieces in stream_chunks.split_documents(docs, splitters).items():
+        yield (shard, group), pieces
+
+
+def serialize_stream_group(element, config: PackConfig, special: SpecialIds, dtype: str, rows_per_batch: int):
+    """`cross_document`: ((shard, group), [pieces of each batch]) -> (shard, (group, its record batches))."""
+    (shard, group), parts = element
+    columns = stream_chunks.stream_piece_columns([p for part in parts for p in part], config, special)
+    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
+
+
 class WriteShards(beam.PTransform):
     """(shard, value) of `Encode` -> one manifest record per shard (every shard of `counts`, empty or not)."""
 
@@ -155,32 +169,29 @@ class WriteShards(beam.PTransform):
         self._job, self._special, self._dtype, self._counts = job, special, dtype, counts
 
     def expand(self, keyed):
-        job, counts = self._job, self._counts
-        # an empty list per shard key, so a shard that gets no document is still written (with no rows)
-        every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
-        empty = keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False)
-        if not packs_per_document(job.pack):
-            writer = WriteShardFn(job.out, job.pack, self._special, self._dtype, counts, job.rows_per_batch)
-            return (
-                (keyed, empty)
-                | "MergeShardKeys" >> beam.Flatten()
-                | "GroupByShard" >> beam.GroupByKey()
-                | "WriteShards" >> beam.ParDo(Metered("WriteShards", writer))
-            )
-        plans = (
-            keyed
-            | "RowKeys" >> metered_map("RowKeys", chunk_keys, job.pack.max_length)
-            | "GroupByShard" >> beam.GroupByKey()
-            | "PlanGroups" >> metered_map("PlanGroups", plan_shard, job.rows_per_batch)
-        )
+        job, counts, config, rows = self._job, self._counts, self._job.pack, self._job.rows_per_batch
+        if packs_per_document(config):
+            keys = metered_map("RowKeys", chunk_keys, config.max_length)
+            plan = metered_map("PlanGroups", plan_shard, rows)
+            route_step, route_fn = "RouteRows", route_rows
+            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, rows)
+        else:
+            keys = metered_map("StreamKeys", stream_keys)
+            plan = metered_map("PlanGroups", plan_stream_shard, config, rows)
+            route_step, route_fn = "RouteDocuments", route_documents
+            serialize = metered_map("SerializeGroups", serialize_stream_group, config, self._special, self._dtype,
+                                    rows)
+        plans = keyed | "Keys" >> keys | "GroupByShard" >> beam.GroupByKey() | "PlanGroups" >> plan
         serialized = (
             keyed
-            | "RouteRows" >> metered_flat_map("RouteRows", route_rows, beam.pvalue.AsDict(plans))
+            | "Route" >> metered_flat_map(route_step, route_fn, beam.pvalue.AsDict(plans))
             | "GroupByGroup" >> beam.GroupByKey()
-            | "SerializeGroups" >> metered_map("SerializeGroups", serialize_group, self._dtype, job.rows_per_batch)
+            | "SerializeGroups" >> serialize
         )
+        # an empty list per shard key, so a shard that gets no document is still written (with no rows)
+        every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
         return (
-            (serialized, empty)
+            (serialized, keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
             | "MergeShardKeys" >> beam.Flatten()
             | "GroupBySerializedShard" >> beam.GroupByKey()
             | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, counts)),

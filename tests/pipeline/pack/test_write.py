@@ -51,9 +51,5 @@ def test_shards_serialized_in_groups_are_the_bytes_of_one_sorted_pack(tmp_path):
             expected = arrow_shards.stream_bytes(pack_sorted(docs, config, special_ids(tok))[0], schema, 8)
             assert (out / split / arrow_shards.shard_name(index, counts[split])).read_bytes() == expected
         steps = {s["step"]: s for s in json.loads((out / "stages.json").read_text())["steps"]}
-        if layout == "pair":
-            assert steps["PlanGroups"]["elements"] == 3
-            assert steps["SerializeGroups"]["elements"] > 3 * 32  # at most 64 groups per shard, each whole batches
-            assert steps["WriteShards"]["elements"] == 3
-        else:
-            assert "SerializeGroups" not in steps and steps["WriteShards"]["elements"] == 3
+        assert steps["PlanGroups"]["elements"] == steps["WriteShards"]["elements"] == 3
+        assert steps["SerializeGroups"]["elements"] > 3 * 16  # up to 64 groups of whole batches per shard

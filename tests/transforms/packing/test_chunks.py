@@ -135,3 +135,50 @@ def test_cross_document_is_not_packed_per_document():
     block = DocBlock.from_docs([TokenizedDoc("문서", np.array([5], np.uint16), np.array([1], np.uint32))])
     with pytest.raises(ValueError, match="cross_document sequences span documents"):
         pack_block_by_document(block, PackConfig(layout="cross_document"), SPECIAL)
+
+
+def stream_groups(parts: list[list], config: PackConfig, rows_per_batch: int, max_groups: int):
+    """What the pipeline does for `cross_document`: plan the stream, route the pieces, pack and serialize each
+    group, join; and the stats and number of groups."""
+    from kcorpus.transforms.packing import stream_chunks
+
+    keys = [k for part in parts for k in stream_chunks.doc_keys(part)]
+    splitters, stats = stream_chunks.plan_stream(keys, config, rows_per_batch, max_groups)
+    groups: dict[int, list] = {}
+    for part in parts:
+        for group, pieces in stream_chunks.split_documents(part, splitters).items():
+            groups.setdefault(group, []).extend(pieces)
+    messages = [arrow_shards.batch_messages(stream_chunks.stream_piece_columns(groups[g], config, SPECIAL), SCHEMA,
+                                            rows_per_batch) for g in sorted(groups)]
+    return arrow_shards.join_stream(SCHEMA, messages), stats, len(groups)
+
+
+@pytest.mark.parametrize("max_length", [16, 128, 512])
+@pytest.mark.parametrize(("rows_per_batch", "max_groups"), [(3, 64), (2, 5), (1024, 64)])
+def test_cross_document_groups_join_into_the_bytes_of_one_stream(wires, max_length, rows_per_batch, max_groups):
+    config = PackConfig(max_length=max_length, layout="cross_document")
+    columns, expected_stats = chunks.pack_sorted(wires, config, SPECIAL)
+    docs = list(wires)
+    random.Random(7).shuffle(docs)
+    data, stats, groups = stream_groups([docs[i : i + 40] for i in range(0, len(docs), 40)], config, rows_per_batch,
+                                        max_groups)
+    assert data == arrow_shards.stream_bytes(columns, SCHEMA, rows_per_batch)
+    assert stats == expected_stats and stats.dropped_tokens == 0
+    batches = math.ceil(columns.num_rows / rows_per_batch)
+    assert groups == math.ceil(batches / math.ceil(batches / max_groups))
+
+
+def test_cross_document_document_spanning_groups_and_repeated_documents():
+    long_doc = TokenizedDoc("긴-글", np.arange(100, 140, dtype=np.uint16), np.array([40], np.uint32)).to_wire()
+    short_doc = TokenizedDoc("짧은-글", np.array([7, 8], np.uint16), np.array([2], np.uint32)).to_wire()
+    empty = TokenizedDoc("빈-글", np.zeros(0, np.uint16), np.zeros(0, np.uint32)).to_wire()
+    config = PackConfig(max_length=8, layout="cross_document")
+    # 41 + 3 stream tokens, 7 per row: 7 rows; groups of one row: five start inside the long document
+    data, stats, groups = stream_groups([[short_doc, empty], [long_doc]], config, 1, 64)
+    columns, expected = chunks.pack_sorted([long_doc, short_doc, empty], config, SPECIAL)
+    assert data == arrow_shards.stream_bytes(columns, SCHEMA, 1) and stats == expected and groups == 7
+    assert columns.doc_ids == ["긴-글"] * 6 + ["짧은-글"] and stats.documents == 3
+    # the same document twice cannot be told apart by its key: one group, still the same bytes
+    data, stats, groups = stream_groups([[long_doc], [long_doc, short_doc]], config, 1, 64)
+    columns, expected = chunks.pack_sorted([long_doc, long_doc, short_doc], config, SPECIAL)
+    assert data == arrow_shards.stream_bytes(columns, SCHEMA, 1) and stats == expected and groups == 1
