@@ -60,28 +60,6 @@ def packs_per_document(config: PackConfig) -> bool:
     return config.layout != "cross_document"
 
 
-class _ShardWriter(beam.DoFn):
-    """Writes one shard's bytes atomically and returns its manifest record."""
-
-    def __init__(self, out: str, counts: dict[str, int]):
-        self._out = out
-        self._counts = counts
-        self._sequences = Metrics.counter("pack", "pack:sequences:written")
-        self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
-
-    def _write(self, split: str, index: int, data: bytes, stats: PackStats) -> dict:
-        name = arrow_shards.shard_name(index, self._counts[split])
-        write_atomic(FileSystems.join(self._out, split, name), data)
-        progress.add("write", records=1)
-        self._sequences.inc(stats.sequences)
-        self._dropped.inc(stats.dropped_tokens)
-        return {"split": split, "index": index, "file": f"{split}/{name}", "sha256": sha256_hex(data),
-                "bytes": len(data), "stats": stats}
-
-    def finish_bundle(self):
-        progress.flush()
-
-
 def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
     """(shard, [(row keys, stats) of each chunk]) -> (shard, (the first row key of every group but the first,
     the shard's stats))."""
@@ -118,18 +96,32 @@ def serialize_group(element, dtype: str, rows_per_batch: int):
     return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
 
 
-class AssembleShardFn(_ShardWriter):
-    """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically."""
+class AssembleShardFn(beam.DoFn):
+    """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically; its
+    manifest record."""
 
     def __init__(self, out: str, dtype: str, counts: dict[str, int]):
-        super().__init__(out, counts)
+        self._out = out
         self._dtype = np.dtype(dtype)
+        self._counts = counts
+        self._sequences = Metrics.counter("pack", "pack:sequences:written")
+        self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
 
     def process(self, element, plans):
         (split, index), groups = element
         messages = [m for _, m in sorted((g for g in groups if g), key=lambda g: g[0])]  # [] marks the shard
         data = arrow_shards.join_stream(arrow_shards.packed_schema(self._dtype), messages)
-        yield self._write(split, index, data, plans.get((split, index), ([], PackStats()))[1])
+        stats = plans.get((split, index), ([], PackStats()))[1]
+        name = arrow_shards.shard_name(index, self._counts[split])
+        write_atomic(FileSystems.join(self._out, split, name), data)
+        progress.add("write", records=1)
+        self._sequences.inc(stats.sequences)
+        self._dropped.inc(stats.dropped_tokens)
+        yield {"split": split, "index": index, "file": f"{split}/{name}", "sha256": sha256_hex(data),
+               "bytes": len(data), "stats": stats}
+
+    def finish_bundle(self):
+        progress.flush()
 
 
 def stream_keys(element: tuple[ShardKey, list]):
