@@ -53,6 +53,7 @@ def main() -> int:
     parser.add_argument("--mb", type=float, default=40.0, help="input size to scale the sample to (MB)")
     parser.add_argument("--workers", type=int, default=16, help="--direct_num_workers")
     parser.add_argument("--near", action="store_true", help="near dedup on as well")
+    parser.add_argument("--layout", default="pair", help="pack's --layout (pair, single, cross_document)")
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data"), help="for the KcBERT vocab")
     parser.add_argument("--workdir", help="where the input and outputs go (default: a temp dir, removed)")
     args = parser.parse_args()
@@ -75,10 +76,10 @@ def main() -> int:
     failures = report("build-corpus", build, corpus / "stages.json", size)
     pack = run_measured(
         [str(KCORPUS), "pack", "--corpus", str(corpus), "--tokenizer", str(tok), "--out", str(packed),
-         "--profile-stages", *beam]
+         "--layout", args.layout, "--profile-stages", *beam]
     )
     corpus_mb = sum(p.stat().st_size for p in (corpus / "docs").glob("*.jsonl")) / 1e6
-    failures += report("pack", pack, packed / "stages.json", corpus_mb)
+    failures += report(f"pack ({args.layout})", pack, packed / "stages.json", corpus_mb)
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     print("\nbundle-split check over both runs:", "PASS" if not failures else f"FAIL ({', '.join(failures)})")

@@ -12,19 +12,14 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kcorpus.pipeline.errors import UserError
-from kcorpus.pipeline.profile import (
-    Profile,
-    ProfileError,
-    apply_overrides,
-    profile_from_dict,
-    read_yaml,
-    resolve_path,
-)
 from kcorpus.transforms.files import is_remote, walk
 from kcorpus.transforms.readers.registry import READERS
+
+if TYPE_CHECKING:
+    from kcorpus.pipeline.profile import Profile
 
 
 def _remote_matches(pattern: str) -> list[str]:
@@ -129,6 +124,8 @@ def corpus_problem(path: str, input_format: str = "auto") -> str | None:
 def source_problems(raw: Any, base_dir: str) -> list[str]:
     """The paths of a parsed profile's `sources` that match no readable file, checked even where the schema
     failed (so one run reports them together with the schema's errors)."""
+    from kcorpus.pipeline.profile import resolve_path  # the schema is imported only by the commands it serves
+
     if not isinstance(raw, Mapping) or not isinstance(raw.get("sources"), list):
         return []
     problems = []
@@ -174,6 +171,8 @@ def check_profile(
         stages: the `kcorpus run` stages that will run (their sections are then required).
         outputs: output locations to check, by what names them (`{"--out": "/tmp/x"}`).
     """
+    from kcorpus.pipeline.profile import ProfileError, apply_overrides, profile_from_dict, read_yaml
+
     try:
         raw = read_yaml(path)
     except OSError as err:

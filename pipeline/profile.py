@@ -48,6 +48,7 @@ from kcorpus.pipeline.config import (
     SourceConfig,
     SplitConfig,
 )
+from kcorpus.pipeline.defaults import default_of
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.vocab.report import VocabReportJob
@@ -125,12 +126,6 @@ def fields_of(cls: type, *, exclude: Sequence[str] = ()) -> dict[str, Any]:
             default = Field()
         specs[f.name] = (_strict(hints[f.name]), default)
     return specs
-
-
-def default_of(cls: type, name: str) -> Any:
-    """The default of one dataclass field: command-line flags take their defaults from here."""
-    f = cls.__dataclass_fields__[name]
-    return f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
 
 
 class Section(BaseModel):

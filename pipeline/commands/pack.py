@@ -6,9 +6,9 @@ import argparse
 import json
 from functools import partial
 
+from kcorpus.pipeline.defaults import default_of
 from kcorpus.pipeline.options import LOCAL_MODES
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
-from kcorpus.pipeline.profile import default_of
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 
 

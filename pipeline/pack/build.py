@@ -1,8 +1,9 @@
 """`kcorpus pack` as a Beam pipeline: corpus documents -> tokenized -> packed sequences -> Arrow shards.
 
-ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker) -> KeyByShard (split and shard
-from a digest of the document id) -> GroupByKey -> WriteShards (sort by id, pack, write one Arrow IPC stream
-per key) -> WriteMetadata (dataset_info.json/state.json per split, manifest.json, rejected records).
+ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker; split and shard from a digest of
+the document id; the `pair` and `single` layouts packed there) -> WriteShards (rows in id order, one Arrow IPC
+stream per shard, serialized in parallel groups: pipeline/pack/write.py) -> WriteMetadata (dataset_info.json
+and state.json per split, manifest.json, rejected records).
 Every file appears under its final name only when complete (written to a temporary name, then renamed).
 """
 
@@ -22,42 +23,39 @@ from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import (
+    CorpusInput,
     ReadCorpus,
     estimated_ranges,
     range_bytes_for,
     resolve_corpus,
     spread_batches,
 )
-from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, inspect_tokenizer
-from kcorpus.pipeline.pack.write import WriteShardFn, shard_counts
+from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, TokenizerInfo, inspect_tokenizer
+from kcorpus.pipeline.pack.write import WriteShards, packs_per_document, shard_counts
 from kcorpus.pipeline.progress import progress_display
-from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
+from kcorpus.pipeline.stage_metrics import metered_map, report_stages
 from kcorpus.transforms.packing.packer import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
 
 
-def build(pipeline: beam.Pipeline, job: PackJob) -> tuple[beam.PCollection, dict[str, Any]]:
-    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan."""
-    corpus = resolve_corpus(job.corpus, job.input_format)
-    info = inspect_tokenizer(job)
+def build(
+    pipeline: beam.Pipeline, job: PackJob, corpus: CorpusInput | None = None, info: TokenizerInfo | None = None
+) -> tuple[beam.PCollection, dict[str, Any]]:
+    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan. `corpus`
+    and `info`, when given, are the job's corpus and tokenizer as `run` resolved them (found once, not twice)."""
+    corpus = corpus or resolve_corpus(job.corpus, job.input_format)
+    info = info or inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
     counts = shard_counts(job, corpus.total_bytes)
     range_bytes = range_bytes_for(corpus.total_bytes, pipeline.options)
     spread = spread_batches(job, estimated_ranges(corpus, range_bytes), pipeline.options)
     read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
+    per_document = (job.pack, info.special) if packs_per_document(job.pack) else None
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
-        job.tokenizer, job.validation_fraction, counts, dtype.name
+        job.tokenizer, job.validation_fraction, counts, dtype.name, per_document
     )
-    # an empty list per shard key, so a shard that gets no document is still written (with no rows)
-    every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
-    shards = (
-        (tokenized.keyed, pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
-        | "MergeShardKeys" >> beam.Flatten()
-        | "GroupByShard" >> beam.GroupByKey()
-        | "WriteShards" >> beam.ParDo(Metered("WriteShards", WriteShardFn(job.out, job.pack, info.special, dtype.name,
-                                                                        counts, job.rows_per_batch)))
-    )
+    shards = tokenized.keyed | "WriteShards" >> WriteShards(job, info.special, dtype.name, counts)
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
     # one element, with the shard records and rejected records as list side inputs (no combiner stages)
     manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> metered_map(
@@ -80,13 +78,14 @@ def run(
     a previous pack there is removed only after the corpus and tokenizer are found usable.
     """
     plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)
-    size = resolve_corpus(job.corpus, job.input_format).total_bytes
-    inspect_tokenizer(job)
+    corpus = resolve_corpus(job.corpus, job.input_format)
+    info = inspect_tokenizer(job)
+    size = corpus.total_bytes
     options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
     pipeline = make_pipeline(beam_args, local_mode=local_mode, **options)
     shards = sum(shard_counts(job, size).values())
     with claim_output(plan), progress_display("pack", size, pipeline.options, write_total=shards), pipeline:
-        build(pipeline, job)
+        build(pipeline, job, corpus, info)
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:

@@ -12,7 +12,8 @@ from apache_beam.metrics import Metrics
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import DocTuple
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.packing.packer import SpecialIds
+from kcorpus.transforms.packing.chunks import pack_chunk
+from kcorpus.transforms.packing.packer import PackConfig, SpecialIds
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
     read_tokenizer_bytes,
@@ -28,11 +29,14 @@ from kcorpus.transforms.sharding import split_and_shard
 
 
 class _TokenizeBatch(beam.DoFn):
-    """A batch of documents -> ((split, shard), [TokenizedDoc wire tuples]) per shard the batch touches;
-    empty documents to `dropped`."""
+    """A batch of documents -> per shard the batch touches, ((split, shard), its documents packed as one
+    `PackedChunk` wire) when `pack` is given, else ((split, shard), [TokenizedDoc wire tuples]); empty documents
+    to `dropped`."""
 
-    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
+                 pack: tuple[PackConfig, SpecialIds] | None = None):
         self._tokenizer_path = tokenizer
+        self._pack = pack
         self._dtype = dtype
         self._validation_fraction = validation_fraction
         self._counts = counts
@@ -57,15 +61,21 @@ class _TokenizeBatch(beam.DoFn):
             by_shard.setdefault(key, []).append(wire)
         token_bytes = sum(len(w[1]) for group in by_shard.values() for w in group)
         self._tokens.inc(token_bytes // np.dtype(self._dtype).itemsize)
-        yield from by_shard.items()
+        if self._pack is None:
+            yield from by_shard.items()
+            return
+        config, special = self._pack
+        for key, wires in by_shard.items():
+            yield key, pack_chunk(wires, config, special).to_wire()
 
 
 class TokenizeDocuments(beam.PTransform):
-    """Batches of documents -> per-shard lists of tokenized documents."""
+    """Batches of documents -> per shard, its tokenized documents (packed when `pack` is given)."""
 
-    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str):
+    def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
+                 pack: tuple[PackConfig, SpecialIds] | None = None):
         super().__init__()
-        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype)
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype, pack)
 
     def expand(self, batches):
         return batches | "Encode" >> beam.ParDo(Metered("Encode", self._fn)).with_outputs("dropped", main="keyed")

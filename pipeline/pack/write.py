@@ -1,12 +1,24 @@
-"""`WriteShardFn`: one shard's tokenized documents -> sorted, packed, one Arrow IPC stream, atomically."""
+"""`WriteShards`: tokenized documents -> packed rows in document-id order -> one Arrow IPC stream per shard.
+
+`pair` and `single` (no sequence crosses a document) were packed in `Encode`, as `PackedChunk`s; here every
+shard is cut into groups of whole record batches and serialized in parallel:
+
+    chunks -> RowKeys -> GroupByShard -> PlanGroups (sort the row keys: the first key of every group)
+    chunks -> RouteRows (each chunk's rows to their groups) -> GroupByGroup -> SerializeGroups
+        -> GroupBySerializedShard -> WriteShards (schema + the groups' record batches in order + end-of-stream)
+
+`cross_document` (one stream through the shard's sorted documents, cut every `max_length - 1` tokens) takes
+the same path with documents instead of rows: StreamKeys (id, tie key, tokens) -> PlanGroups (the stream
+position where each group starts, as a document and offset) -> RouteDocuments (documents, cut into pieces
+where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). Both give the
+bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is written,
+with no rows when no document lands in it.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import math
-import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import apache_beam as beam
 import numpy as np
@@ -16,17 +28,18 @@ from apache_beam.metrics import Metrics
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.transforms.packing import arrow_shards
-from kcorpus.transforms.packing.packer import (
-    DocBlock,
-    PackConfig,
-    PackedColumns,
-    PackStats,
-    SpecialIds,
-    WireDoc,
-    pack_block,
-)
+from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_map
+from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
+from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
+from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
+from kcorpus.transforms.packing.packer import PackConfig, PackStats, SpecialIds
 from kcorpus.transforms.packing.tokenize import sha256_hex
+
+# A shard is serialized in at most this many groups of whole record batches (enough to spread one shard over
+# every local worker; each group costs a few Beam elements).
+MAX_GROUPS_PER_SHARD = 64
+
+ShardKey = tuple[str, int]
 
 
 def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
@@ -42,68 +55,137 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
     return counts
 
 
-def sort_wire(docs: Iterable[WireDoc]) -> list[WireDoc]:
-    """By id; documents sharing an id (not expected from build-corpus) by a digest of their tokens."""
-    ordered = sorted(docs, key=operator.itemgetter(0))
-    if any(a[0] == b[0] for a, b in itertools.pairwise(ordered)):
-        ordered.sort(key=lambda d: (d[0], hashlib.blake2b(d[1], digest_size=8).digest()))
-    return ordered
+def packs_per_document(config: PackConfig) -> bool:
+    """Whether `Encode` packs (no sequence of the layout crosses a document)."""
+    return config.layout != "cross_document"
 
 
-def block_from_wire(docs: Sequence[WireDoc]) -> DocBlock:
-    """Wire tuples -> one `DocBlock` (one join per column instead of an array per document)."""
-    dtypes = {d[3] for d in docs}
-    if len(dtypes) > 1:
-        raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
-    dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
-    lengths = b"".join(d[2] for d in docs)
-    return DocBlock(
-        [d[0] for d in docs],
-        np.frombuffer(b"".join(d[1] for d in docs), dtype=dtype),
-        np.frombuffer(lengths, dtype=np.uint32),
-        np.fromiter((len(d[2]) // 4 for d in docs), dtype=np.int64, count=len(docs)),
-    )
+def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
+    """(shard, [(row keys, stats) of each chunk]) -> (shard, (the first row key of every group but the first,
+    the shard's stats))."""
+    shard, parts = element
+    parts = list(parts)
+    keys = [k for p in parts for k in p[0]]
+    group_rows = chunks.rows_per_group(len(keys), rows_per_batch, MAX_GROUPS_PER_SHARD)
+    stats = PackStats()
+    for part in parts:
+        stats = stats.merge(part[1])
+    return shard, (chunks.plan_splitters(keys, group_rows), stats)
 
 
-def pack_wire_shard(
-    docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds
-) -> tuple[PackedColumns, PackStats]:
-    """Sort a shard's documents and pack them; the stats reconcile corpus and packed tokens."""
-    block = block_from_wire(sort_wire(docs))
-    columns = pack_block(block, config, special)
-    stats = PackStats.of_columns(columns, len(block.doc_ids), int(block.ids.shape[0]), config.max_length)
-    return columns, stats
+def chunk_keys(element: tuple[ShardKey, chunks.ChunkWire], max_length: int):
+    """(shard, chunk) -> (shard, (its row keys, its stats)): what planning the shard's groups needs."""
+    shard, wire = element
+    chunk = PackedChunk.from_wire(wire)
+    return shard, (chunks.row_keys(chunk), chunk.stats(max_length))
 
 
-class WriteShardFn(beam.DoFn):
-    def __init__(self, out: str, config: PackConfig, special: SpecialIds, dtype: str, counts: dict[str, int],
-                 rows_per_batch: int):
+def route_rows(element: tuple[ShardKey, chunks.ChunkWire], plans: dict):
+    """(shard, chunk) -> ((shard, group), the chunk's rows in the group) for every group it has rows in."""
+    shard, wire = element
+    splitters, _stats = plans[shard]
+    for group, part in chunks.split_by_group(PackedChunk.from_wire(wire), splitters):
+        yield (shard, group), part.to_wire()
+
+
+def serialize_group(element, dtype: str, rows_per_batch: int):
+    """((shard, group), [row slices]) -> (shard, (group, its record-batch messages))."""
+    (shard, group), parts = element
+    columns = chunks.merge_rows([PackedChunk.from_wire(w) for w in parts])
+    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
+
+
+class AssembleShardFn(beam.DoFn):
+    """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically; its
+    manifest record."""
+
+    def __init__(self, out: str, dtype: str, counts: dict[str, int]):
         self._out = out
-        self._config = config
-        self._special = special
         self._dtype = np.dtype(dtype)
         self._counts = counts
-        self._rows = rows_per_batch
         self._sequences = Metrics.counter("pack", "pack:sequences:written")
         self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
 
-    def process(self, element):
-        (split, index), docs = element
-        columns, stats = pack_wire_shard((d for group in docs for d in group), self._config, self._special)
-        data = arrow_shards.stream_bytes(columns, arrow_shards.packed_schema(self._dtype), self._rows)
+    def process(self, element, plans):
+        (split, index), groups = element
+        messages = [m for _, m in sorted((g for g in groups if g), key=lambda g: g[0])]  # [] marks the shard
+        data = arrow_shards.join_stream(arrow_shards.packed_schema(self._dtype), messages)
+        stats = plans.get((split, index), ([], PackStats()))[1]
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
         progress.add("write", records=1)
         self._sequences.inc(stats.sequences)
         self._dropped.inc(stats.dropped_tokens)
-        yield {
-            "split": split,
-            "index": index,
-            "file": f"{split}/{name}",
-            "sha256": sha256_hex(data),
-            "bytes": len(data),
-            "stats": stats,
-        }
+        yield {"split": split, "index": index, "file": f"{split}/{name}", "sha256": sha256_hex(data),
+               "bytes": len(data), "stats": stats}
 
     def finish_bundle(self):
         progress.flush()
+
+
+def stream_keys(element: tuple[ShardKey, list]):
+    """`cross_document`: (shard, documents) -> (shard, their stream keys)."""
+    shard, docs = element
+    return shard, stream_chunks.doc_keys(docs)
+
+
+def plan_stream_shard(element: tuple[ShardKey, Iterable], config: PackConfig, rows_per_batch: int):
+    """`cross_document`: (shard, [stream keys of each batch]) -> (shard, (where each group starts, stats))."""
+    shard, parts = element
+    keys = [k for part in parts for k in part]
+    return shard, stream_chunks.plan_stream(keys, config, rows_per_batch, MAX_GROUPS_PER_SHARD)
+
+
+def route_documents(element: tuple[ShardKey, list], plans: dict):
+    """`cross_document`: (shard, documents) -> ((shard, group), their pieces in the group) per group."""
+    shard, docs = element
+    splitters, _stats = plans[shard]
+    for group, pieces in stream_chunks.split_documents(docs, splitters).items():
+        yield (shard, group), pieces
+
+
+def serialize_stream_group(element, config: PackConfig, special: SpecialIds, dtype: str, rows_per_batch: int):
+    """`cross_document`: ((shard, group), [pieces of each batch]) -> (shard, (group, its record batches))."""
+    (shard, group), parts = element
+    columns = stream_chunks.stream_piece_columns([p for part in parts for p in part], config, special)
+    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
+
+
+class WriteShards(beam.PTransform):
+    """(shard, value) of `Encode` -> one manifest record per shard (every shard of `counts`, empty or not)."""
+
+    def __init__(self, job: PackJob, special: SpecialIds, dtype: str, counts: dict[str, int]):
+        super().__init__()
+        self._job, self._special, self._dtype, self._counts = job, special, dtype, counts
+
+    def expand(self, keyed):
+        job, counts, config, rows = self._job, self._counts, self._job.pack, self._job.rows_per_batch
+        if packs_per_document(config):
+            keys = metered_map("RowKeys", chunk_keys, config.max_length)
+            plan = metered_map("PlanGroups", plan_shard, rows)
+            route_step, route_fn = "RouteRows", route_rows
+            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, rows)
+        else:
+            keys = metered_map("StreamKeys", stream_keys)
+            plan = metered_map("PlanGroups", plan_stream_shard, config, rows)
+            route_step, route_fn = "RouteDocuments", route_documents
+            serialize = metered_map("SerializeGroups", serialize_stream_group, config, self._special, self._dtype,
+                                    rows)
+        plans = keyed | "Keys" >> keys | "GroupByShard" >> beam.GroupByKey() | "PlanGroups" >> plan
+        serialized = (
+            keyed
+            | "Route" >> metered_flat_map(route_step, route_fn, beam.pvalue.AsDict(plans))
+            | "GroupByGroup" >> beam.GroupByKey()
+            | "SerializeGroups" >> serialize
+        )
+        # an empty list per shard key, so a shard that gets no document is still written (with no rows)
+        every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
+        return (
+            (serialized, keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
+            | "MergeShardKeys" >> beam.Flatten()
+            | "GroupBySerializedShard" >> beam.GroupByKey()
+            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, counts)),
+                                          beam.pvalue.AsDict(plans))
+        )

@@ -92,6 +92,32 @@ def stream_bytes(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int 
     return sink.getvalue().to_pybytes()
 
 
+def _stream_ends(schema: pa.Schema) -> tuple[bytes, bytes]:
+    """The bytes an IPC stream of `schema` starts with (the schema message) and ends with (end-of-stream)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema):
+        pass
+    empty = sink.getvalue().to_pybytes()
+    eos = empty[-8:]
+    return empty[: -len(eos)], eos
+
+
+def batch_messages(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
+    """The record-batch messages of `stream_bytes` alone (no schema message, no end-of-stream): the streams of
+    consecutive row ranges, each a whole number of batches, concatenate into one stream (`join_stream`)."""
+    head, eos = _stream_ends(schema)
+    data = stream_bytes(columns, schema, rows_per_batch)
+    if not (data.startswith(head) and data.endswith(eos)):
+        raise ValueError("Arrow IPC stream does not start with its schema and end with end-of-stream")
+    return data[len(head) : len(data) - len(eos)]
+
+
+def join_stream(schema: pa.Schema, messages: Sequence[bytes]) -> bytes:
+    """One Arrow IPC stream from `batch_messages` parts in row order: the bytes `stream_bytes` gives for all."""
+    head, eos = _stream_ends(schema)
+    return b"".join([head, *messages, eos])
+
+
 def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str) -> str:
     info = {
         "citation": "",

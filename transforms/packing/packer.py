@@ -356,6 +356,16 @@ def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) ->
                          [block.doc_ids[i] for i in owners.tolist()])
 
 
+def pack_block_by_document(
+    block: DocBlock, config: PackConfig, special: SpecialIds
+) -> tuple[PackedColumns, np.ndarray]:
+    """`pair` or `single` layout: the packed columns and, for every row, the block index of its document."""
+    if config.layout == "cross_document":
+        raise ValueError("cross_document sequences span documents; use pack_block")
+    doc_index, segs = _plan_block(block, config)
+    return _columns_from_segments(block, doc_index, segs, special), doc_index
+
+
 def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
     """Pack documents in block order with any layout, as columns."""
     if config.layout == "cross_document":

@@ -1,0 +1,214 @@
+"""Packed chunks: documents packed where they are tokenized, merged into id order where a shard is written.
+
+In the `pair` and `single` layouts no sequence crosses a document, and a document's sequences depend only on
+its tokens, its id and the seed, so a batch of documents can be packed as soon as it is encoded, in parallel.
+A shard's writer then only merges the chunks' rows into document-id order: the same rows, in the same order,
+as packing the shard's sorted documents in one place (`pack_sorted`). A chunk crosses Beam stages as plain
+tuples and bytes (`ChunkWire`) for Beam's fast coder.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import hashlib
+import itertools
+import math
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from kcorpus.transforms.packing.packer import (
+    DocBlock,
+    PackConfig,
+    PackedColumns,
+    PackStats,
+    SpecialIds,
+    WireDoc,
+    pack_block,
+    pack_block_by_document,
+)
+
+TIE_BYTES = 8
+# (row doc ids, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
+#  ids dtype, documents, corpus tokens)
+ChunkWire = tuple[list[str], bytes, bytes, bytes, bytes, bytes, str, int, int]
+
+
+def tie_key(ids: bytes) -> bytes:
+    """Orders documents sharing an id (not expected from build-corpus): a digest of their token bytes."""
+    return hashlib.blake2b(ids, digest_size=TIE_BYTES).digest()
+
+
+def sort_wire(docs: Iterable[WireDoc]) -> list[WireDoc]:
+    """By id; documents sharing an id by `tie_key` of their tokens."""
+    ordered = sorted(docs, key=operator.itemgetter(0))
+    if any(a[0] == b[0] for a, b in itertools.pairwise(ordered)):
+        ordered.sort(key=lambda d: (d[0], tie_key(d[1])))
+    return ordered
+
+
+def block_from_wire(docs: Sequence[WireDoc]) -> DocBlock:
+    """Wire tuples -> one `DocBlock` (one join per column instead of an array per document)."""
+    dtypes = {d[3] for d in docs}
+    if len(dtypes) > 1:
+        raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
+    dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
+    lengths = b"".join(d[2] for d in docs)
+    return DocBlock(
+        [d[0] for d in docs],
+        np.frombuffer(b"".join(d[1] for d in docs), dtype=dtype),
+        np.frombuffer(lengths, dtype=np.uint32),
+        np.fromiter((len(d[2]) // 4 for d in docs), dtype=np.int64, count=len(docs)),
+    )
+
+
+def pack_sorted(
+    docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds
+) -> tuple[PackedColumns, PackStats]:
+    """Sort a shard's documents and pack them in one place (any layout); the stats reconcile corpus and packed
+    tokens."""
+    block = block_from_wire(sort_wire(docs))
+    columns = pack_block(block, config, special)
+    stats = PackStats.of_columns(columns, len(block.doc_ids), int(block.ids.shape[0]), config.max_length)
+    return columns, stats
+
+
+@dataclasses.dataclass(frozen=True)
+class PackedChunk:
+    """The packed rows of some documents of one shard, in (id, tie key) order; `row_ties` holds the tie key of
+    every row's document."""
+
+    columns: PackedColumns
+    row_ties: bytes
+    documents: int
+    corpus_tokens: int
+
+    def to_wire(self) -> ChunkWire:
+        c = self.columns
+        return (c.doc_ids, self.row_ties, np.diff(c.offsets).astype(np.uint32).tobytes(), c.input_ids.tobytes(),
+                c.token_type_ids.tobytes(), c.special_tokens_mask.tobytes(), c.input_ids.dtype.str,
+                self.documents, self.corpus_tokens)
+
+    def stats(self, max_length: int) -> PackStats:
+        return PackStats.of_columns(self.columns, self.documents, self.corpus_tokens, max_length)
+
+    def rows(self, lo: int, hi: int) -> PackedChunk:
+        """Rows `lo:hi` (documents and corpus tokens are counted once, in the whole chunk: 0 here)."""
+        c = self.columns
+        start, stop = int(c.offsets[lo]), int(c.offsets[hi])
+        columns = PackedColumns(c.input_ids[start:stop], c.token_type_ids[start:stop],
+                                c.special_tokens_mask[start:stop], c.offsets[lo : hi + 1] - start, c.doc_ids[lo:hi])
+        return PackedChunk(columns, self.row_ties[lo * TIE_BYTES : hi * TIE_BYTES], 0, 0)
+
+    @classmethod
+    def from_wire(cls, wire: ChunkWire) -> PackedChunk:
+        doc_ids, ties, lengths, ids, types, mask, dtype, documents, corpus_tokens = wire
+        offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(lengths, dtype=np.uint32), out=offsets[1:])
+        columns = PackedColumns(np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(types, dtype=np.uint8),
+                                np.frombuffer(mask, dtype=np.uint8), offsets, list(doc_ids))
+        return cls(columns, ties, documents, corpus_tokens)
+
+
+def pack_chunk(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds) -> PackedChunk:
+    """Pack documents of one shard (`pair` or `single` layout) in (id, tie key) order."""
+    keyed = sorted(((d[0], tie_key(d[1])), d) for d in docs)
+    block = block_from_wire([d for _, d in keyed])
+    columns, doc_index = pack_block_by_document(block, config, special)
+    ties = b"".join(keyed[i][0][1] for i in doc_index.tolist())
+    return PackedChunk(columns, ties, len(keyed), int(block.ids.shape[0]))
+
+
+def _row_order(doc_ids: list[str], ties: bytes) -> list[int]:
+    """Rows in (document id, tie key) order; a document's rows keep their order (the sort is stable)."""
+    rows = range(len(doc_ids))
+    row_ties = [ties[r * TIE_BYTES : (r + 1) * TIE_BYTES] for r in rows]
+    if len(set(doc_ids)) == len(set(zip(doc_ids, row_ties))):  # one tie key per id: the id alone orders rows
+        return sorted(rows, key=doc_ids.__getitem__)
+    return sorted(rows, key=lambda r: (doc_ids[r], row_ties[r]))
+
+
+def _gather_rows(values: np.ndarray, offsets: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """`values` of rows `order`, each row `offsets[r]:offsets[r+1]`, concatenated."""
+    starts, lengths = offsets[:-1][order], np.diff(offsets)[order]
+    total = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    return values[np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)]
+
+
+def merge_rows(chunks: Sequence[PackedChunk]) -> PackedColumns:
+    """The rows of chunks (or of slices of chunks) in (document id, tie key) order."""
+    dtypes = {c.columns.input_ids.dtype for c in chunks}
+    if len(dtypes) > 1:
+        raise ValueError(f"chunks of one shard have mixed id dtypes {sorted(d.name for d in dtypes)}")
+    if not chunks:
+        return PackedColumns(np.zeros(0, np.uint32), np.zeros(0, np.uint8), np.zeros(0, np.uint8),
+                             np.zeros(1, np.int64), [])
+    doc_ids = [i for c in chunks for i in c.columns.doc_ids]
+    ids, types, mask = (np.concatenate([getattr(c.columns, name) for c in chunks])
+                        for name in ("input_ids", "token_type_ids", "special_tokens_mask"))
+    lengths = np.concatenate([np.diff(c.columns.offsets) for c in chunks])
+    offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    order = _row_order(doc_ids, b"".join(c.row_ties for c in chunks))
+    if order != list(range(len(order))):
+        rows = np.asarray(order, dtype=np.int64)
+        ids, types, mask = (_gather_rows(v, offsets, rows) for v in (ids, types, mask))
+        offsets[1:] = np.cumsum(lengths[rows])
+        doc_ids = [doc_ids[r] for r in order]
+    return PackedColumns(ids, types, mask, offsets, doc_ids)
+
+
+def merge_chunks(chunks: Iterable[PackedChunk], max_length: int) -> tuple[PackedColumns, PackStats]:
+    """A shard's chunks -> its rows in document-id order, as `pack_sorted` gives them, and the stats."""
+    chunks = list(chunks)
+    columns = merge_rows(chunks)
+    return columns, functools.reduce(PackStats.merge, (c.stats(max_length) for c in chunks), PackStats())
+
+
+# A row's place in its shard: (document id, tie key, the row's number within its document)
+RowKey = tuple[str, bytes, int]
+
+
+def row_keys(chunk: PackedChunk) -> list[RowKey]:
+    """The sort key of every row of a chunk (ascending: a chunk's rows are in order)."""
+    keys: list[RowKey] = []
+    ties = chunk.row_ties
+    previous: tuple[str, bytes] | None = None
+    k = 0
+    for r, doc_id in enumerate(chunk.columns.doc_ids):
+        doc = (doc_id, ties[r * TIE_BYTES : (r + 1) * TIE_BYTES])
+        k = k + 1 if doc == previous else 0
+        keys.append((*doc, k))
+        previous = doc
+    return keys
+
+
+def rows_per_group(total_rows: int, rows_per_batch: int, max_groups: int) -> int:
+    """Rows of each group a shard is serialized in: whole record batches, at most `max_groups` groups."""
+    batches = max(1, math.ceil(total_rows / rows_per_batch))
+    return rows_per_batch * math.ceil(batches / max_groups)
+
+
+def plan_splitters(keys: Iterable[RowKey], group_rows: int) -> list[RowKey]:
+    """The key of the first row of every group after the first, groups of `group_rows` rows in key order.
+
+    Rows sharing a key (the same document, same id and tokens, in two chunks) cannot be told apart by their
+    key: then the shard is one group (no splitter).
+    """
+    ordered = sorted(keys)
+    if any(a == b for a, b in itertools.pairwise(ordered)):
+        return []
+    return ordered[group_rows::group_rows]
+
+
+def split_by_group(chunk: PackedChunk, splitters: Sequence[RowKey]) -> Iterator[tuple[int, PackedChunk]]:
+    """(group, the chunk's rows in that group) for every group the chunk has rows in."""
+    keys = row_keys(chunk)
+    bounds = [0, *(bisect.bisect_left(keys, s) for s in splitters), len(keys)]
+    for group, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        if hi > lo:
+            yield group, chunk.rows(lo, hi)
