@@ -35,6 +35,11 @@ def workers_for(input_bytes: int | None, bytes_per_worker: int, cores: int | Non
     return max(1, min(cores, math.ceil(input_bytes / bytes_per_worker)))
 
 
+def is_local(options: PipelineOptions | None) -> bool:
+    """Whether a pipeline runs on kcorpus's default local runner (no `--runner` named)."""
+    return options is not None and options.view_as(StandardOptions).runner is None
+
+
 def pipeline_options(
     beam_args: Sequence[str] = (),
     *,

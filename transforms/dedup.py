@@ -147,14 +147,18 @@ def minhash_signatures(texts: Sequence[str], config: NearDedupConfig) -> np.ndar
     hashes = (hashes >> np.uint64(32)).astype(np.uint32)
     a, b = _permutations(config.num_perm, config.seed)
     result = np.full((config.num_perm, len(texts)), np.iinfo(np.uint32).max, dtype=np.uint32)
+    buffer = np.empty((config.num_perm, min(_CHUNK_COLUMNS, len(hashes))), dtype=np.uint32)
     for c0 in range(0, len(hashes), _CHUNK_COLUMNS):
         h = hashes[c0 : c0 + _CHUNK_COLUMNS]
         docs = owner[c0 : c0 + _CHUNK_COLUMNS]
-        matrix = a[:, None] * h[None, :] + b[:, None]
+        matrix = buffer[:, : len(h)]
+        np.multiply(a[:, None], h[None, :], out=matrix)  # in place: no 8 MB temporaries per chunk
+        np.add(matrix, b[:, None], out=matrix)
         cuts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
         mins = np.minimum.reduceat(matrix, cuts, axis=1)
-        present = docs[cuts]
-        result[:, present] = np.minimum(result[:, present], mins)
+        # a chunk's documents are consecutive (every text has at least one shingle)
+        present = slice(int(docs[0]), int(docs[-1]) + 1)
+        np.minimum(result[:, present], mins, out=result[:, present])
     return result.T.copy()
 
 
@@ -230,25 +234,19 @@ def jaccard(a: str, b: str, ngram: int) -> float:
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
 
 
-def bucketed(pairs: Iterable[tuple[Hashable, str]], buckets: int) -> dict[int, list[tuple[Hashable, str]]]:
-    """`(key, id)` pairs grouped by a stable bucket of the key (an int key, or a digest's first bytes).
-
-    Shuffling one element per (batch, bucket) instead of one per document cuts the per-element cost of
-    the local runner's shuffle; the bucket number never changes which ids share a key.
-    """
-    out: dict[int, list[tuple[Hashable, str]]] = {}
-    for key, node in pairs:
-        b = (int.from_bytes(key[:4], "big") if isinstance(key, bytes) else int(key)) % buckets
-        out.setdefault(b, []).append((key, node))
-    return out
-
-
 def ids_by_key(pairs: Iterable[tuple[Hashable, str]]) -> list[list[str]]:
-    """The sorted ids of every key that more than one distinct id shares, in key order."""
-    groups: dict[Hashable, set[str]] = {}
+    """The sorted ids of every key that more than one distinct id shares, in key order.
+
+    Holds one id per key and a set only for keys seen with a second id: a bucket of a million digests
+    takes ~250 bytes each, not a set per key.
+    """
+    first: dict[Hashable, str] = {}
+    shared: dict[Hashable, set[str]] = {}
     for key, node in pairs:
-        groups.setdefault(key, set()).add(node)
-    return [sorted(ids) for _, ids in sorted(groups.items()) if len(ids) > 1]
+        seen = first.setdefault(key, node)
+        if seen != node:
+            shared.setdefault(key, {seen}).add(node)
+    return [sorted(ids) for _, ids in sorted(shared.items())]
 
 
 def connected_components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:

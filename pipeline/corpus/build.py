@@ -25,8 +25,10 @@ from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
+from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
-from kcorpus.pipeline.corpus.write import WriteShardFn, write_dead_letters
+from kcorpus.pipeline.corpus.write import WriteShardFn, loser_table, write_dead_letters
+from kcorpus.pipeline.options import is_local
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms import corpus_layout
@@ -44,12 +46,12 @@ def _tag(source: str) -> Any:
 def _range_bytes(options: Any, sources: list[Any]) -> int:
     """Byte ranges of line-based files: about four per local worker (the local runner hands each worker a
     static share of a stage's elements), between 256 KB and `RANGE_BYTES`."""
-    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+    from apache_beam.options.pipeline_options import DirectOptions
 
     from kcorpus.pipeline.corpus.read import input_bytes
     from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES
 
-    if options is None or options.view_as(StandardOptions).runner is not None:
+    if not is_local(options):
         return RANGE_BYTES
     workers = options.view_as(DirectOptions).direct_num_workers or 1
     total = sum(input_bytes(list(s.patterns)) for s in sources)
@@ -88,7 +90,7 @@ class BuildCorpus(beam.PTransform):
         for s in self.config.sources:
             options = dict(s.options) or None
             if uses_fast_path(s.format, options):
-                group = fast if reader_for(s.format).line_based else whole
+                group = fast if reader_for(s.format).range_based else whole
                 group.append(BatchSource(s.format, tuple(s.paths), options, s.name))
                 continue
             outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
@@ -115,6 +117,13 @@ class BuildCorpus(beam.PTransform):
             batches.insert(0, pbegin | label >> read)
         return batches
 
+    def _dedup_buckets(self, options: Any) -> tuple[int, str | None]:
+        """Dedup buckets from the input size, and the folder their records spill to on the local runner."""
+        from kcorpus.pipeline.corpus.read import input_bytes
+
+        total = sum(input_bytes(list(s.paths)) for s in self.config.sources)
+        return bucket_count(total), (self.tmp_dir if is_local(options) else None)
+
     def expand(self, pbegin: Any) -> beam.PCollection:
         cfg, out = self.config, self.out_dir
         n = cfg.output.num_shards
@@ -129,29 +138,35 @@ class BuildCorpus(beam.PTransform):
         )
         losers = []
         counts = [prepared["counts"]]
+        buckets, spill = self._dedup_buckets(pbegin.pipeline.options)
         if cfg.dedup.exact.enabled:
-            losers.append(prepared["meta"] | "ExactDedup" >> ExactDedup(cfg.dedup.exact.scope))
+            exact = ExactDedup(cfg.dedup.exact.scope, buckets, spill)
+            losers.append(prepared["meta"] | "ExactDedup" >> exact)
         if cfg.dedup.near.enabled:
-            near = prepared["meta"] | "NearDedup" >> NearDedup(cfg.dedup.near)
+            near = prepared["meta"] | "NearDedup" >> NearDedup(cfg.dedup.near, buckets, spill)
             losers.append(near["losers"])
             counts.append(near["counts"])
-        losers_by_node = (
+        # Dedup losers go to the writer of their shard through the same grouping as its runs (spilled to
+        # files on the local runner): no worker holds every loser, as a side input would make each one do.
+        losers_by_shard = (
             (losers or [pbegin | "NoDedup" >> beam.Create([])])
             | "AllLosers" >> beam.Flatten()
-            | "OneReasonPerDocument" >> beam.CombinePerKey(min)
+            | "LosersByShard"
+            >> BucketTables("LosersByShard", loser_table, n, spill_dir=spill and f"{spill}/spill/losers")
+            | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
         )
         shards = pbegin | "AllShards" >> beam.Create(
             [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
         )
         runs = prepared["run"] | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
         written = (
-            (shards, runs)
+            (shards, runs, losers_by_shard)
             | "RunsAndShards" >> beam.Flatten()
             | "GroupRunsByShard" >> beam.GroupByKey()
             | "WriteShards"
-            >> beam.ParDo(
-                Metered("WriteShards", WriteShardFn(out, cfg.output)), beam.pvalue.AsDict(losers_by_node)
-            ).with_outputs("examples", main="counts")
+            >> beam.ParDo(Metered("WriteShards", WriteShardFn(out, cfg.output))).with_outputs(
+                "examples", main="counts"
+            )
         )
         _ = (
             (prepared["examples"], written.examples)

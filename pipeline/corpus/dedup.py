@@ -11,14 +11,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE, source_of
+from kcorpus.pipeline.corpus.spill import MIN_BUCKETS, BucketTables, Table, bucket_table, table_rows
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_candidates,
-    bucketed,
     connected_components,
     duplicate_losers,
     estimated_jaccard,
@@ -32,79 +33,100 @@ EXACT, NEAR = "exact_duplicate", "near_duplicate"
 # Exact wins over near when a document is both (its survivor is then an identical text).
 _PRIORITY = {EXACT: 0, NEAR: 1}
 
-# Shuffle buckets per scope: one element per (batch, bucket) instead of one per document.
-DEDUP_BUCKETS = 64
-
-
 Meta = tuple[str, str, bytes, list[int], bytes]
 
 
-def _exact_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
-    by_scope: dict[str, list[tuple[bytes, str]]] = {}
-    for node, source, text_digest, _, _ in batch:
-        by_scope.setdefault(scope_key(source, scope), []).append((text_digest, node))
-    for sk, pairs in sorted(by_scope.items()):
-        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
-            yield (sk, bucket), members
+# Rows buffered per spill file (~10-20 MB each): ~110 bytes per digest row, ~35 per LSH key, ~220 per signature.
+EXACT_SPILL_ROWS, BAND_SPILL_ROWS, SIGNATURE_SPILL_ROWS = 100_000, 400_000, 60_000
 
 
-def _band_keys(batch: list[Meta], scope: str) -> Iterator[Any]:
-    by_band: dict[tuple[str, int], list[tuple[int, tuple[str, int]]]] = {}
-    for node, source, _, bands, sig in batch:
-        sk = scope_key(source, scope)
-        member = (node, signature_id(sig))
-        for band, key in enumerate(bands):
-            by_band.setdefault((sk, band), []).append((key, member))
-    for (sk, band), pairs in sorted(by_band.items()):
-        for bucket, members in sorted(bucketed(pairs, DEDUP_BUCKETS).items()):
-            yield (sk, band, bucket), members
+def _exact_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
+    """A row per document: scope key, digest, node; a digest's first bytes choose its bucket."""
+    digests = [m[2] for m in batch]
+    firsts = np.array([int.from_bytes(d[:4], "big") for d in digests], dtype=np.int64)
+    table = {"sk": [scope_key(m[1], scope) for m in batch], "digest": digests, "node": [m[0] for m in batch]}
+    return firsts % buckets, table
 
 
-def _flat(groups: Iterable[list[Any]]) -> Iterator[Any]:
-    for group in groups:
-        yield from group
+def _band_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
+    """A row per document and band: scope key, band, LSH key, node, signature id; the key chooses the bucket."""
+    if not batch:
+        return np.zeros(0, dtype=np.int64), {}
+    keys = np.array([m[3] for m in batch], dtype=np.int64)
+    docs, bands = keys.shape
+    per_doc = np.empty((2, docs), dtype=object)  # object arrays: repeated without a Python loop
+    per_doc[0] = [m[0] for m in batch]
+    per_doc[1] = [scope_key(m[1], scope) for m in batch]
+    sig_ids = np.array([signature_id(m[4]) for m in batch], dtype=np.int64)
+    table = {
+        "sk": np.repeat(per_doc[1], bands),
+        "band": np.tile(np.arange(bands, dtype=np.int16), docs),
+        "key": keys.ravel(),
+        "node": np.repeat(per_doc[0], bands),
+        "sig_id": np.repeat(sig_ids, bands),
+    }
+    return table["key"] % buckets, table
 
 
-# Buckets of the signature joins: one element per (batch, bucket); a bucket's signatures fit in memory.
-SIGNATURE_BUCKETS = 16
+def _signature_table(batch: list[Meta], buckets: int) -> tuple[np.ndarray, Table]:
+    nodes = [m[0] for m in batch]
+    return np.array([shard_of(n, buckets) for n in nodes], dtype=np.int64), {"node": nodes, "sig": [m[4] for m in batch]}
+
+
 SAME, CANDIDATE = "same", "candidate"
 
 
-def _bucket_pairs(kv: tuple[Any, Iterable[list[tuple[int, tuple[str, int]]]]]) -> Iterator[Any]:
+def _codes(values: Any) -> np.ndarray:
+    """A small integer per distinct value (the scope keys: one, or one per source)."""
+    distinct = sorted(set(values))
+    if len(distinct) <= 1:
+        return np.zeros(len(values), dtype=np.int64)
+    return np.searchsorted(np.array(distinct, dtype=object), np.asarray(values, dtype=object))
+
+
+def lsh_groups(table: Table) -> Iterator[list[int]]:
+    """Row numbers of every (scope key, band, LSH key) shared by more than one row."""
+    sk = _codes(table["sk"])
+    band, key = table["band"], table["key"]
+    order = np.lexsort((key, band, sk))
+    k, b, s = key[order], band[order], sk[order]
+    same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    ends = np.concatenate((starts[1:], [len(order)]))
+    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
+        yield order[start:end].tolist()
+
+
+def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
-    groups: dict[int, list[tuple[str, int]]] = {}
-    for key, member in _flat(kv[1]):
-        groups.setdefault(key, []).append(member)
-    for _, members in sorted(groups.items()):
+    table = bucket_table(kv[1])
+    if not table_rows(table):
+        return
+    nodes, sig_ids = table["node"], table["sig_id"]
+    for rows in lsh_groups(table):
+        members = [(nodes[i], int(sig_ids[i])) for i in rows]
         if len({node for node, _ in members}) > 1:
             same, candidates = bucket_candidates(members)
             yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
 
 
-def _signature_buckets(batch: list[Meta]) -> Iterator[Any]:
-    out: dict[int, list[tuple[str, bytes]]] = {}
-    for node, _, _, _, sig in batch:
-        out.setdefault(shard_of(node, SIGNATURE_BUCKETS), []).append((node, sig))
-    yield from sorted(out.items())
-
-
-def _pair_ends(pair: tuple[str, str, str]) -> Iterator[Any]:
+def _pair_ends(pair: tuple[str, str, str], buckets: int) -> Iterator[Any]:
     """A candidate pair under the signature bucket of each of its ends (once if both share one)."""
     _, a, b = pair
-    buckets = {shard_of(a, SIGNATURE_BUCKETS), shard_of(b, SIGNATURE_BUCKETS)}
-    for bucket in sorted(buckets):
+    for bucket in sorted({shard_of(a, buckets), shard_of(b, buckets)}):
         yield bucket, (a, b)
 
 
-def _end_signatures(kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+def _end_signatures(kv: tuple[int, Mapping[str, Any]], buckets: int) -> Iterator[Any]:
     """Joined on a signature bucket: `((a, b), (end, signature))` for each end of a pair in the bucket."""
     bucket, joined = kv
     pairs = list(joined["pairs"])
     if not pairs:
         return
-    wanted = {node for pair in pairs for node in pair if shard_of(node, SIGNATURE_BUCKETS) == bucket}
-    sigs = {node: sig for node, sig in _flat(joined["sigs"]) if node in wanted}
+    wanted = {node for pair in pairs for node in pair if shard_of(node, buckets) == bucket}
+    table = bucket_table(joined["sigs"])
+    sigs = {node: sig for node, sig in zip(table.get("node", []), table.get("sig", []), strict=True) if node in wanted}
     for a, b in pairs:
         for end, node in ((0, a), (1, b)):
             if node in sigs:
@@ -146,11 +168,13 @@ def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
     yield a, b
 
 
-def _exact_losers(kv: tuple[Any, Iterable[list[tuple[bytes, str]]]]) -> list[Any]:
+def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
+    table = bucket_table(kv[1])
+    if not table_rows(table):
+        return []
+    pairs = zip(zip(table["sk"], table["digest"], strict=True), table["node"], strict=True)
     return [
-        (lo, (_PRIORITY[EXACT], EXACT, su))
-        for ids in ids_by_key(_flat(kv[1]))
-        for lo, su in duplicate_losers(ids)
+        (lo, (_PRIORITY[EXACT], EXACT, su)) for ids in ids_by_key(pairs) for lo, su in duplicate_losers(ids)
     ]
 
 
@@ -158,18 +182,36 @@ def _components(edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted(connected_components(edges).items())
 
 
+def _spill_dir(tmp_dir: str | None, name: str) -> str | None:
+    return f"{tmp_dir}/spill/{name}" if tmp_dir else None
+
+
 class ExactDedup(beam.PTransform):
-    """Batches of `(node, source, digest, keys)` -> `(node, (priority, reason, survivor))` per duplicate."""
+    """Batches of `(node, source, digest, keys, signature)` (one collection or a tuple of them) ->
+    `(node, (priority, reason, survivor))` per duplicate.
 
-    def __init__(self, scope: str) -> None:
+    Args:
+        scope: `global` or `per_source`.
+        buckets: digest buckets; one worker holds one bucket's digests at a time.
+        tmp_dir: with it, digests are grouped through files there (the local runner, see `spill`).
+    """
+
+    def __init__(self, scope: str, buckets: int = MIN_BUCKETS, tmp_dir: str | None = None) -> None:
         super().__init__()
-        self.scope = scope
+        self.scope, self.buckets, self.tmp_dir = scope, buckets, tmp_dir
 
-    def expand(self, meta: beam.PCollection) -> beam.PCollection:
-        scope = self.scope
+    def expand(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         return (
             meta
-            | "KeyByDigestBucket" >> metered_flat_map("ExactDedup/KeyByDigestBucket", _exact_keys, scope)
+            | "KeyByDigestBucket"
+            >> BucketTables(
+                "ExactDedup/KeyByDigestBucket",
+                _exact_table,
+                self.scope,
+                self.buckets,
+                spill_dir=_spill_dir(self.tmp_dir, "exact"),
+                spill_rows=EXACT_SPILL_ROWS,
+            )
             | "GroupByDigestBucket" >> beam.GroupByKey()
             | "Losers" >> metered_flat_map("ExactDedup/Losers", _exact_losers)
         )
@@ -179,21 +221,34 @@ class NearDedup(beam.PTransform):
     """MinHash LSH buckets -> candidate pairs -> verified edges -> connected components -> losers.
 
     Members of a bucket with identical signatures are linked at once; every other pair is verified by its
-    estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, shuffled
+    estimated Jaccard similarity, joined with the two compact signatures (128 bytes per document, grouped
     once, in buckets). Edges are few, so the components are computed in one place with a union-find whose
     result depends only on the set of edges: deterministic. Returns `{"losers": (node, (priority, reason,
     survivor)), "counts": ((source, counter), n)}` (candidate, verified and rejected pairs).
+
+    Args:
+        config: `dedup.near`.
+        buckets: buckets of the signatures; the LSH keys use 4x as many (16 per document).
+        tmp_dir: with it, LSH keys and signatures are grouped through files there (the local runner).
     """
 
-    def __init__(self, config: NearDedupConfig) -> None:
+    def __init__(self, config: NearDedupConfig, buckets: int = MIN_BUCKETS, tmp_dir: str | None = None) -> None:
         super().__init__()
-        self.config = config
+        self.config, self.buckets, self.tmp_dir = config, buckets, tmp_dir
 
-    def expand(self, meta: beam.PCollection) -> dict[str, beam.PCollection]:
-        scope, min_jaccard = self.config.scope, self.config.min_jaccard
+    def expand(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
+        scope, min_jaccard, buckets = self.config.scope, self.config.min_jaccard, self.buckets
         pairs = (
             meta
-            | "KeyByBandBucket" >> metered_flat_map("NearDedup/KeyByBandBucket", _band_keys, scope)
+            | "KeyByBandBucket"
+            >> BucketTables(
+                "NearDedup/KeyByBandBucket",
+                _band_table,
+                scope,
+                4 * buckets,
+                spill_dir=_spill_dir(self.tmp_dir, "bands"),
+                spill_rows=BAND_SPILL_ROWS,
+            )
             | "GroupByBandBucket" >> beam.GroupByKey()
             | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _bucket_pairs)
             | "DistinctPairs" >> beam.Distinct()
@@ -202,18 +257,22 @@ class NearDedup(beam.PTransform):
         same_edges = same | "SameEdges" >> metered_flat_map("NearDedup/SameEdges", _same_edge).with_outputs(
             "counts", main="edges"
         )
-        sigs = meta | "SignaturesByBucket" >> metered_flat_map(
-            "NearDedup/SignaturesByBucket", _signature_buckets
+        sigs = meta | "SignaturesByBucket" >> BucketTables(
+            "NearDedup/SignaturesByBucket",
+            _signature_table,
+            buckets,
+            spill_dir=_spill_dir(self.tmp_dir, "sigs"),
+            spill_rows=SIGNATURE_SPILL_ROWS,
         )
         ends = (
             pairs
             | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
-            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends)
+            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends, buckets)
         )
         verified = (
             {"sigs": sigs, "pairs": ends}
             | "JoinSignatures" >> beam.CoGroupByKey()
-            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures)
+            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures, buckets)
             | "GroupPairs" >> beam.GroupByKey()
             | "VerifyPairs"
             >> beam.ParDo(Metered("NearDedup/VerifyPairs", VerifyPairsFn(min_jaccard))).with_outputs(

@@ -254,7 +254,8 @@ class PrepareBatchFn(beam.DoFn):
 
 
 class PrepareDocuments(beam.PTransform):
-    """`PrepareBatchFn` over one or more collections of batches -> `{counts, meta, run, dead_letter}`.
+    """`PrepareBatchFn` over one or more collections of batches -> `{counts, meta, run, dead_letter, examples}`
+    (`meta`: a tuple with one collection per input).
 
     A ParDo per input keeps the documents inside the stage that read them; only the small outputs are
     flattened (the local runner pickles and buffers every input of a multi-input Flatten).
@@ -277,6 +278,10 @@ class PrepareDocuments(beam.PTransform):
             )
             for i, b in enumerate(batches)
         ]
-        if len(outputs) == 1:
-            return {tag: outputs[0][tag] for tag in self.TAGS}
-        return {tag: [o[tag] for o in outputs] | f"All[{tag}]" >> beam.Flatten() for tag in self.TAGS}
+        # `meta` stays one collection per input: the dedup steps bucket it where it is made (see `spill`).
+        merged: dict[str, Any] = {"meta": tuple(o["meta"] for o in outputs)}
+        for tag in self.TAGS:
+            if tag != "meta":
+                parts = [o[tag] for o in outputs]
+                merged[tag] = parts[0] if len(parts) == 1 else parts | f"All[{tag}]" >> beam.Flatten()
+        return merged

@@ -21,8 +21,7 @@ from kcorpus.pipeline import (
     progress,
 )
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.files import STREAM_ERRORS, open_binary
-from kcorpus.transforms.readers import LineParser, Reader, as_options, read_file, reader_for
+from kcorpus.transforms.readers import as_options, read_file, reader_for
 from kcorpus.transforms.record import DeadLetter
 
 # Small enough that the local runner, which partitions a stage's elements statically, balances workers.
@@ -78,7 +77,7 @@ class PlanRanges(beam.DoFn):
             if tag == "dead_letter":
                 yield index, value
                 continue
-            splittable = tag != "whole" and reader_for(fmt).splittable(value.path, options)
+            splittable = reader_for(fmt).range_readable(value.path, options)
             for rng in byte_ranges(value.path, value.size_in_bytes, self.range_bytes, splittable):
                 yield index, rng
 
@@ -104,7 +103,7 @@ class ReadRangeBatches(beam.DoFn):
         if end < 0:
             records = read_file(fmt, path, options, source)
         else:
-            records = _range(reader_for(fmt), options, source, path, start, end)
+            records = reader_for(fmt).read_range(path, options, source, start, end)
         batch: list[tuple[str, Any]] = []
         chars = 0
         for record in records:
@@ -120,29 +119,6 @@ class ReadRangeBatches(beam.DoFn):
 
     def finish_bundle(self) -> None:
         progress.flush()
-
-
-def _range(reader: Reader, options: Any, source: str, path: str, start: int, end: int) -> Iterator[Any]:
-    position = start
-    try:
-        header = None
-        if reader.needs_header(path, options):
-            with open_binary(path) as stream:
-                header = stream.readline()
-        parser = LineParser(reader, path, options, source, header)
-        with open_binary(path) as stream:
-            if start > 0:
-                # The line straddling `start` belongs to the previous range.
-                stream.seek(start - 1)
-                position = start - 1 + len(stream.readline())
-            while position < end:
-                raw = stream.readline()
-                if not raw:
-                    return
-                yield from parser.parse(position, raw)
-                position += len(raw)
-    except STREAM_ERRORS as err:
-        yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")
 
 
 class ReadSourceBatches(beam.PTransform):

@@ -8,23 +8,51 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import AtomicTextFile
 from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import merge_runs
+from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler
 from kcorpus.transforms.record import DeadLetter
+from kcorpus.transforms.sharding import shard_of
+
+
+def loser_table(loser: tuple[str, tuple[int, str, str]], num_shards: int) -> tuple[np.ndarray, Table]:
+    """One dedup loser `(node, (priority, reason, survivor))` as a one-row table in its shard's bucket."""
+    node, (priority, reason, survivor) = loser
+    table = {"node": [node], "priority": [priority], "reason": [reason], "survivor": [survivor]}
+    return np.array([shard_of(node, num_shards)], dtype=np.int64), table
+
+
+def shard_inputs(values: Iterable[Any]) -> tuple[list[str], dict[str, tuple[int, str, str]]]:
+    """A shard's grouped values -> its sorted run paths, and its dedup losers with one reason per document
+    (the smallest `(priority, reason, survivor)`: exact before near)."""
+    values = list(values)
+    runs = sorted(v for v in values if isinstance(v, str) and v)
+    table = bucket_table(v for v in values if not isinstance(v, str))
+    losers: dict[str, tuple[int, str, str]] = {}
+    if table_rows(table):
+        for node, *loser in zip(table["node"], table["priority"], table["reason"], table["survivor"], strict=True):
+            value = (loser[0], loser[1], loser[2])
+            if node not in losers or value < losers[node]:
+                losers[node] = value
+    return runs, losers
 
 
 class WriteShardFn(beam.DoFn):
     """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
+
+    Input: `((kind, shard), values)`: run paths (str) and, for document shards, the shard's dedup losers
+    (`loser_table` tables or their spilled segments).
 
     Main output: `((source, counter), n)` counts. Tagged `examples`: the shard's sample of dedup losers.
     """
@@ -33,11 +61,9 @@ class WriteShardFn(beam.DoFn):
         self.out_dir = out_dir
         self.output = output
 
-    def process(
-        self, element: tuple[tuple[str, int], Iterable[str]], losers: Mapping[str, Any]
-    ) -> Iterator[Any]:
-        (kind, shard), paths = element
-        runs = sorted(p for p in paths if p)
+    def process(self, element: tuple[tuple[str, int], Iterable[Any]]) -> Iterator[Any]:
+        (kind, shard), values = element
+        runs, losers = shard_inputs(values)
         n = self.output.num_shards
         if kind == KIND_DROPPED:
             with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n)}") as f:

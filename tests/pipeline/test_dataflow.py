@@ -124,7 +124,7 @@ def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path
     assert len(submitted) == 1
     labels = check_dataflow_graph(
         *submitted[0],
-        {"Read[nsmc,petitions]", "Read[kowiki]", "Spread[kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup",
+        {"Read[nsmc,petitions,kowiki]", "PrepareDocuments", "ExactDedup", "NearDedup", "LosersByShard",
          "WriteShards"},
     )
     assert "WriteStats" in labels

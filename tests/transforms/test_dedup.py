@@ -9,7 +9,6 @@ import pytest
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_candidates,
-    bucketed,
     connected_components,
     dedup_text,
     digest,
@@ -87,10 +86,9 @@ def test_lsh_puts_near_duplicates_in_a_common_bucket_and_different_texts_not():
     assert keys == lsh_keys_and_signatures([A, A2, B], NEAR)[0]
 
 
-def test_buckets_never_change_which_ids_share_a_key():
+def test_ids_by_key_lists_only_keys_with_several_distinct_ids():
     pairs = [(digest("가"), "b"), (digest("나"), "c"), (digest("가"), "a"), (7, "x"), (7, "y"), (9, "z")]
-    buckets = bucketed(pairs[:3], 4)
-    assert sorted(p for members in buckets.values() for p in members) == sorted(pairs[:3])
+    assert ids_by_key(pairs[:3] + [(digest("가"), "b"), (digest("가"), "d")]) == [["a", "b", "d"]]
     assert ids_by_key(pairs[:3]) == [["a", "b"]]
     assert ids_by_key(pairs[3:]) == [["x", "y"]]
     assert ids_by_key([(7, "x"), (7, "x")]) == []

@@ -25,6 +25,8 @@ class Reader:
     Attributes:
         name: the format name (`--format`, `sources[].format`).
         line_based: its files are lines that `LineParser` reads one by one, so Beam splits them by byte range.
+        range_based: its uncompressed files are read in byte ranges by `read_range` (line formats, and formats
+            whose records start at a recognizable line, like WikiExtractor's `<doc>`).
         folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
         has_pages: records come from `pages` + `page_record`, which Beam reshuffles in between.
         boilerplate: the boilerplate rule sets (`transforms/boilerplate.py`) on by default for this format.
@@ -32,6 +34,7 @@ class Reader:
 
     name = ""
     line_based = False
+    range_based = False
     folder_is_input = False
     has_pages = False
     boilerplate: tuple[str, ...] = ()
@@ -54,6 +57,15 @@ class Reader:
     def splittable(self, path: str, options: ReadOptions) -> bool:
         """Whether the file can be cut into byte ranges of lines, each parsed independently."""
         return self.line_based and self.parses_lines(path, options)
+
+    def range_readable(self, path: str, options: ReadOptions) -> bool:
+        """Whether `read_range` can read this file by byte ranges, each range's records independent."""
+        return self.splittable(path, options)
+
+    def read_range(self, path: str, options: ReadOptions, source: str, start: int,
+                   end: int) -> Iterator[Record | CommentRow]:
+        """The records that start in the byte range [start, end) of a `range_readable` file."""
+        raise NotImplementedError(self.name)
 
     def may_read_whole(self, options: ReadOptions) -> bool:
         """Whether some file of this format, with these options, is read whole rather than by lines."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
-from kcorpus.transforms.files import STREAM_ERRORS, base_name
+from kcorpus.transforms.files import STREAM_ERRORS, base_name, open_binary
 from kcorpus.transforms.readers.base import Reader, read_opened
 from kcorpus.transforms.readers.options import ReadOptions
 from kcorpus.transforms.readers.records import CommentRow, DeadFactory, Record, json_object, object_record
@@ -123,10 +123,40 @@ def read_line_file(reader: Reader, path: str, stream: IO[bytes], options: ReadOp
         yield from parser.parse(offset, raw, line_no)
 
 
+def read_line_range(reader: Reader, path: str, options: ReadOptions, source: str, start: int,
+                    end: int) -> Iterator[Record | CommentRow]:
+    """The records of the lines that start in [start, end) (no line numbers: only offsets are known)."""
+    position = start
+    try:
+        header = None
+        if reader.needs_header(path, options):
+            with open_binary(path) as stream:
+                header = stream.readline()
+        parser = LineParser(reader, path, options, source, header)
+        with open_binary(path) as stream:
+            if start > 0:
+                # The line straddling `start` belongs to the previous range.
+                stream.seek(start - 1)
+                position = start - 1 + len(stream.readline())
+            while position < end:
+                raw = stream.readline()
+                if not raw:
+                    return
+                yield from parser.parse(position, raw)
+                position += len(raw)
+    except STREAM_ERRORS as err:
+        yield DeadLetter(path, f"corrupt_file: {err}", offset=position, stage="read")
+
+
 class LineReader(Reader):
     """A format whose every file is lines, read by byte range."""
 
     line_based = True
+    range_based = True
+
+    def read_range(self, path: str, options: ReadOptions, source: str, start: int,
+                   end: int) -> Iterator[Record | CommentRow]:
+        return read_line_range(self, path, options, source, start, end)
 
     def read(self, path: str, options: ReadOptions, source: str) -> Iterator[Record | CommentRow]:
         return read_opened(path, lambda stream: read_line_file(self, path, stream, options, source))

@@ -205,16 +205,16 @@ class _OpenDoc:
     doc_id: str
     url: str
     title: str
-    line: int
+    line: int | None
     offset: int
     raw: bytearray
     lines: list[str]
     error: str = ""
 
 
-def extractor_doc_records(lines: Iterable[tuple[int, int, bytes]], path: str, source: str, encoding: str,
+def extractor_doc_records(lines: Iterable[tuple[int | None, int, bytes]], path: str, source: str, encoding: str,
                           *, with_title: bool) -> Iterator[Document | DeadLetter | Dropped]:
-    """Parse WikiExtractor `<doc>` text given (line number, byte offset, raw line) triples."""
+    """Parse WikiExtractor `<doc>` text given (line number or None, byte offset, raw line) triples."""
     current: _OpenDoc | None = None
 
     def close(doc: _OpenDoc) -> Document | DeadLetter | Dropped:
@@ -233,11 +233,12 @@ def extractor_doc_records(lines: Iterable[tuple[int, int, bytes]], path: str, so
         stripped = raw.rstrip(b"\r\n")
         if offset == 0 and stripped.startswith(b"\xef\xbb\xbf"):
             stripped = stripped[3:]
-        error = f"nul_byte: line {line_no}" if b"\x00" in stripped else ""
+        where = f"line {line_no}" if line_no is not None else f"byte {offset}"
+        error = f"nul_byte: {where}" if b"\x00" in stripped else ""
         try:
             text = stripped.decode(encoding)
         except UnicodeDecodeError as err:
-            text, error = "", error or f"invalid_encoding: line {line_no}: {err}"
+            text, error = "", error or f"invalid_encoding: {where}: {err}"
         opening = DOC_OPEN.match(text) if text.startswith("<doc ") else None
         if current is not None and not opening and len(current.raw) < 200:
             current.raw += raw

@@ -5,19 +5,40 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO
 
+from kcorpus.transforms.files import STREAM_ERRORS, open_binary
 from kcorpus.transforms.readers.base import Reader, read_opened
-from kcorpus.transforms.readers.lines import BOM, LineParser, json_line, numbered_lines
+from kcorpus.transforms.readers.lines import BOM, LineParser, json_line, numbered_lines, read_line_range
 from kcorpus.transforms.readers.options import ReadOptions
 from kcorpus.transforms.readers.records import CommentRow, DeadFactory, Record
 from kcorpus.transforms.readers.wiki import extractor_doc_records, extractor_json_record
 from kcorpus.transforms.record import DeadLetter
 
+DOC_LINE = b"<doc "
+
 
 class WikiExtractorReader(Reader):
-    """Read whole (a `<doc>` spans lines); the `--json` layout is parsed line by line."""
+    """A `<doc>` spans lines, so a byte range owns the `<doc>`s that start in it; the `--json` layout is parsed
+    line by line."""
 
     name = "wikiextractor"
     boilerplate = ("wikiextractor",)
+    range_based = True
+
+    def range_readable(self, path: str, options: ReadOptions) -> bool:
+        return "<doc \n".encode(options.encoding, errors="replace") == DOC_LINE + b"\n"
+
+    def read_range(self, path: str, options: ReadOptions, source: str, start: int,
+                   end: int) -> Iterator[Record | CommentRow]:
+        if _json_layout(path):
+            return read_line_range(self, path, options, source, start, end)
+        return read_opened(path, lambda stream: self._doc_range(path, stream, options, source, start, end))
+
+    def _doc_range(self, path: str, stream: IO[bytes], options: ReadOptions, source: str, start: int,
+                   end: int) -> Iterator[Record]:
+        dead_end: list[DeadLetter] = []
+        lines = doc_range_lines(stream, path, start, end, dead_end)
+        yield from extractor_doc_records(lines, path, source, options.encoding, with_title=options.title)
+        yield from dead_end
 
     def parses_lines(self, path: str, options: ReadOptions) -> bool:
         return True
@@ -67,3 +88,46 @@ class WikiExtractorReader(Reader):
 
         yield from extractor_doc_records(triples(), path, source, options.encoding, with_title=options.title)
         yield from dead_end
+
+
+def _json_layout(path: str) -> bool:
+    """Whether the file's first non-blank line is a JSON object (WikiExtractor `--json`)."""
+    with open_binary(path) as stream:
+        for raw in stream:
+            line = raw.lstrip(BOM).strip()
+            if line:
+                return line.startswith(b"{")
+    return False
+
+
+def doc_range_lines(stream: IO[bytes], path: str, start: int, end: int,
+                    dead_end: list[DeadLetter]) -> Iterator[tuple[int | None, int, bytes]]:
+    """`(line number, offset, raw line)` of the `<doc>`s that start in [start, end) of a seekable stream.
+
+    A range runs from the first `<doc ` line at or after `start` (the file's first byte for the first range)
+    to the first `<doc ` line at or after `end`, so consecutive ranges share no line and miss none, and a
+    range parses exactly as the whole file would. Line numbers are known only in the first range (None
+    elsewhere: counting them would read the file up to the range). A read error ends the lines with a
+    `corrupt_file` DeadLetter in `dead_end`.
+    """
+    line_no = 0 if start == 0 else None
+    position = start
+    try:
+        if start > 0:
+            # The line straddling `start` belongs to the previous range.
+            stream.seek(start - 1)
+            position = start - 1 + len(stream.readline())
+        opened = start == 0
+        for raw in iter(stream.readline, b""):
+            is_doc = raw.startswith(DOC_LINE)
+            if not opened and not is_doc:
+                position += len(raw)
+                continue
+            if is_doc and position >= end:
+                return
+            opened = True
+            line_no = None if line_no is None else line_no + 1
+            yield line_no, position, raw
+            position += len(raw)
+    except STREAM_ERRORS as err:
+        dead_end.append(DeadLetter(path, f"corrupt_file: {err}", None if line_no is None else line_no + 1, position))

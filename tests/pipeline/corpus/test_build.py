@@ -222,10 +222,9 @@ output: {{num_shards: 1}}
 
 
 def test_documents_are_prepared_in_the_stage_that_reads_them():
-    # The local runner pickles and buffers every input of a multi-input Flatten: no Flatten may sit between
-    # reading the documents and preparing them, and no shuffle for line-based sources (read in byte ranges).
-    # Whole files (Wikipedia) are one element each: their batches are reshuffled so that one large file
-    # does not run in one bundle.
+    # The local runner pickles and buffers every input of a multi-input Flatten or shuffle: no Flatten or
+    # shuffle may sit between reading the documents and preparing them. Line files and WikiExtractor files
+    # are all read in byte ranges by one read step, so one large file does not run in one bundle either.
     from kcorpus.pipeline.corpus.build import BuildCorpus
 
     config = load_config(str(ROOT / "configs" / "sample.yaml"))
@@ -240,13 +239,9 @@ def test_documents_are_prepared_in_the_stage_that_reads_them():
         for t in producer.values()
         if "/PrepareDocuments/" in t.unique_name and "/All[" not in t.unique_name
     }
-    assert sorted(prepares) == [
-        "BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)",
-        "BuildCorpus/PrepareDocuments/Prepare[1]/ParDo(PrepareBatchFn)",
-    ]
+    assert sorted(prepares) == ["BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)"]
     inputs = [producer[next(iter(t.inputs.values()))].unique_name for _, t in sorted(prepares.items())]
-    assert inputs[0] == "BuildCorpus/Read[nsmc,petitions]/ReadRanges"
-    assert inputs[1].startswith("BuildCorpus/Spread[kowiki]/")
+    assert inputs == ["BuildCorpus/Read[nsmc,petitions,kowiki]/ReadRanges"]
 
 
 @pytest.mark.parametrize("batch_size,workers", [(100, 4), (250, 3), (1000, 8)])

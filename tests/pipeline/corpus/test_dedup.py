@@ -1,6 +1,8 @@
 """The Beam wiring of dedup: `ExactDedup` and `NearDedup` on the meta batches of `PrepareDocuments`."""
 
 import apache_beam as beam
+import numpy as np
+import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
@@ -22,12 +24,18 @@ def local_test_pipeline() -> TestPipeline:
     return TestPipeline(runner=FnApiRunner(), options=PipelineOptions([]))
 
 
+@pytest.fixture(params=["shuffled", "spilled"])
+def spill_dir(request, tmp_path):
+    """Both ways of grouping dedup records: through the runner, or through files (the local runner's way)."""
+    return None if request.param == "shuffled" else str(tmp_path)
+
+
 def _meta(node, source, text):
     keys, sigs = lsh_keys_and_signatures([dedup_text(text)], NEAR)
     return (node, source, digest(dedup_text(text)), keys[0], sigs[0])
 
 
-def test_exact_dedup_transform_global_and_per_source():
+def test_exact_dedup_transform_global_and_per_source(spill_dir):
     meta = [
         _meta("1\x00a", "a", "같은 댓글입니다 정말로"),
         _meta("2\x00b", "b", "같은  댓글입니다 정말로"),
@@ -37,33 +45,33 @@ def test_exact_dedup_transform_global_and_per_source():
     with local_test_pipeline() as p:
         rows = p | beam.Create([meta[:2], meta[2:]])
         assert_that(
-            rows | "G" >> ExactDedup("global"),
+            rows | "G" >> ExactDedup("global", tmp_dir=spill_dir),
             equal_to(
                 [("2\x00b", (0, "exact_duplicate", "1\x00a")), ("3\x00a", (0, "exact_duplicate", "1\x00a"))]
             ),
             label="Global",
         )
         assert_that(
-            rows | "S" >> ExactDedup("per_source"),
+            rows | "S" >> ExactDedup("per_source", tmp_dir=spill_dir),
             equal_to([("3\x00a", (0, "exact_duplicate", "1\x00a"))]),
             label="PerSource",
         )
 
 
-def test_near_dedup_transform_links_chains_into_one_cluster():
+def test_near_dedup_transform_links_chains_into_one_cluster(spill_dir):
     # c1 ~ c2 ~ c3 (a chain of small edits) form one cluster whose survivor is the smallest id.
     c1 = "배우들의 연기가 정말 좋았고 음악도 훌륭했어요 다시 보고 싶은 영화입니다"
     c2 = c1 + " 강추"
     c3 = c2 + "합니다"
     meta = [_meta("k3", "s", c3), _meta("k1", "s", c1), _meta("k2", "s", c2), _meta("k9", "s", B)]
     with local_test_pipeline() as p:
-        out = p | beam.Create([meta[:1], meta[1:]]) | NearDedup(NEAR)
+        out = p | beam.Create([meta[:1], meta[1:]]) | NearDedup(NEAR, tmp_dir=spill_dir)
         assert_that(
             out["losers"], equal_to([("k2", (1, "near_duplicate", "k1")), ("k3", (1, "near_duplicate", "k1"))])
         )
 
 
-def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted():
+def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spill_dir):
     # Planted near-duplicates of real reviews (a few characters edited) must merge; the real pair of
     # different reviews that LSH pairs must both survive.
     base = "이게 뭥미? 이건 머 감동도 없고 재미도 없고 개연성도 없고...1점도 아까운 영화..마이너스 5점 주구 싶다."
@@ -72,7 +80,7 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted():
     assert all(jaccard(base, t, 5) > 0.8 for t in (planted, base + "!!"))
     meta = [_meta(node + "\x00nsmc", "nsmc", text) for node, text in sorted(texts.items())]
     with local_test_pipeline() as p:
-        out = p | beam.Create([meta[:2], meta[2:]]) | NearDedup(NEAR)
+        out = p | beam.Create([meta[:2], meta[2:]]) | NearDedup(NEAR, tmp_dir=spill_dir)
         assert_that(
             out["losers"],
             equal_to(
@@ -95,3 +103,17 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted():
             ),
             label="Counts",
         )
+
+
+def test_lsh_groups_share_scope_band_and_key():
+    from kcorpus.pipeline.corpus.dedup import lsh_groups
+
+    table = {
+        "sk": np.array(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"], dtype=object),
+        "band": np.array([0, 0, 0, 1, 0], dtype=np.int16),
+        "key": np.array([7, 7, 7, 7, -3], dtype=np.int64),
+    }
+    # rows 0 and 2: same source, band and key; row 1 is another source, row 3 another band
+    assert [sorted(g) for g in lsh_groups(table)] == [[0, 2]]
+    table["sk"][:] = ""
+    assert sorted(sorted(g) for g in lsh_groups(table)) == [[0, 1, 2]]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from reader_fixtures import DATA, FAULTS, docs, outcome_counts, read
 
-from kcorpus.transforms.readers import reason_code
+from kcorpus.transforms.readers import as_options, reader_for, reason_code
 from kcorpus.transforms.readers.wiki import wikitext_to_text
-from kcorpus.transforms.record import Document, Dropped
+from kcorpus.transforms.record import DeadLetter, Document, Dropped
+from testdata_paths import TESTDATA
 
 # --- Wikipedia -------------------------------------------------------------------------------------------
 
@@ -92,3 +95,46 @@ def test_wikitext_to_text_removes_non_prose():
                 "<ref>출처</ref>입니다.\n== 빈 절 ==\n== 역사 ==\n{| class=\"wikitable\"\n| 표 ||칸\n|}\n역사 본문.\n"
                 "== 각주 ==\n<references/>\n[[분류:예시]]")
     assert wikitext_to_text(wikitext) == "굵게 쓴 보이는 글과 입니다.\n역사\n역사 본문."
+
+
+def _ranges(path, size, range_bytes):
+    return [(start, min(start + range_bytes, size)) for start in range(0, size, range_bytes)]
+
+
+def _without_line(record):
+    return dataclasses.replace(record, line=None) if isinstance(record, DeadLetter) else record
+
+
+@pytest.mark.parametrize(
+    "path",
+    [TESTDATA / "sample" / "wiki_00_head", DATA / "kowiki_wiki_00", DATA / "kowiki_wiki_00.json",
+     FAULTS / "wikiextractor_faults"],
+    ids=lambda p: p.name,
+)
+@pytest.mark.parametrize("range_bytes", [1, 97, 4096, 1 << 30])
+def test_wikiextractor_byte_ranges_give_the_records_of_one_pass(path, range_bytes):
+    reader = reader_for("wikiextractor")
+    options = as_options(None)
+    whole = read("wikiextractor", path, source="wiki")
+    assert reader.range_readable(str(path), options)
+    ranged = [r for start, end in _ranges(path, path.stat().st_size, range_bytes)
+              for r in reader.read_range(str(path), options, "wiki", start, end)]
+    # Line numbers are only known in the first range (the only one when it covers the file).
+    if range_bytes == 1 << 30:
+        assert ranged == whole
+    assert [_without_line(r) for r in ranged] == [_without_line(r) for r in whole]
+
+
+def test_wikiextractor_range_ends_at_the_first_doc_line_after_it(tmp_path):
+    path = tmp_path / "wiki_00"
+    first = '<doc id="1" url="u1" title="가">\n가\n\n첫 문서 본문입니다.\n</doc>\n'
+    second = '<doc id="2" url="u2" title="나">\n나\n\n둘째 문서 본문입니다.\n</doc>\n'
+    path.write_text(first + "문서 밖 글\n" + second, encoding="utf-8")
+    reader, options = reader_for("wikiextractor"), as_options(None)
+    cut = len(first.encode()) + 3  # inside the stray line: it belongs to the first range
+    head = list(reader.read_range(str(path), options, "wiki", 0, cut))
+    tail = list(reader.read_range(str(path), options, "wiki", cut, path.stat().st_size))
+    assert [getattr(r, "id", None) or r.reason for r in head] == ["wiki:1", "outside_doc: text outside <doc>"]
+    assert head[1].line == 6
+    assert [r.id for r in tail] == ["wiki:2"]
+    assert not reader_for("wikiextractor").range_readable(str(path), as_options({"encoding": "utf-16"}))

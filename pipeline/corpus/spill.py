@@ -1,0 +1,170 @@
+"""`BucketTables`: rows grouped by an integer bucket, through files on the local runner.
+
+The local runner (FnApiRunner) keeps every element that crosses a GroupByKey in its own memory until the
+stage after it runs, so a shuffle of one dedup key per document grew the launcher by ~3.5 MB per input MB.
+Dedup records therefore travel as column tables (a dict of equal-length numpy arrays and lists: 16 LSH keys
+of a document cost ~25 bytes each, not a Python tuple each). On the local runner each worker appends the
+tables it makes to a buffer and, when `spill_rows` rows are buffered or its bundle ends, writes them to one
+file with a segment per bucket; only `(bucket, (path, offset, length))` crosses the GroupByKey, and the
+grouped step reads its bucket's segments back (`bucket_table`). Memory is then one bucket's rows per worker
+whatever the input size. On a distributed runner each element's table is split by bucket and shuffled as
+is, which scales by itself.
+"""
+
+from __future__ import annotations
+
+import pickle
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import apache_beam as beam
+import numpy as np
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.transforms.window import GlobalWindows
+
+from kcorpus.pipeline.stage_metrics import Metered
+
+# Input bytes per bucket, and the bounds on the bucket count: a bucket's rows are held by one worker.
+BYTES_PER_BUCKET = 4 << 20
+MIN_BUCKETS, MAX_BUCKETS = 16, 1024
+# Rows a worker buffers before it writes a spill file, unless a step says otherwise (~25-200 bytes each).
+SPILL_ROWS = 250_000
+
+Table = dict[str, Any]  # column name -> numpy array or list, all of one length
+Segment = tuple[str, int, int]
+
+
+def bucket_count(input_bytes: int | None) -> int:
+    """Buckets for an input size: one per `BYTES_PER_BUCKET`, within `MIN_BUCKETS`..`MAX_BUCKETS`."""
+    if not input_bytes:
+        return MIN_BUCKETS
+    return max(MIN_BUCKETS, min(MAX_BUCKETS, input_bytes // BYTES_PER_BUCKET))
+
+
+def table_rows(table: Table) -> int:
+    return len(next(iter(table.values()))) if table else 0
+
+
+def take(table: Table, rows: np.ndarray) -> Table:
+    """The given rows of every column."""
+    return {
+        name: column[rows] if isinstance(column, np.ndarray) else [column[i] for i in rows.tolist()]
+        for name, column in table.items()
+    }
+
+
+def concat(tables: list[Table]) -> Table:
+    """Tables with the same columns, one after the other."""
+    tables = [t for t in tables if table_rows(t)]
+    if len(tables) == 1:
+        return tables[0]
+    if not tables:
+        return {}
+    out: Table = {}
+    for name, column in tables[0].items():
+        if isinstance(column, np.ndarray):
+            out[name] = np.concatenate([t[name] for t in tables])
+        else:
+            out[name] = [value for t in tables for value in t[name]]
+    return out
+
+
+def split_by_bucket(buckets: np.ndarray, table: Table) -> Iterator[tuple[int, Table]]:
+    """`(bucket, the table's rows in that bucket)` for every bucket that has rows, in bucket order."""
+    order = np.argsort(buckets, kind="stable")
+    cuts = np.flatnonzero(np.diff(buckets[order])) + 1
+    for rows in np.split(order, cuts):
+        if len(rows):
+            yield int(buckets[rows[0]]), take(table, rows)
+
+
+def write_segments(path: str, parts: Iterable[tuple[int, Table]]) -> list[tuple[int, Segment]]:
+    """One spill file, a pickled table per bucket; returns `(bucket, (path, offset, length))` per segment."""
+    segments = []
+    offset = 0
+    with FileSystems.create(path) as f:
+        for bucket, table in parts:
+            blob = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+            f.write(blob)
+            segments.append((bucket, (path, offset, len(blob))))
+            offset += len(blob)
+    return segments
+
+
+def read_segment(segment: Segment) -> Table:
+    path, offset, length = segment
+    with FileSystems.open(path) as f:
+        f.seek(offset)
+        return pickle.loads(f.read(length))
+
+
+def bucket_table(values: Iterable[Any]) -> Table:
+    """One grouped bucket's rows as a single table: each value is a spilled segment or a table."""
+    return concat([read_segment(v) if isinstance(v, tuple) else v for v in values])
+
+
+class BucketTablesFn(beam.DoFn):
+    """`fn(element, *args) -> (buckets, table)` (a bucket per row), emitted as `(bucket, segment)` of spill
+    files (`spill_dir`) or as `(bucket, table)` per element and bucket (no `spill_dir`)."""
+
+    def __init__(self, fn: Callable[..., tuple[np.ndarray, Table]], args: tuple[Any, ...],
+                 spill_dir: str | None, spill_rows: int) -> None:
+        self.fn, self.args, self.spill_dir, self.spill_rows = fn, args, spill_dir, spill_rows
+
+    def start_bundle(self) -> None:
+        self.parts: list[tuple[np.ndarray, Table]] = []
+        self.buffered = 0
+
+    def process(self, element: Any) -> Iterator[Any]:
+        buckets, table = self.fn(element, *self.args)
+        if not len(buckets):
+            return
+        if self.spill_dir is None:
+            yield from split_by_bucket(buckets, table)
+            return
+        self.parts.append((buckets, table))
+        self.buffered += len(buckets)
+        if self.buffered >= self.spill_rows:
+            yield from self._flush()
+
+    def finish_bundle(self) -> Iterator[Any]:
+        for kv in self._flush():
+            yield GlobalWindows.windowed_value(kv)
+
+    def _flush(self) -> list[tuple[int, Segment]]:
+        if not self.parts:
+            return []
+        buckets = np.concatenate([b for b, _ in self.parts])
+        table = concat([t for _, t in self.parts])
+        self.parts, self.buffered = [], 0
+        path = f"{self.spill_dir}/{uuid.uuid4().hex}.pkl"
+        return write_segments(path, split_by_bucket(buckets, table))
+
+
+class BucketTables(beam.PTransform):
+    """One or more collections -> `(bucket, value)`, where `bucket_table` of a bucket's values gives its rows:
+    one metered ParDo per input collection (fused with the step that made it), then a Flatten of the small
+    `(bucket, value)` elements only.
+
+    Args:
+        step: the metered step name (`<step>[i]` for input collection i).
+        fn: `fn(element, *args)` returns `(buckets, table)`: a numpy array with a bucket per row, and the rows.
+        spill_dir: where spill files go (the local runner), or None to pass the tables themselves on.
+        spill_rows: rows a worker buffers before it writes a spill file.
+    """
+
+    def __init__(self, step: str, fn: Callable[..., tuple[np.ndarray, Table]], *args: Any,
+                 spill_dir: str | None, spill_rows: int = SPILL_ROWS) -> None:
+        super().__init__()
+        self.step, self.fn, self.args = step, fn, args
+        self.spill_dir, self.spill_rows = spill_dir, spill_rows
+
+    def expand(self, inputs: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
+        parts = inputs if isinstance(inputs, tuple) else (inputs,)
+        dofn = BucketTablesFn(self.fn, self.args, self.spill_dir, self.spill_rows)
+        keyed = [
+            part | f"Bucket[{i}]" >> beam.ParDo(Metered(f"{self.step}[{i}]", dofn))
+            for i, part in enumerate(parts)
+        ]
+        return keyed[0] if len(keyed) == 1 else tuple(keyed) | "AllBuckets" >> beam.Flatten()

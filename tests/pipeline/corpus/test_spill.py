@@ -1,0 +1,79 @@
+"""`BucketTables`: rows grouped by bucket through spill files (local runner) or through the runner itself."""
+
+import os
+
+import apache_beam as beam
+import numpy as np
+import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from kcorpus.pipeline.corpus import spill
+from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, bucket_table, concat, split_by_bucket
+
+WORDS = ["영화", "정말", "재밌어요", "스토리", "배우", "연기", "최고", "별로", "지루해요", "감동"]
+
+
+def _by_length(batch, buckets):
+    lengths = np.array([len(w) for w in batch], dtype=np.int64)
+    return lengths % buckets, {"word": list(batch), "length": lengths}
+
+
+def _grouped(kv):
+    bucket, values = kv
+    table = bucket_table(values)
+    assert list(table["length"]) == [len(w) for w in table["word"]]
+    return bucket, sorted(table["word"])
+
+
+def test_bucket_count_follows_input_size_within_bounds():
+    assert bucket_count(None) == spill.MIN_BUCKETS
+    assert bucket_count(3 << 20) == spill.MIN_BUCKETS
+    assert bucket_count(1 << 30) == 256
+    assert bucket_count(1 << 40) == spill.MAX_BUCKETS
+
+
+def test_split_and_concat_keep_rows_together():
+    buckets, table = _by_length(WORDS, 3)
+    parts = list(split_by_bucket(buckets, table))
+    assert [b for b, _ in parts] == [0, 1, 2]
+    assert sorted(concat([t for _, t in parts])["word"]) == sorted(WORDS)
+    assert all({len(w) % 3 for w in t["word"]} == {b} for b, t in parts)
+
+
+@pytest.mark.parametrize("spilled", [False, True])
+def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_path):
+    spill_dir = str(tmp_path / "spill") if spilled else None
+    with TestPipeline(runner=FnApiRunner(), options=PipelineOptions([])) as p:
+        first = p | "A" >> beam.Create([WORDS[:4], WORDS[4:7]])
+        second = p | "B" >> beam.Create([WORDS[7:], WORDS[:2]])
+        grouped = (
+            (first, second)
+            | BucketTables("Test", _by_length, 3, spill_dir=spill_dir, spill_rows=3)
+            | beam.GroupByKey()
+            | beam.Map(_grouped)
+        )
+        expected: dict[int, list[str]] = {}
+        for word in WORDS + WORDS[:2]:
+            expected.setdefault(len(word) % 3, []).append(word)
+        assert_that(grouped, equal_to([(b, sorted(ws)) for b, ws in expected.items()]))
+    files = [f for _, _, fs in os.walk(tmp_path) for f in fs]
+    # one file per 3 buffered rows (4 batches of 2-4 words), a segment per bucket in each
+    assert (len(files) == 4) if spilled else not files
+
+
+def test_a_shard_gets_its_runs_and_one_reason_per_loser_from_tables_and_segments(tmp_path):
+    from kcorpus.pipeline.corpus.spill import write_segments
+    from kcorpus.pipeline.corpus.write import loser_table, shard_inputs
+
+    near = ("7\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
+    exact = ("7\x00nsmc", (0, "exact_duplicate", "5\x00nsmc"))
+    other = ("9\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
+    (bucket, table) = next(split_by_bucket(*loser_table(exact, 1)))
+    segments = write_segments(str(tmp_path / "losers.pkl"), [(bucket, table)])
+    values = ["", "runs/b.run", segments[0][1], "runs/a.run", loser_table(near, 1)[1], loser_table(other, 1)[1]]
+    runs, losers = shard_inputs(iter(values))
+    assert runs == ["runs/a.run", "runs/b.run"]
+    assert losers == {"7\x00nsmc": exact[1], "9\x00nsmc": other[1]}
