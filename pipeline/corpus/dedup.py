@@ -84,8 +84,8 @@ def _codes(values: Any) -> np.ndarray:
     return np.searchsorted(np.array(distinct, dtype=object), np.asarray(values, dtype=object))
 
 
-def lsh_groups(table: Table) -> Iterator[list[int]]:
-    """Row numbers of every (scope key, band, LSH key) shared by more than one row."""
+def lsh_groups(table: Table) -> Iterator[tuple[int, list[int]]]:
+    """`(band, row numbers)` of every (scope key, band, LSH key) shared by more than one row."""
     sk = _codes(table["sk"])
     band, key = table["band"], table["key"]
     order = np.lexsort((key, band, sk))
@@ -93,21 +93,27 @@ def lsh_groups(table: Table) -> Iterator[list[int]]:
     same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
     ends = np.concatenate((starts[1:], [len(order)]))
-    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
-        yield order[start:end].tolist()
+    shared = ends - starts > 1
+    for start, end in zip(starts[shared].tolist(), ends[shared].tolist(), strict=True):
+        yield int(b[start]), order[start:end].tolist()
 
 
 def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
-    """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
+    """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair.
+
+    Documents with identical signatures share every band's bucket, so their `same` pairs are emitted from
+    band 0 only: the other bands would repeat them (16 copies of every exact duplicate's pair through the
+    shuffle before `DistinctPairs`)."""
     table = bucket_table(kv[1])
     if not table_rows(table):
         return
     nodes, sig_ids = table["node"], table["sig_id"]
-    for rows in lsh_groups(table):
+    for band, rows in lsh_groups(table):
         members = [(nodes[i], int(sig_ids[i])) for i in rows]
         if len({node for node, _ in members}) > 1:
             same, candidates = bucket_candidates(members)
-            yield from ((SAME, a, b) for a, b in same)
+            if band == 0:
+                yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
 
 
