@@ -21,7 +21,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.config import CorpusConfig
 from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex, check_eval_paths
-from kcorpus.pipeline.corpus.dedup import ExactDedup, NearDedup
+from kcorpus.pipeline.corpus.dedup import LOSER_SPILL_ROWS, ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
@@ -152,7 +152,13 @@ class BuildCorpus(beam.PTransform):
             (losers or [pbegin | "NoDedup" >> beam.Create([])])
             | "AllLosers" >> beam.Flatten()
             | "LosersByShard"
-            >> BucketTables("LosersByShard", loser_table, n, spill_dir=spill and f"{spill}/spill/losers")
+            >> BucketTables(
+                "LosersByShard",
+                loser_table,
+                n,
+                spill_dir=spill and f"{spill}/spill/losers",
+                spill_rows=LOSER_SPILL_ROWS,
+            )
             | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
         )
         shards = pbegin | "AllShards" >> beam.Create(

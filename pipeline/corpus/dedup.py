@@ -7,6 +7,7 @@ The pure maths (digests, MinHash, union-find) lives in `kcorpus.transforms.dedup
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -38,6 +39,8 @@ Meta = tuple[str, str, bytes, list[int], bytes]
 
 # Rows buffered per spill file (~10-20 MB each): ~110 bytes per digest row, ~35 per LSH key, ~220 per signature.
 EXACT_SPILL_ROWS, BAND_SPILL_ROWS, SIGNATURE_SPILL_ROWS = 100_000, 400_000, 60_000
+# ... ~150 bytes per pair, ~300 with its first end's signature; ~250 per dedup loser (one-row tables).
+PAIR_SPILL_ROWS, LOSER_SPILL_ROWS = 50_000, 20_000
 
 
 def _exact_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
@@ -84,8 +87,8 @@ def _codes(values: Any) -> np.ndarray:
     return np.searchsorted(np.array(distinct, dtype=object), np.asarray(values, dtype=object))
 
 
-def lsh_groups(table: Table) -> Iterator[list[int]]:
-    """Row numbers of every (scope key, band, LSH key) shared by more than one row."""
+def lsh_groups(table: Table) -> Iterator[tuple[int, list[int]]]:
+    """`(band, row numbers)` of every (scope key, band, LSH key) shared by more than one row."""
     sk = _codes(table["sk"])
     band, key = table["band"], table["key"]
     order = np.lexsort((key, band, sk))
@@ -93,79 +96,119 @@ def lsh_groups(table: Table) -> Iterator[list[int]]:
     same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
     ends = np.concatenate((starts[1:], [len(order)]))
-    for start, end in zip(starts[ends - starts > 1].tolist(), ends[ends - starts > 1].tolist(), strict=True):
-        yield order[start:end].tolist()
+    shared = ends - starts > 1
+    for start, end in zip(starts[shared].tolist(), ends[shared].tolist(), strict=True):
+        yield int(b[start]), order[start:end].tolist()
 
 
 def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
-    """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair."""
+    """`(kind, a, b)` for the members of every LSH bucket: `same` signatures or a `candidate` pair.
+
+    Documents with identical signatures share every band's bucket, so their `same` pairs are emitted from
+    band 0 only: the other bands would repeat them (16 copies of every exact duplicate's pair through the
+    shuffle before `DistinctPairs`)."""
     table = bucket_table(kv[1])
     if not table_rows(table):
         return
     nodes, sig_ids = table["node"], table["sig_id"]
-    for rows in lsh_groups(table):
+    for band, rows in lsh_groups(table):
         members = [(nodes[i], int(sig_ids[i])) for i in rows]
         if len({node for node, _ in members}) > 1:
             same, candidates = bucket_candidates(members)
-            yield from ((SAME, a, b) for a, b in same)
+            if band == 0:
+                yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
 
 
-def _pair_ends(pair: tuple[str, str, str], buckets: int) -> Iterator[Any]:
-    """A candidate pair under the signature bucket of each of its ends (once if both share one)."""
-    _, a, b = pair
-    for bucket in sorted({shard_of(a, buckets), shard_of(b, buckets)}):
-        yield bucket, (a, b)
+def _pair_table(kv: tuple[int, Iterable[Any]], buckets: int) -> Iterator[tuple[np.ndarray, Table]]:
+    """The pairs of one LSH-key bucket as a table (`same`, `a`, `b`), each row in the bucket of its `a`."""
+    pairs = list(_bucket_pairs(kv))
+    if pairs:
+        kinds, a, b = zip(*pairs, strict=True)
+        ends = np.array([shard_of(node, buckets) for node in a], dtype=np.int64)
+        yield ends, {"same": np.array([k == SAME for k in kinds]), "a": list(a), "b": list(b)}
 
 
-def _end_signatures(kv: tuple[int, Mapping[str, Any]], buckets: int) -> Iterator[Any]:
-    """Joined on a signature bucket: `((a, b), (end, signature))` for each end of a pair in the bucket."""
-    bucket, joined = kv
-    pairs = list(joined["pairs"])
-    if not pairs:
-        return
-    wanted = {node for pair in pairs for node in pair if shard_of(node, buckets) == bucket}
-    table = bucket_table(joined["sigs"])
-    sigs = {node: sig for node, sig in zip(table.get("node", []), table.get("sig", []), strict=True) if node in wanted}
-    for a, b in pairs:
-        for end, node in ((0, a), (1, b)):
-            if node in sigs:
-                yield (a, b), (end, sigs[node])
+def _as_given(element: tuple[np.ndarray, Table]) -> tuple[np.ndarray, Table]:
+    return element
+
+
+def _signatures(values: Iterable[Any], wanted: set[str]) -> dict[str, bytes]:
+    table = bucket_table(values)
+    nodes, sigs = table.get("node", []), table.get("sig", [])
+    return {node: sig for node, sig in zip(nodes, sigs, strict=True) if node in wanted}
+
+
+class _PairCounts:
+    """Pair counters per source of the pair's second end: Beam metrics and a `counts` output, summed per call."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[tuple[str, str]] = collections.Counter()
+
+    def add(self, b: str, *names: str) -> None:
+        for name in names:
+            self.counts[(source_of(b), name)] += 1
+
+    def outputs(self) -> Iterator[Any]:
+        for (source, name), n in sorted(self.counts.items()):
+            Metrics.counter(METRICS_NAMESPACE, name).inc(n)
+            yield beam.pvalue.TaggedOutput("counts", ((source, name), n))
+
+
+CANDIDATES, VERIFIED, REJECTED = "dedup:near_candidates", "dedup:near_verified", "dedup:near_rejected"
+
+
+class FirstEndsFn(beam.DoFn):
+    """Joined on the bucket of the pairs' first ends: distinct pairs; identical-signature pairs are edges at once
+    (tagged `edges`, estimated Jaccard 1), every other pair goes on with its first end's signature as a table
+    row in the bucket of its second end (main output). Tagged `counts`: candidate/verified pairs."""
+
+    def __init__(self, buckets: int) -> None:
+        self.buckets = buckets
+
+    def process(self, kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+        _, joined = kv
+        table = bucket_table(joined["pairs"])
+        if not table_rows(table):
+            return
+        counts = _PairCounts()
+        candidates = []
+        for same, a, b in sorted(set(zip(table["same"].tolist(), table["a"], table["b"], strict=True))):
+            if same:
+                counts.add(b, CANDIDATES, VERIFIED)
+                yield beam.pvalue.TaggedOutput("edges", (a, b))
+            else:
+                candidates.append((a, b))
+        if candidates:
+            sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
+            ends = np.array([shard_of(b, self.buckets) for _, b in candidates], dtype=np.int64)
+            yield ends, {"a": [a for a, _ in candidates], "b": [b for _, b in candidates],
+                         "sig_a": [sigs[a] for a, _ in candidates]}
+        yield from counts.outputs()
 
 
 class VerifyPairsFn(beam.DoFn):
-    """A candidate pair with both signatures is an edge when its estimated Jaccard reaches the threshold.
-
-    Main output: verified edges `(a, b)`. Tagged `counts`: `((source of b, counter), 1)` per pair.
-    """
+    """Joined on the bucket of the pairs' second ends: a candidate pair is an edge when the Jaccard similarity
+    estimated from its two signatures reaches the threshold. Main output: verified edges `(a, b)`. Tagged
+    `counts`: candidate, verified and rejected pairs."""
 
     def __init__(self, min_jaccard: float) -> None:
         self.min_jaccard = min_jaccard
 
-    def process(self, kv: tuple[tuple[str, str], Iterable[tuple[int, bytes]]]) -> Iterator[Any]:
-        (a, b), ends = kv
-        sigs = dict(ends)
-        source = source_of(b)
-        yield from _pair_counts(source, "dedup:near_candidates")
-        if estimated_jaccard(sigs[0], sigs[1]) >= self.min_jaccard:
-            yield from _pair_counts(source, "dedup:near_verified")
-            yield a, b
-        else:
-            yield from _pair_counts(source, "dedup:near_rejected")
-
-
-def _pair_counts(source: str, name: str) -> Iterator[Any]:
-    Metrics.counter(METRICS_NAMESPACE, name).inc()
-    yield beam.pvalue.TaggedOutput("counts", ((source, name), 1))
-
-
-def _same_edge(kind_edge: tuple[str, str, str]) -> Iterator[Any]:
-    """An identical-signature pair: a candidate and a verified edge at once (estimated Jaccard 1)."""
-    _, a, b = kind_edge
-    source = source_of(b)
-    yield from _pair_counts(source, "dedup:near_candidates")
-    yield from _pair_counts(source, "dedup:near_verified")
-    yield a, b
+    def process(self, kv: tuple[int, Mapping[str, Any]]) -> Iterator[Any]:
+        _, joined = kv
+        table = bucket_table(joined["pairs"])
+        if not table_rows(table):
+            return
+        sigs = _signatures(joined["sigs"], set(table["b"]))
+        counts = _PairCounts()
+        for a, b, sig_a in zip(table["a"], table["b"], table["sig_a"], strict=True):
+            if estimated_jaccard(sig_a, sigs[b]) >= self.min_jaccard:
+                counts.add(b, CANDIDATES, VERIFIED)
+                yield a, b
+            else:
+                counts.add(b, CANDIDATES, REJECTED)
+        yield from counts.outputs()
 
 
 def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
@@ -250,12 +293,12 @@ class NearDedup(beam.PTransform):
                 spill_rows=BAND_SPILL_ROWS,
             )
             | "GroupByBandBucket" >> beam.GroupByKey()
-            | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _bucket_pairs)
-            | "DistinctPairs" >> beam.Distinct()
-        )
-        same = pairs | "SameSignature" >> beam.Filter(lambda p: p[0] == SAME)
-        same_edges = same | "SameEdges" >> metered_flat_map("NearDedup/SameEdges", _same_edge).with_outputs(
-            "counts", main="edges"
+            | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _pair_table, buckets)
+            | "PairsByFirstEnd"
+            >> BucketTables(
+                "NearDedup/PairsByFirstEnd", _as_given, spill_dir=_spill_dir(self.tmp_dir, "pairs"),
+                spill_rows=PAIR_SPILL_ROWS,
+            )
         )
         sigs = meta | "SignaturesByBucket" >> BucketTables(
             "NearDedup/SignaturesByBucket",
@@ -264,27 +307,32 @@ class NearDedup(beam.PTransform):
             spill_dir=_spill_dir(self.tmp_dir, "sigs"),
             spill_rows=SIGNATURE_SPILL_ROWS,
         )
-        ends = (
-            pairs
-            | "Candidates" >> beam.Filter(lambda p: p[0] == CANDIDATE)
-            | "KeyByEnds" >> metered_flat_map("NearDedup/KeyByEnds", _pair_ends, buckets)
+        first = (
+            {"pairs": pairs, "sigs": sigs}
+            | "JoinFirstEnds" >> beam.CoGroupByKey()
+            | "FirstEnds"
+            >> beam.ParDo(Metered("NearDedup/FirstEnds", FirstEndsFn(buckets))).with_outputs(
+                "edges", "counts", main="candidates"
+            )
+        )
+        candidates = first.candidates | "CandidatesBySecondEnd" >> BucketTables(
+            "NearDedup/CandidatesBySecondEnd", _as_given, spill_dir=_spill_dir(self.tmp_dir, "candidates"),
+            spill_rows=PAIR_SPILL_ROWS,
         )
         verified = (
-            {"sigs": sigs, "pairs": ends}
-            | "JoinSignatures" >> beam.CoGroupByKey()
-            | "EndSignatures" >> metered_flat_map("NearDedup/EndSignatures", _end_signatures, buckets)
-            | "GroupPairs" >> beam.GroupByKey()
+            {"pairs": candidates, "sigs": sigs}
+            | "JoinSecondEnds" >> beam.CoGroupByKey()
             | "VerifyPairs"
             >> beam.ParDo(Metered("NearDedup/VerifyPairs", VerifyPairsFn(min_jaccard))).with_outputs(
                 "counts", main="edges"
             )
         )
         losers = (
-            (same_edges.edges, verified.edges)
+            (first.edges, verified.edges)
             | "AllEdges" >> beam.Flatten()
             | "EdgeList" >> beam.combiners.ToList()
             | "Components" >> metered_flat_map("NearDedup/Components", _components)
             | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
         )
-        counts = (same_edges.counts, verified.counts) | "PairCounts" >> beam.Flatten()
+        counts = (first.counts, verified.counts) | "PairCounts" >> beam.Flatten()
         return {"losers": losers, "counts": counts}

@@ -114,6 +114,17 @@ def test_lsh_groups_share_scope_band_and_key():
         "key": np.array([7, 7, 7, 7, -3], dtype=np.int64),
     }
     # rows 0 and 2: same source, band and key; row 1 is another source, row 3 another band
-    assert [sorted(g) for g in lsh_groups(table)] == [[0, 2]]
+    assert [(band, sorted(g)) for band, g in lsh_groups(table)] == [(0, [0, 2])]
     table["sk"][:] = ""
-    assert sorted(sorted(g) for g in lsh_groups(table)) == [[0, 1, 2]]
+    assert [(band, sorted(g)) for band, g in lsh_groups(table)] == [(0, [0, 1, 2])]
+
+
+def test_identical_signatures_give_one_same_pair_not_one_per_band():
+    from kcorpus.pipeline.corpus.dedup import _band_table, _bucket_pairs
+
+    review = "배우들의 연기가 정말 좋았고 음악도 훌륭했어요"
+    meta = [_meta("a\x00s", "s", review), _meta("b\x00s", "s", review), _meta("c\x00s", "s", review + " 강추합니다")]
+    _, table = _band_table(meta, "global", 1)
+    pairs = list(_bucket_pairs((0, [table])))
+    assert pairs.count(("same", "a\x00s", "b\x00s")) == 1
+    assert all(kind == "candidate" for kind, *_ in pairs if _ != ["a\x00s", "b\x00s"])
