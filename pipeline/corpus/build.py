@@ -149,8 +149,7 @@ class BuildCorpus(beam.PTransform):
         # Dedup losers go to the writer of their shard through the same grouping as its runs (spilled to
         # files on the local runner): no worker holds every loser, as a side input would make each one do.
         losers_by_shard = (
-            (losers or [pbegin | "NoDedup" >> beam.Create([])])
-            | "AllLosers" >> beam.Flatten()
+            tuple(losers or [pbegin | "NoDedup" >> beam.Create([])])
             | "LosersByShard"
             >> BucketTables(
                 "LosersByShard",

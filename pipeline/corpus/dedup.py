@@ -129,6 +129,18 @@ def _pair_table(kv: tuple[int, Iterable[Any]], buckets: int) -> Iterator[tuple[n
         yield ends, {"same": np.array([k == SAME for k in kinds]), "a": list(a), "b": list(b)}
 
 
+def _edge_table(edges: list[tuple[str, str]]) -> tuple[np.ndarray, Table]:
+    """Edges as one table in bucket 0: every edge goes to the one place that links components."""
+    return np.zeros(len(edges), dtype=np.int64), {"a": [a for a, _ in edges], "b": [b for _, b in edges]}
+
+
+def _components(kv: tuple[int, Iterable[Any]]) -> list[tuple[str, str]]:
+    table = bucket_table(kv[1])
+    if not table_rows(table):
+        return []
+    return sorted(connected_components(zip(table["a"], table["b"], strict=True)).items())
+
+
 def _as_given(element: tuple[np.ndarray, Table]) -> tuple[np.ndarray, Table]:
     return element
 
@@ -160,7 +172,7 @@ CANDIDATES, VERIFIED, REJECTED = "dedup:near_candidates", "dedup:near_verified",
 
 class FirstEndsFn(beam.DoFn):
     """Joined on the bucket of the pairs' first ends: distinct pairs; identical-signature pairs are edges at once
-    (tagged `edges`, estimated Jaccard 1), every other pair goes on with its first end's signature as a table
+    (tagged `edges`, a table; estimated Jaccard 1), every other pair goes on with its first end's signature as a table
     row in the bucket of its second end (main output). Tagged `counts`: candidate/verified pairs."""
 
     def __init__(self, buckets: int) -> None:
@@ -172,13 +184,15 @@ class FirstEndsFn(beam.DoFn):
         if not table_rows(table):
             return
         counts = _PairCounts()
-        candidates = []
+        candidates, edges = [], []
         for same, a, b in sorted(set(zip(table["same"].tolist(), table["a"], table["b"], strict=True))):
             if same:
                 counts.add(b, CANDIDATES, VERIFIED)
-                yield beam.pvalue.TaggedOutput("edges", (a, b))
+                edges.append((a, b))
             else:
                 candidates.append((a, b))
+        if edges:
+            yield beam.pvalue.TaggedOutput("edges", _edge_table(edges))
         if candidates:
             sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
             ends = np.array([shard_of(b, self.buckets) for _, b in candidates], dtype=np.int64)
@@ -189,8 +203,8 @@ class FirstEndsFn(beam.DoFn):
 
 class VerifyPairsFn(beam.DoFn):
     """Joined on the bucket of the pairs' second ends: a candidate pair is an edge when the Jaccard similarity
-    estimated from its two signatures reaches the threshold. Main output: verified edges `(a, b)`. Tagged
-    `counts`: candidate, verified and rejected pairs."""
+    estimated from its two signatures reaches the threshold. Main output: the verified edges as a table
+    (`_edge_table`). Tagged `counts`: candidate, verified and rejected pairs."""
 
     def __init__(self, min_jaccard: float) -> None:
         self.min_jaccard = min_jaccard
@@ -202,12 +216,15 @@ class VerifyPairsFn(beam.DoFn):
             return
         sigs = _signatures(joined["sigs"], set(table["b"]))
         counts = _PairCounts()
+        edges = []
         for a, b, sig_a in zip(table["a"], table["b"], table["sig_a"], strict=True):
             if estimated_jaccard(sig_a, sigs[b]) >= self.min_jaccard:
                 counts.add(b, CANDIDATES, VERIFIED)
-                yield a, b
+                edges.append((a, b))
             else:
                 counts.add(b, CANDIDATES, REJECTED)
+        if edges:
+            yield _edge_table(edges)
         yield from counts.outputs()
 
 
@@ -219,10 +236,6 @@ def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
     return [
         (lo, (_PRIORITY[EXACT], EXACT, su)) for ids in ids_by_key(pairs) for lo, su in duplicate_losers(ids)
     ]
-
-
-def _components(edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return sorted(connected_components(edges).items())
 
 
 def _spill_dir(tmp_dir: str | None, name: str) -> str | None:
@@ -329,8 +342,12 @@ class NearDedup(beam.PTransform):
         )
         losers = (
             (first.edges, verified.edges)
-            | "AllEdges" >> beam.Flatten()
-            | "EdgeList" >> beam.combiners.ToList()
+            | "EdgeTables"
+            >> BucketTables(
+                "NearDedup/EdgeTables", _as_given, spill_dir=_spill_dir(self.tmp_dir, "edges"),
+                spill_rows=PAIR_SPILL_ROWS,
+            )
+            | "AllEdges" >> beam.GroupByKey()
             | "Components" >> metered_flat_map("NearDedup/Components", _components)
             | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
         )
