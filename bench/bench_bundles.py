@@ -48,12 +48,21 @@ def report(name: str, figures: dict, stages_file: Path, mb: float) -> list[str]:
     return doc["split_check_failures"]
 
 
+def set_num_shards(profile: Path, num_shards: int) -> None:
+    import yaml
+
+    config = yaml.safe_load(profile.read_text(encoding="utf-8"))
+    config["output"]["num_shards"] = num_shards
+    profile.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=40.0, help="input size to scale the sample to (MB)")
     parser.add_argument("--workers", type=int, default=16, help="--direct_num_workers")
     parser.add_argument("--near", action="store_true", help="near dedup on as well")
     parser.add_argument("--layout", default="pair", help="pack's --layout (pair, single, cross_document)")
+    parser.add_argument("--num-shards", type=int, help="build-corpus's output.num_shards (default: the sample's 4)")
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data"), help="for the KcBERT vocab")
     parser.add_argument("--workdir", help="where the input and outputs go (default: a temp dir, removed)")
     args = parser.parse_args()
@@ -61,6 +70,8 @@ def main() -> int:
     sources = bench_corpus.scale_sample(work / "input", args.mb)
     size = sum(os.path.getsize(p) for ps in sources.values() for p in ps) / 1e6
     bench_corpus.write_config(work / "profile.yaml", sources, near=args.near)
+    if args.num_shards:
+        set_num_shards(work / "profile.yaml", args.num_shards)
     tok = work / "tok"
     shutil.rmtree(tok, ignore_errors=True)
     bench_pack.kcbert_tokenizer(args.data, tok)
