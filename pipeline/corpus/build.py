@@ -25,7 +25,7 @@ from kcorpus.pipeline.corpus.dedup import LOSER_SPILL_ROWS, ExactDedup, NearDedu
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
-from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count
+from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, spill_dir
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import WriteShardFn, loser_table, write_dead_letters
 from kcorpus.pipeline.options import is_local
@@ -155,7 +155,7 @@ class BuildCorpus(beam.PTransform):
                 "LosersByShard",
                 loser_table,
                 n,
-                spill_dir=spill and f"{spill}/spill/losers",
+                spill_dir=spill_dir(spill, "losers"),
                 spill_rows=LOSER_SPILL_ROWS,
             )
             | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))

@@ -16,7 +16,14 @@ import numpy as np
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE, source_of
-from kcorpus.pipeline.corpus.spill import MIN_BUCKETS, BucketTables, Table, bucket_table, table_rows
+from kcorpus.pipeline.corpus.spill import (
+    MIN_BUCKETS,
+    BucketTables,
+    Table,
+    bucket_table,
+    spill_dir,
+    table_rows,
+)
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
     NearDedupConfig,
@@ -238,10 +245,6 @@ def _exact_losers(kv: tuple[int, Iterable[Any]]) -> list[Any]:
     ]
 
 
-def _spill_dir(tmp_dir: str | None, name: str) -> str | None:
-    return f"{tmp_dir}/spill/{name}" if tmp_dir else None
-
-
 class ExactDedup(beam.PTransform):
     """Batches of `(node, source, digest, keys, signature)` (one collection or a tuple of them) ->
     `(node, (priority, reason, survivor))` per duplicate.
@@ -265,7 +268,7 @@ class ExactDedup(beam.PTransform):
                 _exact_table,
                 self.scope,
                 self.buckets,
-                spill_dir=_spill_dir(self.tmp_dir, "exact"),
+                spill_dir=spill_dir(self.tmp_dir, "exact"),
                 spill_rows=EXACT_SPILL_ROWS,
             )
             | "GroupByDigestBucket" >> beam.GroupByKey()
@@ -302,14 +305,14 @@ class NearDedup(beam.PTransform):
                 _band_table,
                 scope,
                 4 * buckets,
-                spill_dir=_spill_dir(self.tmp_dir, "bands"),
+                spill_dir=spill_dir(self.tmp_dir, "bands"),
                 spill_rows=BAND_SPILL_ROWS,
             )
             | "GroupByBandBucket" >> beam.GroupByKey()
             | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _pair_table, buckets)
             | "PairsByFirstEnd"
             >> BucketTables(
-                "NearDedup/PairsByFirstEnd", _as_given, spill_dir=_spill_dir(self.tmp_dir, "pairs"),
+                "NearDedup/PairsByFirstEnd", _as_given, spill_dir=spill_dir(self.tmp_dir, "pairs"),
                 spill_rows=PAIR_SPILL_ROWS,
             )
         )
@@ -317,7 +320,7 @@ class NearDedup(beam.PTransform):
             "NearDedup/SignaturesByBucket",
             _signature_table,
             buckets,
-            spill_dir=_spill_dir(self.tmp_dir, "sigs"),
+            spill_dir=spill_dir(self.tmp_dir, "sigs"),
             spill_rows=SIGNATURE_SPILL_ROWS,
         )
         first = (
@@ -329,7 +332,7 @@ class NearDedup(beam.PTransform):
             )
         )
         candidates = first.candidates | "CandidatesBySecondEnd" >> BucketTables(
-            "NearDedup/CandidatesBySecondEnd", _as_given, spill_dir=_spill_dir(self.tmp_dir, "candidates"),
+            "NearDedup/CandidatesBySecondEnd", _as_given, spill_dir=spill_dir(self.tmp_dir, "candidates"),
             spill_rows=PAIR_SPILL_ROWS,
         )
         verified = (
@@ -344,7 +347,7 @@ class NearDedup(beam.PTransform):
             (first.edges, verified.edges)
             | "EdgeTables"
             >> BucketTables(
-                "NearDedup/EdgeTables", _as_given, spill_dir=_spill_dir(self.tmp_dir, "edges"),
+                "NearDedup/EdgeTables", _as_given, spill_dir=spill_dir(self.tmp_dir, "edges"),
                 spill_rows=PAIR_SPILL_ROWS,
             )
             | "AllEdges" >> beam.GroupByKey()

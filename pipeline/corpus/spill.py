@@ -42,6 +42,11 @@ def bucket_count(input_bytes: int | None) -> int:
     return max(MIN_BUCKETS, min(MAX_BUCKETS, input_bytes // BYTES_PER_BUCKET))
 
 
+def spill_dir(tmp_dir: str | None, name: str) -> str | None:
+    """The folder of one step's spill files under a run's temporary folder; None (no spilling) without one."""
+    return f"{tmp_dir}/spill/{name}" if tmp_dir else None
+
+
 def table_rows(table: Table) -> int:
     return len(next(iter(table.values()))) if table else 0
 
