@@ -19,12 +19,12 @@ from typing import Any
 
 ArgsDefaults = tuple[list[str], list[Any]]
 
-# Per kind of callable (a plain function, a bound method), a function -> (the attributes its signature comes
-# from, args, defaults). Weak keys: a DoFn class made inside a function is not kept alive by the memo.
+# Per kind of callable (a plain function, a bound method), a function -> (its code, its defaults, args,
+# defaults of the answer). Weak keys: a DoFn class made inside a function is not kept alive by the memo.
 _MEMO: dict[bool, weakref.WeakKeyDictionary] = {False: weakref.WeakKeyDictionary(), True: weakref.WeakKeyDictionary()}
 
 
-def _signature_source(func: types.FunctionType) -> tuple[Any, ...] | None:
+def _signature_source(func: types.FunctionType) -> tuple[types.CodeType, tuple | None] | None:
     """What `inspect.signature` reads of a plain function, or None where it may look further."""
     if "__wrapped__" in func.__dict__ or "__signature__" in func.__dict__:
         return None
@@ -43,10 +43,10 @@ def memoized(inspect_args: Callable[[Any], ArgsDefaults]) -> Callable[[Any], Arg
             return inspect_args(f)
         memo = _MEMO[bound]
         hit = memo.get(func)
-        if hit is not None and all(a is b for a, b in zip(hit[0], source, strict=True)):
-            return list(hit[1]), list(hit[2])
+        if hit is not None and hit[0] is source[0] and hit[1] is source[1]:
+            return list(hit[2]), list(hit[3])
         args, defaults = inspect_args(f)
-        memo[func] = (source, tuple(args), tuple(defaults))
+        memo[func] = (*source, tuple(args), tuple(defaults))
         return list(args), list(defaults)
 
     get_function_args_defaults.__wrapped_helper__ = inspect_args  # type: ignore[attr-defined]

@@ -1,0 +1,72 @@
+"""What a tiny build-corpus and pack import: each runs in a fresh interpreter (`kcorpus` as a user starts it),
+which then lists the heavy modules it loaded. A run must not pay for a library its code path does not use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from packing_fixtures import kcbert_tokenizer_dir
+from testdata_paths import TESTDATA
+
+# Libraries no tiny build-corpus or pack uses with the profile below (kss is only for split.backend: kss).
+NEVER = ("kss", "datasets", "torch", "transformers", "sentencepiece")
+
+RUN_AND_LIST = """
+import json, sys
+from apache_beam.transforms import core
+from kcorpus.pipeline.cli import main
+status = main(sys.argv[2:])
+loaded = sorted({name.split(".")[0] for name in sys.modules} | {n for n in sys.modules if n.startswith("kcorpus.")})
+memo = hasattr(core.get_function_args_defaults, "__wrapped_helper__")
+with open(sys.argv[1], "w") as f:
+    json.dump({"status": status, "modules": loaded, "signature_memo": memo}, f)
+"""
+
+
+def run_fresh(tmp_path: Path, *argv: str) -> dict:
+    report = tmp_path / f"{argv[0]}.json"
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST, str(report), *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
+def tiny_profile(tmp_path: Path) -> Path:
+    sample = TESTDATA / "sample"
+    profile = tmp_path / "tiny.yaml"
+    profile.write_text(
+        f"""
+sources:
+  - {{name: nsmc, format: nsmc, paths: ["{sample}/nsmc_ratings_test_head.txt"], preset: kcelectra}}
+  - {{name: kowiki, format: wikiextractor, paths: ["{sample}/wiki_00_head"], split_sentences: true}}
+dedup: {{near: {{enabled: true}}}}
+output: {{num_shards: 2}}
+""",
+        encoding="utf-8",
+    )
+    return profile
+
+
+def test_a_tiny_build_corpus_and_pack_import_only_what_they_use(tmp_path):
+    corpus, packed = tmp_path / "corpus", tmp_path / "packed"
+    build = run_fresh(tmp_path, "build-corpus", "--config", str(tiny_profile(tmp_path)), "--out", str(corpus))
+    assert build["status"] == 0
+    assert [m for m in NEVER + ("tokenizers",) if m in build["modules"]] == []
+    assert "kcorpus.pipeline.pack.build" not in build["modules"]
+    assert build["signature_memo"]
+
+    tokenizer = kcbert_tokenizer_dir(tmp_path / "tok")
+    pack = run_fresh(tmp_path, "pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(packed))
+    assert pack["status"] == 0
+    assert [m for m in NEVER + ("pydantic",) if m in pack["modules"]] == []
+    assert "kcorpus.pipeline.profile" not in pack["modules"]
+    assert "kcorpus.pipeline.corpus.build" not in pack["modules"]
+    assert pack["signature_memo"]
