@@ -21,9 +21,10 @@ from typing import TypeVar
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
+from kcorpus.pipeline.defaults import LOCAL_MODES
+
 T = TypeVar("T", bound=PipelineOptions)
 
-LOCAL_MODES = ("multi_processing", "in_memory", "multi_threading")
 # The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place.
 BEAM_WORKER_COMMAND = f"{sys.executable} -m apache_beam.runners.worker.sdk_worker_main"
 QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"

@@ -70,3 +70,39 @@ def test_a_tiny_build_corpus_and_pack_import_only_what_they_use(tmp_path):
     assert "kcorpus.pipeline.profile" not in pack["modules"]
     assert "kcorpus.pipeline.corpus.build" not in pack["modules"]
     assert pack["signature_memo"]
+
+
+ANSWER_AND_LIST = """
+import json, sys
+from kcorpus.pipeline.cli import main
+try:
+    status = main(sys.argv[2:])
+except SystemExit as exit:
+    status = exit.code
+with open(sys.argv[1], "w") as f:
+    json.dump({"status": status, "beam": "apache_beam" in sys.modules}, f)
+"""
+
+
+def test_help_and_input_errors_answer_before_beam_is_imported(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sources: []\nfilters: {min_chars: ten}\n", encoding="utf-8")
+    cases = {
+        "build-help": (["build-corpus", "--help"], 0),
+        "pack-help": (["pack", "--help"], 0),
+        "bad-profile": (["build-corpus", "--config", str(bad), "--out", str(tmp_path / "o")], 2),
+        "no-corpus": (["pack", "--corpus", str(tmp_path / "none"), "--tokenizer", str(bad), "--out", "p"], 2),
+    }
+    for name, (argv, status) in cases.items():
+        report = tmp_path / f"{name}.json"
+        done = subprocess.run(
+            [sys.executable, "-c", ANSWER_AND_LIST, str(report), *argv],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        answer = json.loads(report.read_text(encoding="utf-8"))
+        assert answer == {"status": status, "beam": False}, (name, done.stderr[-2000:])
+        if status == 2:
+            assert "error:" in done.stderr
