@@ -56,6 +56,8 @@ def configurations(args: argparse.Namespace) -> dict[str, tuple[str, list[str]]]
         configs["compare"] = (args.compare, [])
     if args.baseline:
         configs["baseline"] = (kc, args.baseline.split())
+        if args.compare:
+            configs["compare+baseline"] = (args.compare, args.baseline.split())
     return configs
 
 
@@ -83,7 +85,7 @@ def main() -> int:
         "--compare",
         metavar="KCORPUS",
         help="another checkout's kcorpus executable (e.g. /work/main/.venv/bin/kcorpus), run with the default "
-        "options as configuration 'compare'",
+        "options as configuration 'compare' (and with the baseline's as 'compare+baseline')",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-fixed-"))
@@ -104,11 +106,11 @@ def main() -> int:
             pack = [kc, "pack", "--corpus", str(corpus), "--tokenizer", str(work / "tok"), "--out", str(packed),
                     *tail]
             runs.setdefault(("pack", name), []).append(bench_bundles.run_measured(pack))
-    print(f"{'command':<13} {'config':<9} {'median wall s':>13} {'median CPU s':>12} {'walls':>30} {'CPUs':>30}")
+    print(f"{'command':<13} {'config':<16} {'median wall s':>13} {'median CPU s':>12} {'walls':>30} {'CPUs':>30}")
     for (command, name), results in runs.items():
         walls, cpus = [r["wall"] for r in results], [r["cpu"] for r in results]
         print(
-            f"{command:<13} {name:<9} {statistics.median(walls):13.2f} {statistics.median(cpus):12.2f} "
+            f"{command:<13} {name:<16} {statistics.median(walls):13.2f} {statistics.median(cpus):12.2f} "
             f"{' '.join(f'{w:.1f}' for w in walls):>30} {' '.join(f'{c:.1f}' for c in cpus):>30}"
         )
     print_ratios(runs, [name for name in configs if name != "default"])
