@@ -1,7 +1,7 @@
 """Fixed cost of a run: build-corpus and pack of a tiny input, the default worker count against another.
 
     python bench/bench_fixed_cost.py --repeat 5
-    python bench/bench_fixed_cost.py --repeat 3 --baseline "--direct_num_workers=16"
+    python bench/bench_fixed_cost.py --repeat 3 --baseline="--direct_num_workers=16"
     python bench/bench_fixed_cost.py --repeat 7 --baseline "" --compare /work/main/.venv/bin/kcorpus
 
 The tiny input is the head of the bundled sample (200 NSMC comments, 5 petitions, 3 Wikipedia articles,
