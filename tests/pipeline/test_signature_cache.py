@@ -137,3 +137,16 @@ def test_install_wraps_beams_helper_once_and_state_is_still_found():
         assert not userstate.is_stateful_dofn(Spans())
         state_specs, timer_specs = userstate.get_dofn_specs(Counted())
         assert [s.name for s in state_specs] == ["count"] and not timer_specs
+
+
+def test_new_keyword_only_defaults_are_inspected_again():
+    inspect_args, calls = counting()
+    memo = signature_cache.memoized(inspect_args)
+
+    def f(a, *, b=1):
+        return a
+
+    memo(f)
+    f.__kwdefaults__ = {"b": 2}
+    memo(f)
+    assert len(calls) == 2
