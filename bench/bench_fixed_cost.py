@@ -69,7 +69,8 @@ def print_ratios(runs: dict[tuple[str, str], list[dict]], names: list[str]) -> N
             old = {k: statistics.median(r[k] for r in runs[(command, name)]) for k in ("wall", "cpu")}
             print(
                 f"{command}: default / {name}: wall {new['wall'] / old['wall']:.2f} ({new['wall']:.2f} s vs "
-                f"{old['wall']:.2f} s), CPU {new['cpu'] / old['cpu']:.2f} ({new['cpu']:.2f} s vs {old['cpu']:.2f} s)"
+                f"{old['wall']:.2f} s), CPU {new['cpu'] / old['cpu']:.2f} ({new['cpu']:.2f} s vs "
+                f"{old['cpu']:.2f} s)"
             )
 
 
@@ -84,8 +85,8 @@ def main() -> int:
     parser.add_argument(
         "--compare",
         metavar="KCORPUS",
-        help="another checkout's kcorpus executable (e.g. /work/main/.venv/bin/kcorpus), run with the default "
-        "options as configuration 'compare' (and with the baseline's as 'compare+baseline')",
+        help="another checkout's kcorpus executable (e.g. /work/main/.venv/bin/kcorpus), run with the "
+        "default options as configuration 'compare' (and with the baseline's as 'compare+baseline')",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-fixed-"))
@@ -106,7 +107,8 @@ def main() -> int:
             pack = [kc, "pack", "--corpus", str(corpus), "--tokenizer", str(work / "tok"), "--out", str(packed),
                     *tail]
             runs.setdefault(("pack", name), []).append(bench_bundles.run_measured(pack))
-    print(f"{'command':<13} {'config':<16} {'median wall s':>13} {'median CPU s':>12} {'walls':>30} {'CPUs':>30}")
+    header = f"{'median wall s':>13} {'median CPU s':>12} {'walls':>30} {'CPUs':>30}"
+    print(f"{'command':<13} {'config':<16} {header}")
     for (command, name), results in runs.items():
         walls, cpus = [r["wall"] for r in results], [r["cpu"] for r in results]
         print(

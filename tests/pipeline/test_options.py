@@ -66,7 +66,8 @@ def test_local_options_make_each_view_once_and_views_share_the_values():
     plain = beam.options.pipeline_options.PipelineOptions(["--direct_num_workers=3", "--unknown_flag=x"])
     plain.view_as(DirectOptions).direct_num_workers = 5
     plain.view_as(DirectOptions).direct_running_mode = options.view_as(DirectOptions).direct_running_mode
-    assert options.get_all_options(retain_unknown_options=True) == plain.get_all_options(retain_unknown_options=True)
+    every = {"retain_unknown_options": True}
+    assert options.get_all_options(**every) == plain.get_all_options(**every)
 
 
 def test_a_copy_of_local_options_has_its_own_values_and_no_views():

@@ -19,7 +19,8 @@ import json, sys
 from apache_beam.transforms import core
 from kcorpus.pipeline.cli import main
 status = main(sys.argv[2:])
-loaded = sorted({name.split(".")[0] for name in sys.modules} | {n for n in sys.modules if n.startswith("kcorpus.")})
+tops = {name.split(".")[0] for name in sys.modules}
+loaded = sorted(tops | {name for name in sys.modules if name.startswith("kcorpus.")})
 memo = hasattr(core.get_function_args_defaults, "__wrapped_helper__")
 with open(sys.argv[1], "w") as f:
     json.dump({"status": status, "modules": loaded, "signature_memo": memo}, f)
@@ -64,7 +65,9 @@ def test_a_tiny_build_corpus_and_pack_import_only_what_they_use(tmp_path):
     assert build["signature_memo"]
 
     tokenizer = kcbert_tokenizer_dir(tmp_path / "tok")
-    pack = run_fresh(tmp_path, "pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(packed))
+    pack = run_fresh(
+        tmp_path, "pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(packed)
+    )
     assert pack["status"] == 0
     assert [m for m in NEVER + ("pydantic",) if m in pack["modules"]] == []
     assert "kcorpus.pipeline.profile" not in pack["modules"]
