@@ -20,14 +20,6 @@ from typing import Any
 
 ArgsDefaults = tuple[list[str], list[Any]]
 
-# Per kind of callable (a plain function, a bound method), a function -> (its code, defaults, keyword-only
-# defaults, then the answer's args and defaults). Weak keys: the memo keeps no DoFn class alive.
-_MEMO: dict[bool, weakref.WeakKeyDictionary] = {
-    False: weakref.WeakKeyDictionary(),
-    True: weakref.WeakKeyDictionary(),
-}
-
-
 def _signature_source(func: types.FunctionType) -> tuple[types.CodeType, tuple | None, dict | None] | None:
     """What `inspect.signature` reads of a plain function, or None where it may look further."""
     if "__wrapped__" in func.__dict__ or "__signature__" in func.__dict__:
@@ -38,6 +30,9 @@ def _signature_source(func: types.FunctionType) -> tuple[types.CodeType, tuple |
 def memoized(inspect_args: Callable[[Any], ArgsDefaults]) -> Callable[[Any], ArgsDefaults]:
     """`inspect_args` (Beam's `get_function_args_defaults`), answered from the memo for plain functions and
     methods bound to an object."""
+    # Per kind of callable (a plain function, a bound method), a function -> (its code, defaults, keyword-only
+    # defaults, then the answer's args and defaults). Weak keys: the memo keeps no DoFn class alive.
+    memos = {False: weakref.WeakKeyDictionary(), True: weakref.WeakKeyDictionary()}
 
     def get_function_args_defaults(f: Any) -> ArgsDefaults:
         bound = type(f) is types.MethodType
@@ -45,7 +40,7 @@ def memoized(inspect_args: Callable[[Any], ArgsDefaults]) -> Callable[[Any], Arg
         source = _signature_source(func) if type(func) is types.FunctionType else None
         if source is None:
             return inspect_args(f)
-        memo = _MEMO[bound]
+        memo = memos[bound]
         hit = memo.get(func)
         if hit is not None and hit[0] is source[0] and hit[1] is source[1] and hit[2] is source[2]:
             return list(hit[3]), list(hit[4])
