@@ -1,13 +1,15 @@
 """Fixed cost of a run: build-corpus and pack of a tiny input, the default worker count against another.
 
     python bench/bench_fixed_cost.py --repeat 5
-    python bench/bench_fixed_cost.py --repeat 3 --baseline "--direct_num_workers=16"
+    python bench/bench_fixed_cost.py --repeat 3 --baseline="--direct_num_workers=16"
+    python bench/bench_fixed_cost.py --repeat 7 --baseline "" --compare /work/main/.venv/bin/kcorpus
 
 The tiny input is the head of the bundled sample (200 NSMC comments, 5 petitions, 3 Wikipedia articles,
 ~60 KB), so a run's wall time is its overhead: process start, imports, worker start-up, one bundle per
 stage and worker, metadata. Each configuration runs `--repeat` times, interleaved (the machine is noisy);
 medians of wall and tree CPU are printed, with the ratio to the baseline. The baseline defaults to the old
-default, one multi-processing worker per core.
+default, one multi-processing worker per core; `--compare` adds another checkout's `kcorpus` with the default
+options (the same input and commands), to measure a change against the code before it.
 """
 
 from __future__ import annotations
@@ -46,25 +48,56 @@ def tiny_input(work: Path) -> Path:
     return work / "profile.yaml"
 
 
+def configurations(args: argparse.Namespace) -> dict[str, tuple[str, list[str]]]:
+    """Name -> (kcorpus executable, Beam options) of every configuration the run compares."""
+    kc = str(bench_bundles.KCORPUS)
+    configs = {"default": (kc, [])}
+    if args.compare:
+        configs["compare"] = (args.compare, [])
+    if args.baseline:
+        configs["baseline"] = (kc, args.baseline.split())
+        if args.compare:
+            configs["compare+baseline"] = (args.compare, args.baseline.split())
+    return configs
+
+
+def print_ratios(runs: dict[tuple[str, str], list[dict]], names: list[str]) -> None:
+    """Median wall and CPU of the default over each other configuration, per command."""
+    for command in ("build-corpus", "pack"):
+        new = {k: statistics.median(r[k] for r in runs[(command, "default")]) for k in ("wall", "cpu")}
+        for name in names:
+            old = {k: statistics.median(r[k] for r in runs[(command, name)]) for k in ("wall", "cpu")}
+            print(
+                f"{command}: default / {name}: wall {new['wall'] / old['wall']:.2f} ({new['wall']:.2f} s vs "
+                f"{old['wall']:.2f} s), CPU {new['cpu'] / old['cpu']:.2f} ({new['cpu']:.2f} s vs "
+                f"{old['cpu']:.2f} s)"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
         "--baseline",
         default=f"--direct_num_workers={os.cpu_count()} --direct_running_mode=multi_processing",
-        help="Beam options of the configuration to compare the default with (the old default)",
+        help="Beam options of the configuration to compare the default with (the old default); '' for none",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="KCORPUS",
+        help="another checkout's kcorpus executable (e.g. /work/main/.venv/bin/kcorpus), run with the "
+        "default options as configuration 'compare' (and with the baseline's as 'compare+baseline')",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-fixed-"))
     profile = tiny_input(work / "input")
     size = sum(p.stat().st_size for p in (work / "input").iterdir() if p.suffix != ".yaml")
     bench_pack.kcbert_tokenizer(ROOT / "tests" / "testdata", work / "tok")
-    configs = {"default": [], "baseline": args.baseline.split()}
-    kc = str(bench_bundles.KCORPUS)
+    configs = configurations(args)
     runs: dict[tuple[str, str], list[dict]] = {}
     print(f"tiny input: {size / 1e3:.0f} KB; cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}")
     for _ in range(args.repeat):
-        for name, beam in configs.items():
+        for name, (kc, beam) in configs.items():
             corpus, packed = work / f"corpus-{name}", work / f"pack-{name}"
             shutil.rmtree(corpus, ignore_errors=True)
             shutil.rmtree(packed, ignore_errors=True)
@@ -74,17 +107,15 @@ def main() -> int:
             pack = [kc, "pack", "--corpus", str(corpus), "--tokenizer", str(work / "tok"), "--out", str(packed),
                     *tail]
             runs.setdefault(("pack", name), []).append(bench_bundles.run_measured(pack))
-    print(f"{'command':<13} {'config':<9} {'median wall s':>13} {'median CPU s':>12} {'walls':>30}")
+    header = f"{'median wall s':>13} {'median CPU s':>12} {'walls':>30} {'CPUs':>30}"
+    print(f"{'command':<13} {'config':<16} {header}")
     for (command, name), results in runs.items():
-        walls = [r["wall"] for r in results]
+        walls, cpus = [r["wall"] for r in results], [r["cpu"] for r in results]
         print(
-            f"{command:<13} {name:<9} {statistics.median(walls):13.2f} "
-            f"{statistics.median(r['cpu'] for r in results):12.2f} {' '.join(f'{w:.1f}' for w in walls):>30}"
+            f"{command:<13} {name:<16} {statistics.median(walls):13.2f} {statistics.median(cpus):12.2f} "
+            f"{' '.join(f'{w:.1f}' for w in walls):>30} {' '.join(f'{c:.1f}' for c in cpus):>30}"
         )
-    for command in ("build-corpus", "pack"):
-        new = statistics.median(r["wall"] for r in runs[(command, "default")])
-        old = statistics.median(r["wall"] for r in runs[(command, "baseline")])
-        print(f"{command}: default / baseline wall = {new / old:.2f} ({new:.1f} s vs {old:.1f} s)")
+    print_ratios(runs, [name for name in configs if name != "default"])
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -3,7 +3,8 @@
 Beam's `sdk_worker_main` sets the root logger to INFO at start-up, whatever `--default_sdk_harness_log_level`
 says, and a module-level `logging.warning` in Beam gives the root logger a stderr handler: ~20 INFO lines per
 worker. Here the root logger gets one handler first, at the level `kcorpus.pipeline.console` put into the
-environment; the harness may raise the root logger's level, but the handler's level still filters.
+environment; the harness may raise the root logger's level, but the handler's level still filters. The
+worker inspects DoFn signatures through `signature_cache`, as the launcher does.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def main(argv: list[str]) -> None:
     logging.getLogger().addHandler(quiet_handler(level if isinstance(level, int) else logging.WARNING))
     from apache_beam.runners.worker import sdk_worker_main
 
+    from kcorpus.pipeline import signature_cache
+
+    signature_cache.install()
     sdk_worker_main.main(argv)
 
 

@@ -5,6 +5,9 @@ names a runner, kcorpus runs on the FnApiRunner (what DirectRunner falls back to
 with one worker per core, or fewer for a small input (`workers_for`): every worker process costs a Beam
 import and a bundle of every stage, which a tiny input never pays back. One worker runs in-process. Any Beam
 option passes through untouched (`--runner DataflowRunner --project ...`).
+
+Two memos cut Beam's own construction cost on the local runner: `LocalPipelineOptions` makes each options view
+once, and `signature_cache` inspects each DoFn method's signature once (in the launcher and in its workers).
 """
 
 from __future__ import annotations
@@ -13,11 +16,15 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from typing import TypeVar
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-LOCAL_MODES = ("multi_processing", "in_memory", "multi_threading")
+from kcorpus.pipeline.defaults import LOCAL_MODES
+
+T = TypeVar("T", bound=PipelineOptions)
+
 # The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place.
 BEAM_WORKER_COMMAND = f"{sys.executable} -m apache_beam.runners.worker.sdk_worker_main"
 QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"
@@ -25,6 +32,33 @@ QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"
 # spends ~0.5-1 CPU s per MB, pack ~5x less.
 BUILD_BYTES_PER_WORKER = 8 << 20
 PACK_BYTES_PER_WORKER = 32 << 20
+
+
+class LocalPipelineOptions(PipelineOptions):
+    """The options of a pipeline on kcorpus's local runner: `view_as` makes each view once.
+
+    Beam asks the pipeline's options for a view (`view_as(TypeOptions)`, ...) several times per applied
+    transform, and every view builds an argparse parser of its class's flags and parses the flags again:
+    ~550 views, ~0.3 CPU s, for one tiny build-corpus. A view holds no state of its own (its attributes read
+    and write the options' shared `_all_options`), so the same view serves every later call while the
+    options keep the same flags and values dict. The memo is no part of the state: a copy or an unpickled
+    object starts without it.
+    """
+
+    def view_as(self, cls: type[T]) -> T:
+        views = self.__dict__.get("_views")
+        if views is None:
+            views = {}
+            object.__setattr__(self, "_views", views)  # PipelineOptions' __setattr__ takes only option names
+        view = views.get(cls)
+        if view is None or view._all_options is not self._all_options or view._flags is not self._flags:
+            view = views[cls] = super().view_as(cls)
+        return view
+
+    def __getstate__(self) -> dict:
+        state = dict(super().__getstate__())
+        state.pop("_views", None)
+        return state
 
 
 def workers_for(input_bytes: int | None, bytes_per_worker: int, cores: int | None = None) -> int:
@@ -53,8 +87,9 @@ def pipeline_options(
     multi-processing worker runs in-process (`in_memory`: the same runner without a worker process to start).
     """
     options = PipelineOptions(list(beam_args))
-    direct = options.view_as(DirectOptions)
     if options.view_as(StandardOptions).runner is None:
+        options = LocalPipelineOptions(list(beam_args))
+        direct = options.view_as(DirectOptions)
         if local_mode not in LOCAL_MODES:
             raise ValueError(f"unknown local mode {local_mode!r}; valid: {', '.join(LOCAL_MODES)}")
         given = " ".join(beam_args)
@@ -74,6 +109,9 @@ def make_pipeline(
     bytes_per_worker: int = BUILD_BYTES_PER_WORKER,
 ) -> beam.Pipeline:
     """A `beam.Pipeline` on the named runner, or on the download-free local FnApiRunner by default."""
+    from kcorpus.pipeline import signature_cache
+
+    signature_cache.install()
     options = pipeline_options(
         beam_args, local_mode=local_mode, input_bytes=input_bytes, bytes_per_worker=bytes_per_worker
     )

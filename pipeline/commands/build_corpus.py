@@ -7,8 +7,7 @@ import sys
 
 from kcorpus.pipeline.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
-from kcorpus.pipeline.options import LOCAL_MODES
-from kcorpus.pipeline.profile import default_of
+from kcorpus.pipeline.defaults import LOCAL_MODES, default_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

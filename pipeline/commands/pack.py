@@ -6,8 +6,7 @@ import argparse
 import json
 from functools import partial
 
-from kcorpus.pipeline.defaults import default_of
-from kcorpus.pipeline.options import LOCAL_MODES
+from kcorpus.pipeline.defaults import LOCAL_MODES, default_of
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 
@@ -98,7 +97,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.errors import UserError
-    from kcorpus.pipeline.pack.build import run
     from kcorpus.pipeline.preflight import check, corpus_problem, output_problem, tokenizer_problem
 
     check([
@@ -106,6 +104,8 @@ def main(args: argparse.Namespace) -> int:
         tokenizer_problem(args.tokenizer),
         output_problem(args.out),
     ])
+    from kcorpus.pipeline.pack.build import run  # Beam: only once the inputs are known to be usable
+
     try:
         job = PackJob(
             corpus=args.corpus,
