@@ -101,4 +101,12 @@ def test_a_shard_gets_its_runs_and_one_reason_per_loser_from_tables_and_segments
     values = ["", "runs/b.run", segments, "runs/a.run", loser_table(near, 1)[1], loser_table(other, 1)[1]]
     runs, losers = shard_inputs(iter(values))
     assert runs == ["runs/a.run", "runs/b.run"]
-    assert losers == {"7\x00nsmc": exact[1], "9\x00nsmc": other[1]}
+    assert len(losers) == 2
+    assert losers.get("7\x00nsmc") == exact[1]
+    assert losers.get("9\x00nsmc") == other[1]
+    assert losers.get("3\x00nsmc") is None
+    assert losers.get("8\x00nsmc") is None
+    assert losers.get("") is None
+    # the smallest reason wins whatever the order the values come in
+    _, reversed_losers = shard_inputs(iter([loser_table(other, 1)[1], loser_table(near, 1)[1], segments]))
+    assert reversed_losers.get("7\x00nsmc") == exact[1]
