@@ -6,9 +6,11 @@ bundling, and memory stays flat whatever the input size. A record is a tuple who
 key (a tuple of strings): `(key, payload)` for dropped records, `(key, payload, text)` for documents, so
 the writer never parses a payload back. All I/O goes through Beam's `FileSystems`, so `gs://` works.
 
-The run format is internal to one build: pickled lists of records (`RECORDS_PER_CHUNK` each), written and
-read only by the workers of the same run, inside its private temporary folder. Pickle costs a fifth of the
-JSON lines it replaced, on both sides.
+The run format is internal to one build: pickled lists of records (up to `RECORDS_PER_CHUNK` records or
+`CHUNK_CHARS` characters each), written and read only by the workers of the same run, inside its private
+temporary folder. Pickle costs a fifth of the JSON lines it replaced, on both sides. A merge holds one chunk
+per run, and a shard's runs follow the input size, so chunks are bounded in characters too (512 Wikipedia
+articles are megabytes).
 """
 
 from __future__ import annotations
@@ -23,14 +25,28 @@ SortKey = tuple[str, ...]
 RunRecord = tuple  # (SortKey, payload, ...): sorted and merged as whole tuples
 # Records per pickled chunk: large enough that pickling costs per record, small enough to stream a merge.
 RECORDS_PER_CHUNK = 512
+# Characters of payload and text per chunk (~64-128 KB in memory): what one run costs a merge.
+CHUNK_CHARS = 32_768
 
 
 def write_run(path: str, records: Iterable[RunRecord]) -> None:
     """Write records sorted (by key, then the rest of the tuple) as one run file."""
     ordered = sorted(records)
     with FileSystems.create(path) as f:
-        for start in range(0, len(ordered), RECORDS_PER_CHUNK):
-            pickle.dump(ordered[start : start + RECORDS_PER_CHUNK], f, protocol=pickle.HIGHEST_PROTOCOL)
+        for chunk in _chunks(ordered):
+            pickle.dump(chunk, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _chunks(ordered: list[RunRecord]) -> Iterator[list[RunRecord]]:
+    """Consecutive records, at most `RECORDS_PER_CHUNK` of them and about `CHUNK_CHARS` characters."""
+    start, chars = 0, 0
+    for i, record in enumerate(ordered):
+        chars += sum(len(part) for part in record[1:])
+        if i + 1 - start == RECORDS_PER_CHUNK or chars >= CHUNK_CHARS:
+            yield ordered[start : i + 1]
+            start, chars = i + 1, 0
+    if start < len(ordered):
+        yield ordered[start:]
 
 
 def read_run(path: str) -> Iterator[RunRecord]:

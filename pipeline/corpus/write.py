@@ -5,6 +5,7 @@ A shard's bytes depend only on its records (a k-way merge of sorted runs), never
 
 from __future__ import annotations
 
+import bisect
 import collections
 import dataclasses
 import json
@@ -33,19 +34,49 @@ def loser_table(loser: tuple[str, tuple[int, str, str]], num_shards: int) -> tup
     return np.array([shard_of(node, num_shards)], dtype=np.int64), table
 
 
-def shard_inputs(values: Iterable[Any]) -> tuple[list[str], dict[str, tuple[int, str, str]]]:
-    """A shard's grouped values -> its sorted run paths, and its dedup losers with one reason per document
-    (the smallest `(priority, reason, survivor)`: exact before near)."""
+class ShardLosers:
+    """A shard's dedup losers with one reason each (the smallest `(priority, reason, survivor)`: exact before
+    near), in node order: parallel lists searched by bisection, a third less memory than a dict of tuples
+    (a writer holds its shard's losers while it merges the shard's runs)."""
+
+    def __init__(self, table: Table) -> None:
+        self.nodes: list[str] = []
+        self.priorities: list[int] = []
+        self.reasons: list[str] = []
+        self.survivors: list[str] = []
+        if not table_rows(table):
+            return
+        nodes, priorities, reasons, survivors = (table[c] for c in ("node", "priority", "reason", "survivor"))
+
+        def value(i: int) -> tuple[int, str, str]:
+            return priorities[i], reasons[i], survivors[i]
+
+        for i in sorted(range(len(nodes)), key=nodes.__getitem__):  # row numbers, not row tuples: less to hold
+            if self.nodes and self.nodes[-1] == nodes[i]:  # a document that lost twice: its smallest reason
+                last = (self.priorities[-1], self.reasons[-1], self.survivors[-1])
+                self.priorities[-1], self.reasons[-1], self.survivors[-1] = min(last, value(i))
+                continue
+            self.nodes.append(nodes[i])
+            self.priorities.append(priorities[i])
+            self.reasons.append(reasons[i])
+            self.survivors.append(survivors[i])
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def get(self, node: str) -> tuple[int, str, str] | None:
+        """`(priority, reason, survivor)` of a losing document, None for a document that is kept."""
+        i = bisect.bisect_left(self.nodes, node)
+        if i == len(self.nodes) or self.nodes[i] != node:
+            return None
+        return self.priorities[i], self.reasons[i], self.survivors[i]
+
+
+def shard_inputs(values: Iterable[Any]) -> tuple[list[str], ShardLosers]:
+    """A shard's grouped values -> its sorted run paths, and its dedup losers."""
     values = list(values)
     runs = sorted(v for v in values if isinstance(v, str) and v)
-    table = bucket_table(v for v in values if not isinstance(v, str))
-    losers: dict[str, tuple[int, str, str]] = {}
-    if table_rows(table):
-        for node, *loser in zip(table["node"], table["priority"], table["reason"], table["survivor"], strict=True):
-            value = (loser[0], loser[1], loser[2])
-            if node not in losers or value < losers[node]:
-                losers[node] = value
-    return runs, losers
+    return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, str)))
 
 
 class WriteShardFn(beam.DoFn):

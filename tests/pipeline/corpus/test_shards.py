@@ -1,4 +1,6 @@
-from kcorpus.pipeline.corpus.shards import RECORDS_PER_CHUNK, merge_runs, read_run, write_run
+import pickle
+
+from kcorpus.pipeline.corpus.shards import CHUNK_CHARS, RECORDS_PER_CHUNK, merge_runs, read_run, write_run
 
 
 def test_run_records_round_trip_keys_with_tabs_newlines_and_korean(tmp_path):
@@ -33,3 +35,25 @@ def test_merge_breaks_key_ties_by_payload(tmp_path):
     write_run(str(tmp_path / "b.run"), [(("d", "s"), "a"), (("d", "s"), "c")])
     merged = list(merge_runs([str(tmp_path / "a.run"), str(tmp_path / "b.run")]))
     assert merged == [(("d", "s"), "a"), (("d", "s"), "b"), (("d", "s"), "c"), (("e", "s"), "a")]
+
+
+def _chunk_sizes(path):
+    sizes = []
+    with open(path, "rb") as f:
+        while True:
+            try:
+                sizes.append(len(pickle.load(f)))
+            except EOFError:
+                return sizes
+
+
+def test_chunks_are_bounded_in_records_and_in_characters(tmp_path):
+    short = [((f"s{i:04d}", "nsmc"), "{}", "재밌어요") for i in range(RECORDS_PER_CHUNK + 1)]
+    write_run(str(tmp_path / "short.run"), short)
+    assert _chunk_sizes(tmp_path / "short.run") == [RECORDS_PER_CHUNK, 1]
+    article = "위키백과 문서 " * 1000  # 8,000 characters: five articles reach CHUNK_CHARS
+    long = [((f"w{i:02d}", "kowiki"), "{}", article) for i in range(12)]
+    write_run(str(tmp_path / "long.run"), long)
+    per_chunk = -(-CHUNK_CHARS // (len(article) + 2))
+    assert _chunk_sizes(tmp_path / "long.run") == [per_chunk, per_chunk, 12 - 2 * per_chunk]
+    assert list(read_run(str(tmp_path / "long.run"))) == long

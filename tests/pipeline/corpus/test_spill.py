@@ -11,7 +11,15 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from kcorpus.pipeline.corpus import spill
-from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, bucket_table, concat, split_by_bucket
+from kcorpus.pipeline.corpus.spill import (
+    BucketTables,
+    SpillFile,
+    bucket_count,
+    bucket_table,
+    concat,
+    read_segments,
+    split_by_bucket,
+)
 
 WORDS = ["영화", "정말", "재밌어요", "스토리", "배우", "연기", "최고", "별로", "지루해요", "감동"]
 
@@ -60,20 +68,45 @@ def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_pat
             expected.setdefault(len(word) % 3, []).append(word)
         assert_that(grouped, equal_to([(b, sorted(ws)) for b, ws in expected.items()]))
     files = [f for _, _, fs in os.walk(tmp_path) for f in fs]
-    # one file per 3 buffered rows (4 batches of 2-4 words), a segment per bucket in each
-    assert (len(files) == 4) if spilled else not files
+    # one file per bundle that had rows (each input's bundle here), appended to at every 3 buffered rows
+    assert (1 <= len(files) <= 2) if spilled else not files
+
+
+def test_a_spill_file_gives_one_element_per_bucket_with_every_flush_in_order(tmp_path):
+    spill_file = SpillFile(str(tmp_path / "bundle.pkl"))
+    spill_file.append(split_by_bucket(*_by_length(WORDS[:5], 3)))
+    spill_file.append(split_by_bucket(*_by_length(WORDS[5:], 3)))
+    spill_file.append([])  # a flush with no rows adds no segment
+    elements = spill_file.close()
+    assert [bucket for bucket, _ in elements] == [0, 1, 2]
+    for bucket, segments in elements:
+        tables = read_segments(segments)
+        words = [w for table in tables for w in table["word"]]
+        # a bucket's words in input order: the first flush's segment, then the second's
+        assert words == [w for w in WORDS if len(w) % 3 == bucket]
+        assert len(tables) == len({i < 5 for i, w in enumerate(WORDS) if len(w) % 3 == bucket})
+    assert SpillFile(str(tmp_path / "unused.pkl")).close() == []
+    assert not (tmp_path / "unused.pkl").exists()
 
 
 def test_a_shard_gets_its_runs_and_one_reason_per_loser_from_tables_and_segments(tmp_path):
-    from kcorpus.pipeline.corpus.spill import write_segments
     from kcorpus.pipeline.corpus.write import loser_table, shard_inputs
 
     near = ("7\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
     exact = ("7\x00nsmc", (0, "exact_duplicate", "5\x00nsmc"))
     other = ("9\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
-    (bucket, table) = next(split_by_bucket(*loser_table(exact, 1)))
-    segments = write_segments(str(tmp_path / "losers.pkl"), [(bucket, table)])
-    values = ["", "runs/b.run", segments[0][1], "runs/a.run", loser_table(near, 1)[1], loser_table(other, 1)[1]]
+    spill_file = SpillFile(str(tmp_path / "losers.pkl"))
+    spill_file.append(split_by_bucket(*loser_table(exact, 1)))
+    [(_, segments)] = spill_file.close()
+    values = ["", "runs/b.run", segments, "runs/a.run", loser_table(near, 1)[1], loser_table(other, 1)[1]]
     runs, losers = shard_inputs(iter(values))
     assert runs == ["runs/a.run", "runs/b.run"]
-    assert losers == {"7\x00nsmc": exact[1], "9\x00nsmc": other[1]}
+    assert len(losers) == 2
+    assert losers.get("7\x00nsmc") == exact[1]
+    assert losers.get("9\x00nsmc") == other[1]
+    assert losers.get("3\x00nsmc") is None
+    assert losers.get("8\x00nsmc") is None
+    assert losers.get("") is None
+    # the smallest reason wins whatever the order the values come in
+    _, reversed_losers = shard_inputs(iter([loser_table(other, 1)[1], loser_table(near, 1)[1], segments]))
+    assert reversed_losers.get("7\x00nsmc") == exact[1]
