@@ -23,7 +23,12 @@ from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squ
 Rewrite = tuple[str, str, str]
 # Horizontal whitespace (NBSP, ideographic and zero-width spaces included) collapses to one space.
 _HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
+# `_HSPACE` minus " ": without one of these and without "  ", `_HSPACE.sub(" ", text)` is `text` (a
+# character-class scan costs a fifth of the substitution, which matches every single space).
+_ODD_HSPACE = re.compile(r"[\t\u00a0\u2000-\u200b\u3000\ufeff]")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
+# Every character `_LINE_BREAKS` can start with: a class scans 4x faster than the alternation.
+_ANY_LINE_BREAK = re.compile(r"[\r\u2028\u2029\x0b\x0c\x85]")
 _WORD = re.compile(r"[^\W_]")
 
 
@@ -62,15 +67,25 @@ def rewritten(rule: str, before: str, after: str, examples: list[Rewrite] | None
 
 def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
     """NFC, one kind of line break, the source's residue patterns removed, horizontal spaces collapsed."""
-    text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", text))
+    text = unify_line_breaks(unicodedata.normalize("NFC", text))
     for pattern in remove:
         text = pattern.sub(" ", text)
     return collapse_spaces(text)
 
 
+def unify_line_breaks(text: str) -> str:
+    """`\\r\\n`, `\\r` and the other line breaks of `str.splitlines` (but `\\x1c`-`\\x1e`) made `\\n`."""
+    return _LINE_BREAKS.sub("\n", text) if _ANY_LINE_BREAK.search(text) else text
+
+
+def collapse_hspace(text: str) -> str:
+    """Every run of horizontal spaces (NBSP, ideographic and zero-width spaces included) made one space."""
+    return _HSPACE.sub(" ", text) if "  " in text or _ODD_HSPACE.search(text) else text
+
+
 def collapse_spaces(text: str) -> str:
     """Horizontal space runs made one space and every line stripped (`_HSPACE` never matches a newline)."""
-    text = _HSPACE.sub(" ", text)
+    text = collapse_hspace(text)
     if "\n" not in text:
         return text.strip()
     return "\n".join([line.strip() for line in text.split("\n")])
@@ -135,7 +150,7 @@ class DocumentPreparer:
         """Normalized, rewritten text without boilerplate and with PII handled, its rewrite counts, a drop
         reason."""
         # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
-        text = _LINE_BREAKS.sub("\n", unicodedata.normalize("NFC", doc.text))
+        text = unify_line_breaks(unicodedata.normalize("NFC", doc.text))
         text, applied = rewrite_text(text, self.filters, examples)
         counts = {f"prepare:rewritten:{rule}": 1 for rule in applied}
         # Only a rewrite can undo NFC (a control character removed between a letter and its combining mark).
@@ -180,7 +195,7 @@ class DocumentPreparer:
             units_in += len(units)
             kept_here = []
             for unit in units:
-                sentence = rewritten("clean", unit, _HSPACE.sub(" ", self.cleaner(unit)).strip(), examples)
+                sentence = rewritten("clean", unit, collapse_hspace(self.cleaner(unit)).strip(), examples)
                 reason = check_sentence(sentence, self.filters)
                 if reason is None:
                     kept_here.append(sentence)

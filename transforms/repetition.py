@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 _NOT_LETTER = re.compile(r"[\W_]+")
+_LETTER_RUN = re.compile(r"[^\W_]+")
 _NOT_LETTER_OR_SPACE = re.compile(r"[^\w\s]+|_+")
 
 # Gopher's table A1: top n-gram character fractions from n = 2, duplicated n-gram fractions from n = 5.
@@ -76,7 +77,8 @@ def spam_reason(
 
 def letter_tokens(text: str) -> list[str]:
     """The runs of letters and digits of `text`: punctuation separates tokens too (`좋아요!좋아요!`)."""
-    return _NOT_LETTER.sub(" ", text).split()
+    # No letter or digit is whitespace, so these are the words of `_NOT_LETTER.sub(" ", text).split()`.
+    return _LETTER_RUN.findall(text)
 
 
 def spam_reason_of_tokens(
