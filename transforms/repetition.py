@@ -94,10 +94,28 @@ def spam_reason_of_tokens(
     if few_tokens and repeated_token_share(tokens) >= max_share:
         return "repetitive"
     compact = "".join(tokens)
-    few_letters = len(set(compact)) <= unit_max_chars + (1 - max_share) * len(compact)
-    if few_letters and repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share:
+    if few_distinct_letters(compact, max_share, unit_min_repeats, unit_max_chars) and (
+        repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share
+    ):
         return "repetitive"
     return None
+
+
+def few_distinct_letters(compact: str, max_share: float, unit_min_repeats: int, unit_max_chars: int) -> bool:
+    """Whether `compact` has few enough distinct letters for runs of units to cover `max_share` of it.
+
+    Two bounds: the rule's own (`unit_max_chars + (1 - max_share) * n`), and one that holds for any runs: a
+    run of c >= `copies` copies of a unit holds at most 1/c of its length in distinct letters, so runs
+    covering a share s leave at most `n - s * n * (1 - 1 / copies)` distinct letters (+1 for rounding). Most
+    sentences break the tighter one within its first few letters, so a prefix's set usually decides.
+    """
+    n = len(compact)
+    copies = max(unit_min_repeats, 2)
+    limit = min(unit_max_chars + (1 - max_share) * n, n - max_share * n * (1 - 1 / copies) + 1)
+    prefix = int(limit) + 1  # more distinct letters than `limit` in a prefix: more in the whole too
+    if prefix < n and len(set(compact[:prefix])) > limit:
+        return False
+    return len(set(compact)) <= limit
 
 
 @functools.lru_cache(maxsize=8)
