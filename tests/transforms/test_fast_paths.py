@@ -8,6 +8,7 @@ several) is checked against its reference, the code it replaced, on every line o
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import random
 import re
@@ -16,7 +17,8 @@ import pytest
 
 from kcorpus.transforms import pii
 from kcorpus.transforms.pii import mask_pii
-from kcorpus.transforms.prepare import collapse_hspace, unify_line_breaks
+from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
+from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
     letter_tokens,
     repeated_token_share,
@@ -172,3 +174,14 @@ def test_pii_pre_test_changes_nothing(texts):
     for text in texts:
         masked = mask_pii(text)
         assert (masked.text, dict(masked.counts)) == _reference_mask(text), text
+
+
+def test_new_prepared_is_the_same_frozen_outcome():
+    doc = Document("nsmc:1", "재밌어요 정말로", "nsmc", {"label": 1})
+    values = (doc, None, 2, 1, ("too_short",), {"pii:email": 1}, ("짧다",), (("clean", "a", "b"),))
+    made, plain = new_prepared(*values), Prepared(*values)
+    assert type(made) is Prepared and made == plain and repr(made) == repr(plain)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.reason = "x"
+    with pytest.raises(ValueError):
+        new_prepared(doc, None)  # every field, or none of this shortcut
