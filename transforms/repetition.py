@@ -28,7 +28,7 @@ import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 _NOT_LETTER = re.compile(r"[\W_]+")
 _LETTER_RUN = re.compile(r"[^\W_]+")
@@ -144,7 +144,7 @@ def _ngrams(ids: Sequence[int], n: int) -> list[tuple[int, ...]]:
 
 
 def _covered_chars(
-    lengths: Sequence[int], grams: Sequence[tuple[int, ...]], n: int, wanted: set[tuple[int, ...]]
+    lengths: Sequence[int], grams: Sequence[Hashable], n: int, wanted: set[Hashable]
 ) -> int:
     """Characters of the words covered by the occurrences of the `wanted` n-grams (overlaps counted once)."""
     covered = bytearray(len(lengths))
@@ -157,7 +157,15 @@ def _covered_chars(
 
 def top_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by the most frequent n-gram, 0.0 unless it occurs twice or more."""
-    grams = _ngrams(ids, n)
+    return _top_share(_ngrams(ids, n), lengths, total, n)
+
+
+def dup_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
+    """The share of characters covered by n-grams that occur more than once."""
+    return _dup_share(_ngrams(ids, n), lengths, total, n)
+
+
+def _top_share(grams: Sequence[Hashable], lengths: Sequence[int], total: int, n: int) -> float:
     counts = Counter(grams)
     if len(counts) == len(grams):  # no n-gram repeats (or none at all)
         return 0.0
@@ -165,14 +173,35 @@ def top_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: i
     return _covered_chars(lengths, grams, n, {top}) / total
 
 
-def dup_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
-    """The share of characters covered by n-grams that occur more than once."""
-    grams = _ngrams(ids, n)
+def _dup_share(grams: Sequence[Hashable], lengths: Sequence[int], total: int, n: int) -> float:
     counts = Counter(grams)
     if len(counts) == len(grams):  # no n-gram repeats
         return 0.0
     repeated = set(itertools.compress(counts, map((1).__lt__, counts.values())))
     return _covered_chars(lengths, grams, n, repeated) / total
+
+
+class _NgramCodes:
+    """The word n-grams of `ids` as one int each, for n = 2, 3, ... in turn, each made from the last.
+
+    With `base` above every id, `code = code * base + id` gives distinct n-grams distinct ints, in the same
+    order as the tuples of `_ngrams`: the counts, the most frequent one (ties go to the first) and the
+    covered characters are the same, but an int hashes in one step where a tuple hashes n items.
+    """
+
+    def __init__(self, ids: Sequence[int], base: int) -> None:
+        self.ids, self.base = ids, base
+        self.n, self.codes = 1, list(ids)
+
+    def of(self, n: int) -> list[int]:
+        """The codes of the n-grams (from the last n asked, or from words again for a smaller n)."""
+        base, ids = self.base, self.ids
+        if n < self.n:
+            self.n, self.codes = 1, list(ids)
+        while self.n < n:
+            self.n += 1
+            self.codes = [code * base + i for code, i in zip(self.codes, ids[self.n - 1 :])]
+        return self.codes
 
 
 def ngram_repetition_reason(
@@ -185,11 +214,12 @@ def ngram_repetition_reason(
         return None
     lengths = [len(w) for w in text_words]
     total = sum(lengths)
+    grams = _NgramCodes(ids, len(index))
     for n, limit in enumerate(top_fractions, start=TOP_NGRAM_FIRST_N):
-        if limit and top_ngram_share(ids, lengths, total, n) > limit:
+        if limit and _top_share(grams.of(n), lengths, total, n) > limit:
             return f"top_{n}gram"
     for n, limit in enumerate(dup_fractions, start=DUP_NGRAM_FIRST_N):
-        share = dup_ngram_share(ids, lengths, total, n) if limit else 0.0
+        share = _dup_share(grams.of(n), lengths, total, n) if limit else 0.0
         if share > limit:
             return f"dup_{n}gram"
         if limit and not share:  # no repeated n-gram: no repeated longer one either

@@ -20,10 +20,14 @@ from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
+    dup_ngram_share,
     letter_tokens,
+    ngram_repetition_reason,
     repeated_token_share,
     repeated_unit_share,
     spam_reason_of_tokens,
+    top_ngram_share,
+    words,
 )
 from testdata_paths import TESTDATA
 
@@ -185,3 +189,54 @@ def test_new_prepared_is_the_same_frozen_outcome():
         made.reason = "x"
     with pytest.raises(ValueError):
         new_prepared(doc, None)  # every field, or none of this shortcut
+
+
+def _reference_ngram_reason(text_words: list[str], top: tuple[float, ...], dup: tuple[float, ...]) -> str | None:
+    """`ngram_repetition_reason` over tuples of word ids, as it was before the int codes."""
+    index: dict[str, int] = {}
+    ids = [index.setdefault(w, len(index)) for w in text_words]
+    if len(index) == len(ids):
+        return None
+    lengths = [len(w) for w in text_words]
+    total = sum(lengths)
+    for n, limit in enumerate(top, start=2):
+        if limit and top_ngram_share(ids, lengths, total, n) > limit:
+            return f"top_{n}gram"
+    for n, limit in enumerate(dup, start=5):
+        share = dup_ngram_share(ids, lengths, total, n) if limit else 0.0
+        if share > limit:
+            return f"dup_{n}gram"
+        if limit and not share:
+            break
+    return None
+
+
+def _word_lists() -> list[list[str]]:
+    """Every petition and Wikipedia article of the samples as words, and pasted-together repeats of them."""
+    docs = [json.loads(line)["content"] for line in _lines("petitions_2017-08_head") if line.startswith("{")]
+    docs += "\n".join(_lines("wiki_00_head")).split("</doc>")
+    lists = [words(doc) for doc in docs]
+    rng = random.Random(7)
+    for _ in range(200):  # repeated stretches of one document, so that the rules fire
+        ws = rng.choice(lists)
+        start = rng.randrange(max(len(ws), 1))
+        stretch = ws[start : start + rng.randint(2, 30)]
+        lists.append(ws[:start] + stretch * rng.randint(2, 6) + ws[start:])
+    return [ws for ws in lists if ws]
+
+
+@pytest.mark.parametrize(
+    ("top", "dup"),
+    [
+        ((0.20, 0.18, 0.16), (0.30, 0.28, 0.26, 0.24, 0.22, 0.20)),
+        ((0.20, 0.18, 0.16), (0.15, 0.14, 0.13, 0.12, 0.11, 0.10)),
+        ((0.0, 0.05, 0.0, 0.1, 0.1), (0.05, 0.0, 0.05)),  # a disabled n, and top n-grams past n = 5
+    ],
+)
+def test_ngram_rules_over_int_codes_equal_the_tuples(top, dup):
+    fired = 0
+    for ws in _word_lists():
+        expected = _reference_ngram_reason(ws, top, dup)
+        assert ngram_repetition_reason(ws, top, dup) == expected
+        fired += expected is not None
+    assert fired > 20
