@@ -259,9 +259,11 @@ def document_repetition_reason(
             return f"dup_{name}_chars"
     if not (any(top_fractions) or any(dup_fractions)):
         return None
-    if sum(len(line.split()) for line in lines) < min_words:  # stripping punctuation only removes words
+    # One pass over the lines joined: "\n" separates words and no punctuation run spans it.
+    joined = "\n".join(lines)
+    if len(joined.split()) < min_words:  # stripping punctuation only removes words
         return None
-    text_words = [w for line in lines for w in words(line)]
+    text_words = words(joined)
     if len(text_words) < min_words:
         return None
     return ngram_repetition_reason(text_words, top_fractions, dup_fractions)

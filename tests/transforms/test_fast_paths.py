@@ -240,3 +240,13 @@ def test_ngram_rules_over_int_codes_equal_the_tuples(top, dup):
         assert ngram_repetition_reason(ws, top, dup) == expected
         fired += expected is not None
     assert fired > 20
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(3000, 8)], ids=["samples", "random"])
+def test_words_of_joined_lines_equal_the_words_of_each_line(texts):
+    rng = random.Random(9)
+    for _ in range(500):
+        lines = rng.sample(texts, rng.randint(1, 8))
+        joined = "\n".join(lines)
+        assert words(joined) == [w for line in lines for w in words(line)]
+        assert len(joined.split()) == sum(len(line.split()) for line in lines)
