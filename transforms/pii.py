@@ -136,7 +136,8 @@ class Masked:
 
 def mask_pii(text: str) -> Masked:
     """Replace every PII match in `text` (outside URLs) with its type's token."""
-    if not _CANDIDATE.search(text):
+    # Without "@" no piece can hold an email, and without a number run no piece a number type.
+    if not _CANDIDATE.search(text) or ("@" not in text and not _NUMBER_RUN.search(text)):
         return Masked(text, {})
     counts: collections.Counter[str] = collections.Counter()
     parts: list[str] = []

@@ -86,13 +86,17 @@ class PrepareBatchFn(beam.DoFn):
         self.bytes_seen = 0
         self.started = self.last_log = time.monotonic()
 
-    def _spill(self, kind: str, shard: int, record: RunRecord, chars: int) -> Iterator[Any]:
-        """Buffers `(key, payload, ...)` (`chars` long) for a run file; spills every buffer once they hold
-        `SPILL_BYTES`."""
+    def _spill(self, kind: str, shard: int, record: RunRecord, chars: int) -> bool:
+        """Buffers `(key, payload, ...)` (`chars` long) for a run file; True once the buffers hold `SPILL_BYTES`
+        (the caller then yields `_spilled()`: a plain call per record, not a generator)."""
         self.buffers[(kind, shard)].append(record)
         self.buffered += chars
-        if self.buffered >= SPILL_BYTES:
-            yield from (beam.pvalue.TaggedOutput("run", r) for r in self._flush())
+        return self.buffered >= SPILL_BYTES
+
+    def _spilled(self) -> Iterator[Any]:
+        """Every buffer written to a run file, as `run` outputs."""
+        for run in self._flush():
+            yield beam.pvalue.TaggedOutput("run", run)
 
     def _flush(self) -> list[tuple[str, int, str]]:
         runs = []
@@ -117,51 +121,54 @@ class PrepareBatchFn(beam.DoFn):
             self.examples.note(SENTENCE_DROP, reason, doc.id, doc.source, sentence, ordinal=i)
 
     def process(self, batch: list[tuple[str, Any]], eval_index: EvalIndex | None = None) -> Iterator[Any]:
-        counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        # Counts per source, by counter name: string keys, no tuple built and hashed per increment.
+        tally: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         kept: list[tuple[Document, str]] = []
         raw_texts: list[str] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
         for source, item in batch:
+            counts = tally[source]
             if isinstance(item, DeadLetter):
-                counts[(source, "read:dead_letter")] += 1
+                counts["read:dead_letter"] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, item))
                 continue
             if isinstance(item, Dropped):
-                counts[(source, f"read:dropped:{item.reason}")] += 1
+                counts[f"read:dropped:{item.reason}"] += 1
                 self.examples.note(DOCUMENT_DROP, item.reason, item.id, source, item.text)
                 yield from self._spill_dropped(item, output)
                 continue
-            counts[(source, "read:documents")] += 1
+            counts["read:documents"] += 1
             self.docs_seen += 1
             try:
                 prepared = self.preparers[source].prepare(item)
                 payload = prepared.document.to_json() if prepared.document else ""
             except Exception as exc:  # noqa: BLE001 -- any failure of one document dead-letters it, not the run
-                counts[(source, "prepare:dead_letter")] += 1
+                counts["prepare:dead_letter"] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
             self.bytes_seen += len(item.text)
-            self._note_examples(item, prepared)
-            counts[(source, "filter:sentences_in")] += prepared.sentences_in
-            counts[(source, "filter:sentences_kept")] += prepared.sentences_kept
+            if prepared.examples or prepared.sentence_reasons:
+                self._note_examples(item, prepared)
+            counts["filter:sentences_in"] += prepared.sentences_in
+            counts["filter:sentences_kept"] += prepared.sentences_kept
             for reason in prepared.sentence_reasons:
-                counts[(source, f"filter:sentences_dropped:{reason}")] += 1
-            for name, n in prepared.rewrites.items():
-                counts[(source, name)] += n
+                counts[f"filter:sentences_dropped:{reason}"] += 1
+            if prepared.rewrites:
+                counts.update(prepared.rewrites)
             if prepared.document is None:
-                counts[(source, f"filter:dropped:{prepared.reason}")] += 1
+                counts[f"filter:dropped:{prepared.reason}"] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
                 self.examples.note(DOCUMENT_DROP, dropped.reason, item.id, source, item.text)
                 yield from self._spill_dropped(dropped, output)
                 continue
-            counts[(source, "filter:kept")] += 1
+            counts["filter:kept"] += 1
             kept.append((prepared.document, payload))
             raw_texts.append(item.text)
         if eval_index is not None:
-            kept = yield from self._decontaminate(kept, raw_texts, eval_index, counts)
+            kept = yield from self._decontaminate(kept, raw_texts, eval_index, tally)
         yield from self._emit_kept(kept, num_shards)
-        for (source, name), n in sorted(counts.items()):
+        for (source, name), n in _sorted_counts(tally):
             Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
@@ -171,19 +178,20 @@ class PrepareBatchFn(beam.DoFn):
         kept: list[tuple[Document, str]],
         raw_texts: list[str],
         index: EvalIndex,
-        counts: collections.Counter[tuple[str, str]],
+        tally: dict[str, collections.Counter[str]],
     ) -> Iterator[Any]:
         """Drops (or redacts) the documents that contain an evaluation text; returns those kept."""
         config = self.config.dedup.decontaminate
         out = []
         outcomes = decontaminate([d for d, _ in kept], index, config)
         for (doc, payload), raw, (after, match) in zip(kept, raw_texts, outcomes, strict=True):
-            counts[(doc.source, "decontaminate:checked")] += 1
+            counts = tally[doc.source]
+            counts["decontaminate:checked"] += 1
             if match is None:
                 out.append((doc, payload))
                 continue
             if after is None:
-                counts[(doc.source, f"decontaminate:dropped:{CONTAMINATED}")] += 1
+                counts[f"decontaminate:dropped:{CONTAMINATED}"] += 1
                 details = {"contaminated_by": match.evidence(doc.text, config)}
                 evidence = details["contaminated_by"]
                 note = f"{evidence['id']} ({evidence['match']})"
@@ -191,8 +199,8 @@ class PrepareBatchFn(beam.DoFn):
                 dropped = Dropped(doc.id, doc.source, "decontaminate", CONTAMINATED, raw, details)
                 yield from self._spill_dropped(dropped, self.config.output)
                 continue
-            counts[(doc.source, "decontaminate:redacted")] += 1
-            counts[(doc.source, "decontaminate:redacted_lines")] += len(match.lines)
+            counts["decontaminate:redacted"] += 1
+            counts["decontaminate:redacted_lines"] += len(match.lines)
             self.examples.note(REWRITE, "decontaminate", doc.id, doc.source, doc.text, after.text)
             out.append((after, after.to_json()))
         return out
@@ -205,7 +213,8 @@ class PrepareBatchFn(beam.DoFn):
             shard = shard_of(node, output.num_shards)
             key = (item.id, item.source, item.stage, item.reason)
             payload = item.to_json()
-            yield from self._spill(KIND_DROPPED, shard, (key, payload), len(payload))
+            if self._spill(KIND_DROPPED, shard, (key, payload), len(payload)):
+                yield from self._spilled()
 
     def _emit_kept(self, kept: list[tuple[Document, str]], num_shards: int) -> Iterator[Any]:
         """Digests and LSH keys for a whole batch at once (vectorized); the documents go to runs."""
@@ -223,7 +232,8 @@ class PrepareBatchFn(beam.DoFn):
             meta.append((node, doc.source, digest(text), bands, sig))
             # The text rides along so that the writer never parses the payload back.
             record = ((doc.id, doc.source), payload, doc.text)
-            yield from self._spill(KIND_DOCS, shard_of(node, num_shards), record, len(payload) + len(doc.text))
+            if self._spill(KIND_DOCS, shard_of(node, num_shards), record, len(payload) + len(doc.text)):
+                yield from self._spilled()
         yield beam.pvalue.TaggedOutput("meta", meta)
 
     @staticmethod
@@ -251,6 +261,11 @@ class PrepareBatchFn(beam.DoFn):
                 rate,
             )
 
+
+
+def _sorted_counts(tally: dict[str, collections.Counter[str]]) -> list[tuple[tuple[str, str], int]]:
+    """A batch's counts as sorted `((source, counter), n)` pairs."""
+    return sorted(((source, name), n) for source, counts in tally.items() for name, n in counts.items())
 
 
 class PrepareDocuments(beam.PTransform):

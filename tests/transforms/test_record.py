@@ -1,9 +1,11 @@
+import dataclasses
 import json
+import pickle
 
 import pytest
 
 from kcorpus import DeadLetter, Document, Dropped
-from kcorpus.transforms.record import raw_prefix
+from kcorpus.transforms.record import new_document, raw_prefix
 
 
 def test_document_json_round_trip():
@@ -44,3 +46,14 @@ def test_dropped_json_puts_details_at_the_top_level():
          "contaminated_by": {"id": "e"}},
         ensure_ascii=False,
     )  # fmt: skip
+
+
+def test_new_document_is_the_same_frozen_record():
+    made = new_document("nsmc:6270596", "굳 ㅋ", "nsmc", {"label": 1})
+    plain = Document("nsmc:6270596", "굳 ㅋ", "nsmc", {"label": 1})
+    assert type(made) is Document
+    assert made == plain and repr(made) == repr(plain) and made.to_json() == plain.to_json()
+    assert pickle.dumps(made) == pickle.dumps(plain)
+    assert dataclasses.replace(made, text="굳") == Document("nsmc:6270596", "굳", "nsmc", {"label": 1})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.text = "바뀜"

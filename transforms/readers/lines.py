@@ -14,7 +14,7 @@ from kcorpus.transforms.files import STREAM_ERRORS, base_name, open_binary
 from kcorpus.transforms.readers.base import Reader, read_opened
 from kcorpus.transforms.readers.options import ReadOptions
 from kcorpus.transforms.readers.records import CommentRow, DeadFactory, Record, json_object, object_record
-from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from kcorpus.transforms.record import DeadLetter, Dropped, new_document, raw_prefix
 
 BOM = b"\xef\xbb\xbf"
 NSMC_HEADER = "id\tdocument\tlabel"
@@ -90,7 +90,7 @@ def text_line(parser: LineParser, text: str, offset: int) -> list[Record]:
     text = text.strip()
     if not text:
         return [Dropped(fallback_id, parser.source, "read", "empty")]
-    return [Document(fallback_id, text, parser.source, {})]
+    return [new_document(fallback_id, text, parser.source, {})]
 
 
 ObjectRecord = Callable[[dict, str, DeadFactory], "Record | CommentRow"]
@@ -198,7 +198,7 @@ def petition_record(obj: Mapping[str, Any], fallback_id: str, source: str, dead:
     if not text:
         return Dropped(doc_id, source, "read", "empty")
     metadata = {key: obj[key] for key in PETITION_METADATA if key in obj}
-    return Document(doc_id, text, source, metadata)
+    return new_document(doc_id, text, source, metadata)
 
 
 class PetitionsReader(LineReader):
@@ -239,18 +239,17 @@ class NsmcReader(LineReader):
                    line: int | None) -> list[Record | CommentRow]:
         if offset == 0 and text == NSMC_HEADER:
             return []
-        dead = parser.dead(offset, raw, line)
         fields = text.split("\t")
         if len(fields) != 3:
-            return [dead(f"wrong_field_count: {len(fields)} fields, expected 3")]
+            return [parser.dead(offset, raw, line)(f"wrong_field_count: {len(fields)} fields, expected 3")]
         nsmc_id, document, label = fields
         nsmc_id = nsmc_id.strip()
         if not nsmc_id or label not in ("0", "1"):
-            return [dead("invalid_value: id must be non-empty and label 0 or 1")]
+            return [parser.dead(offset, raw, line)("invalid_value: id must be non-empty and label 0 or 1")]
         doc_id = f"{parser.source}:{nsmc_id}"
         if parser.options.unquote and document.startswith('"'):
             document = unquote_nsmc(document)
         document = document.strip()
         if not document:
             return [Dropped(doc_id, parser.source, "read", "empty")]
-        return [Document(doc_id, document, parser.source, {"label": int(label)})]
+        return [new_document(doc_id, document, parser.source, {"label": int(label)})]

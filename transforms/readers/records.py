@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kcorpus.transforms.readers.options import ReadOptions
-from kcorpus.transforms.record import DeadLetter, Document, Dropped
+from kcorpus.transforms.record import DeadLetter, Document, Dropped, new_document
 
 Record = Document | DeadLetter | Dropped
 # Builds the DeadLetter of the record being read from a reason (the location is already bound).
@@ -76,4 +76,4 @@ def object_record(obj: Mapping[str, Any], fallback_id: str, options: ReadOptions
     metadata = _scalars(obj, exclude)
     if options.title_field and isinstance(obj.get(options.title_field), str):
         metadata["title"] = obj[options.title_field]
-    return Document(doc_id, text, source, metadata)
+    return new_document(doc_id, text, source, metadata)

@@ -1,0 +1,252 @@
+"""The fast paths of the per-document hot loop give exactly what the plain passes they replace gave.
+
+Each fast path (a class scan that skips a substitution, a prefix that decides a bound, one pattern for
+several) is checked against its reference, the code it replaced, on every line of the bundled samples
+(NSMC comments, petitions, Korean Wikipedia) and on strings made to break it.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import random
+import re
+
+import pytest
+
+from kcorpus.transforms import pii
+from kcorpus.transforms.pii import mask_pii
+from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
+from kcorpus.transforms.record import Document
+from kcorpus.transforms.repetition import (
+    dup_ngram_share,
+    letter_tokens,
+    ngram_repetition_reason,
+    repeated_token_share,
+    repeated_unit_share,
+    spam_reason_of_tokens,
+    top_ngram_share,
+    words,
+)
+from testdata_paths import TESTDATA
+
+SAMPLE = TESTDATA / "sample"
+_HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
+_LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
+_NOT_LETTER = re.compile(r"[\W_]+")
+
+TRICKY = [
+    "",
+    " ",
+    "  ",
+    "좋아요  좋아요",
+    " 앞에 공백",
+    "뒤에 공백 ",
+    "탭\t하나",
+    "NBSP\u00a0하나",
+    "전각\u3000공백 과 보통 공백",
+    "폭 없는\u200b공백\ufeff",
+    "섞인 \t\u00a0 공백",
+    "줄\r\n바꿈\r혼자\u2028줄\u2029문단\x0b수직\x0c폼\x85다음",
+    "\r\n\r\n",
+    "좋아요!좋아요!좋아요!",
+    "snake_case_이름 __init__",
+    "①②③ ½ Ⅻ 12３",
+    "ㅋㅋㅋㅋㅋㅋㅋㅋ",
+    "최고최고최고최고",
+    "abcdefghabcdefghabcdefghijklmnopijklmnopijklmnopqrstuvwxqrstuvwxqrstuvwx",
+    "010-1234-5678로 연락",
+    "메일 kim@example.com 으로",
+    "http://example.com/12345 주소만",
+    "가격 15,000원 2017-08-25",
+]
+
+
+def _lines(name: str) -> list[str]:
+    return (SAMPLE / name).read_text(encoding="utf-8").splitlines()
+
+
+def _sample_texts() -> list[str]:
+    nsmc = [line.split("\t")[1] for line in _lines("nsmc_ratings_test_head.txt")[1:] if line.count("\t") == 2]
+    petitions = [json.loads(line)["content"] for line in _lines("petitions_2017-08_head") if line.startswith("{")]
+    wiki = _lines("wiki_00_head")
+    return nsmc + petitions + wiki
+
+
+TEXTS = _sample_texts() + TRICKY
+
+
+def _random_texts(count: int, seed: int) -> list[str]:
+    """Short strings over a small alphabet of letters, spaces, line breaks and punctuation: runs and repeats."""
+    rng = random.Random(seed)
+    alphabet = "좋아요ㅋ최고ab1 _!.\t\u00a0\u3000\r\n\u2028"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(count)]
+
+
+def test_the_samples_are_read():
+    assert len(TEXTS) > 5000
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(5000, 1)], ids=["samples", "random"])
+def test_collapse_hspace_equals_the_plain_substitution(texts):
+    for text in texts:
+        assert collapse_hspace(text) == _HSPACE.sub(" ", text), text
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(5000, 2)], ids=["samples", "random"])
+def test_unify_line_breaks_equals_the_plain_substitution(texts):
+    for text in texts:
+        assert unify_line_breaks(text) == _LINE_BREAKS.sub("\n", text), text
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(5000, 3)], ids=["samples", "random"])
+def test_letter_tokens_equal_substitution_then_split(texts):
+    for text in texts:
+        assert letter_tokens(text) == _NOT_LETTER.sub(" ", text).split(), text
+
+
+def _reference_spam(tokens: list[str], max_share: float, min_tokens: int, repeats: int, unit: int) -> str | None:
+    """`spam_reason_of_tokens` as it was before the distinct-letter bound."""
+    if not max_share:
+        return None
+    n = len(tokens)
+    few_tokens = n >= min_tokens and len(set(tokens)) <= n - max_share * n + 1
+    if few_tokens and repeated_token_share(tokens) >= max_share:
+        return "repetitive"
+    compact = "".join(tokens)
+    few_letters = len(set(compact)) <= unit + (1 - max_share) * len(compact)
+    if few_letters and repeated_unit_share(compact, repeats, unit) >= max_share:
+        return "repetitive"
+    return None
+
+
+def _unit_runs(count: int, seed: int) -> list[str]:
+    """Texts made of runs of short units (what the rule drops) with some noise between them."""
+    rng = random.Random(seed)
+    letters = "가나다라마바사아자차카타파하ㅋㅎabc123"
+    texts = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 6)):
+            unit = "".join(rng.choice(letters) for _ in range(rng.randint(1, 9)))
+            parts.append(unit * rng.randint(1, 6))
+            if rng.random() < 0.3:
+                parts.append(" " + "".join(rng.choice(letters) for _ in range(rng.randint(1, 4))) + " ")
+        texts.append("".join(parts))
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("max_share", "min_tokens", "repeats", "unit"),
+    [(0.8, 3, 3, 8), (0.5, 3, 2, 4), (0.3, 2, 3, 8), (1.0, 3, 3, 8), (0.9, 5, 4, 2)],
+)
+def test_spam_rule_with_the_distinct_letter_bound_equals_the_reference(max_share, min_tokens, repeats, unit):
+    texts = TEXTS + _random_texts(3000, 4) + _unit_runs(3000, 5)
+    hits = 0
+    for text in texts:
+        tokens = letter_tokens(text)
+        expected = _reference_spam(tokens, max_share, min_tokens, repeats, unit)
+        assert spam_reason_of_tokens(tokens, max_share, min_tokens, repeats, unit) == expected, text
+        hits += expected is not None
+    assert hits > 50  # the comparison covers texts the rule drops, not only ones it keeps
+
+
+def test_the_bound_keeps_many_runs_of_distinct_units():
+    """Three runs of three distinct 8-letter units: more distinct letters than the rule's own bound allows,
+    so the rule keeps the text (a quirk of that bound), and the fast path must keep it as well."""
+    text = "abcdefgh" * 3 + "ijklmnop" * 3 + "qrstuvwx" * 3
+    assert repeated_unit_share(text, 3, 8) == 1.0
+    assert spam_reason_of_tokens([text], 0.8, 3, 3, 8) is None
+    assert _reference_spam([text], 0.8, 3, 3, 8) is None
+
+
+def _reference_mask(text: str) -> tuple[str, dict[str, int]]:
+    """`mask_pii` without its pre-tests: every piece between URLs through `_mask_span`."""
+    counts: collections.Counter[str] = collections.Counter()
+    pieces = []
+    last = 0
+    for url in pii._URL.finditer(text):
+        pieces += [pii._mask_span(text[last : url.start()], counts), url.group()]
+        last = url.end()
+    pieces.append(pii._mask_span(text[last:], counts))
+    return "".join(pieces), dict(counts)
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(2000, 6)], ids=["samples", "random"])
+def test_pii_pre_test_changes_nothing(texts):
+    for text in texts:
+        masked = mask_pii(text)
+        assert (masked.text, dict(masked.counts)) == _reference_mask(text), text
+
+
+def test_new_prepared_is_the_same_frozen_outcome():
+    doc = Document("nsmc:1", "재밌어요 정말로", "nsmc", {"label": 1})
+    values = (doc, None, 2, 1, ("too_short",), {"pii:email": 1}, ("짧다",), (("clean", "a", "b"),))
+    made, plain = new_prepared(*values), Prepared(*values)
+    assert type(made) is Prepared and made == plain and repr(made) == repr(plain)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.reason = "x"
+    with pytest.raises(ValueError):
+        new_prepared(doc, None)  # every field, or none of this shortcut
+
+
+def _reference_ngram_reason(text_words: list[str], top: tuple[float, ...], dup: tuple[float, ...]) -> str | None:
+    """`ngram_repetition_reason` over tuples of word ids, as it was before the int codes."""
+    index: dict[str, int] = {}
+    ids = [index.setdefault(w, len(index)) for w in text_words]
+    if len(index) == len(ids):
+        return None
+    lengths = [len(w) for w in text_words]
+    total = sum(lengths)
+    for n, limit in enumerate(top, start=2):
+        if limit and top_ngram_share(ids, lengths, total, n) > limit:
+            return f"top_{n}gram"
+    for n, limit in enumerate(dup, start=5):
+        share = dup_ngram_share(ids, lengths, total, n) if limit else 0.0
+        if share > limit:
+            return f"dup_{n}gram"
+        if limit and not share:
+            break
+    return None
+
+
+def _word_lists() -> list[list[str]]:
+    """Every petition and Wikipedia article of the samples as words, and pasted-together repeats of them."""
+    docs = [json.loads(line)["content"] for line in _lines("petitions_2017-08_head") if line.startswith("{")]
+    docs += "\n".join(_lines("wiki_00_head")).split("</doc>")
+    lists = [words(doc) for doc in docs]
+    rng = random.Random(7)
+    for _ in range(200):  # repeated stretches of one document, so that the rules fire
+        ws = rng.choice(lists)
+        start = rng.randrange(max(len(ws), 1))
+        stretch = ws[start : start + rng.randint(2, 30)]
+        lists.append(ws[:start] + stretch * rng.randint(2, 6) + ws[start:])
+    return [ws for ws in lists if ws]
+
+
+@pytest.mark.parametrize(
+    ("top", "dup"),
+    [
+        ((0.20, 0.18, 0.16), (0.30, 0.28, 0.26, 0.24, 0.22, 0.20)),
+        ((0.20, 0.18, 0.16), (0.15, 0.14, 0.13, 0.12, 0.11, 0.10)),
+        ((0.0, 0.05, 0.0, 0.1, 0.1), (0.05, 0.0, 0.05)),  # a disabled n, and top n-grams past n = 5
+    ],
+)
+def test_ngram_rules_over_int_codes_equal_the_tuples(top, dup):
+    fired = 0
+    for ws in _word_lists():
+        expected = _reference_ngram_reason(ws, top, dup)
+        assert ngram_repetition_reason(ws, top, dup) == expected
+        fired += expected is not None
+    assert fired > 20
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _random_texts(3000, 8)], ids=["samples", "random"])
+def test_words_of_joined_lines_equal_the_words_of_each_line(texts):
+    rng = random.Random(9)
+    for _ in range(500):
+        lines = rng.sample(texts, rng.randint(1, 8))
+        joined = "\n".join(lines)
+        assert words(joined) == [w for line in lines for w in words(line)]
+        assert len(joined.split()) == sum(len(line.split()) for line in lines)
