@@ -136,10 +136,6 @@ def duplicate_share(items: Sequence[str]) -> tuple[float, float]:
     return dup_items / len(items), dup_chars / total_chars if total_chars else 0.0
 
 
-def _ngrams(ids: Sequence[int], n: int) -> list[tuple[int, ...]]:
-    return list(zip(*(ids[i:] for i in range(n)), strict=False))
-
-
 def _covered_chars(
     lengths: Sequence[int], grams: Sequence[Hashable], n: int, wanted: set[Hashable]
 ) -> int:
@@ -154,12 +150,12 @@ def _covered_chars(
 
 def top_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by the most frequent n-gram, 0.0 unless it occurs twice or more."""
-    return _top_share(_ngrams(ids, n), lengths, total, n)
+    return _top_share(_NgramCodes(ids).of(n), lengths, total, n)
 
 
 def dup_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by n-grams that occur more than once."""
-    return _dup_share(_ngrams(ids, n), lengths, total, n)
+    return _dup_share(_NgramCodes(ids).of(n), lengths, total, n)
 
 
 def _top_share(grams: Sequence[Hashable], lengths: Sequence[int], total: int, n: int) -> float:
@@ -182,12 +178,12 @@ class _NgramCodes:
     """The word n-grams of `ids` as one int each, for n = 2, 3, ... in turn, each made from the last.
 
     With `base` above every id, `code = code * base + id` gives distinct n-grams distinct ints, in the same
-    order as the tuples of `_ngrams`: the counts, the most frequent one (ties go to the first) and the
+    order as tuples of n ids would be: the counts, the most frequent one (ties go to the first) and the
     covered characters are the same, but an int hashes in one step where a tuple hashes n items.
     """
 
-    def __init__(self, ids: Sequence[int], base: int) -> None:
-        self.ids, self.base = ids, base
+    def __init__(self, ids: Sequence[int]) -> None:
+        self.ids, self.base = ids, max(ids, default=0) + 1
         self.n, self.codes = 1, list(ids)
 
     def of(self, n: int) -> list[int]:
@@ -211,7 +207,7 @@ def ngram_repetition_reason(
         return None
     lengths = [len(w) for w in text_words]
     total = sum(lengths)
-    grams = _NgramCodes(ids, len(index))
+    grams = _NgramCodes(ids)
     for n, limit in enumerate(top_fractions, start=TOP_NGRAM_FIRST_N):
         if limit and _top_share(grams.of(n), lengths, total, n) > limit:
             return f"top_{n}gram"

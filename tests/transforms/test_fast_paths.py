@@ -20,13 +20,13 @@ from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
-    dup_ngram_share,
+    _dup_share,
+    _top_share,
     letter_tokens,
     ngram_repetition_reason,
     repeated_token_share,
     repeated_unit_share,
     spam_reason_of_tokens,
-    top_ngram_share,
     words,
 )
 from testdata_paths import TESTDATA
@@ -191,6 +191,10 @@ def test_new_prepared_is_the_same_frozen_outcome():
         new_prepared(doc, None)  # every field, or none of this shortcut
 
 
+def _tuple_ngrams(ids: list[int], n: int) -> list[tuple[int, ...]]:
+    return list(zip(*(ids[i:] for i in range(n)), strict=False))
+
+
 def _reference_ngram_reason(text_words: list[str], top: tuple[float, ...], dup: tuple[float, ...]) -> str | None:
     """`ngram_repetition_reason` over tuples of word ids, as it was before the int codes."""
     index: dict[str, int] = {}
@@ -200,10 +204,10 @@ def _reference_ngram_reason(text_words: list[str], top: tuple[float, ...], dup: 
     lengths = [len(w) for w in text_words]
     total = sum(lengths)
     for n, limit in enumerate(top, start=2):
-        if limit and top_ngram_share(ids, lengths, total, n) > limit:
+        if limit and _top_share(_tuple_ngrams(ids, n), lengths, total, n) > limit:
             return f"top_{n}gram"
     for n, limit in enumerate(dup, start=5):
-        share = dup_ngram_share(ids, lengths, total, n) if limit else 0.0
+        share = _dup_share(_tuple_ngrams(ids, n), lengths, total, n) if limit else 0.0
         if share > limit:
             return f"dup_{n}gram"
         if limit and not share:
