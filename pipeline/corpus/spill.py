@@ -80,7 +80,9 @@ def concat(tables: list[Table]) -> Table:
 
 def split_by_bucket(buckets: np.ndarray, table: Table) -> Iterator[tuple[int, Table]]:
     """`(bucket, the table's rows in that bucket)` for every bucket that has rows, in bucket order."""
-    order = np.argsort(buckets, kind="stable")
+    # Stable: rows keep their order within a bucket; on 16-bit keys numpy sorts by radix, 3-4x faster.
+    keys = buckets.astype(np.uint16) if len(buckets) and buckets.max() < 1 << 16 else buckets
+    order = np.argsort(keys, kind="stable")
     cuts = np.flatnonzero(np.diff(buckets[order])) + 1
     for rows in np.split(order, cuts):
         if len(rows):

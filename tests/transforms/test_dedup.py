@@ -148,3 +148,13 @@ def test_dedup_text_matches_the_regex_definition_on_every_kind_of_space():
 
     texts = ["  Good   영화\n좋아 ", "가\u3000나\u00a0다\x1c라\x85마\u2028바", "\t\n", "", "한 줄"]
     assert [dedup_text(t) for t in texts] == [re.sub(r"\s+", " ", t).strip() for t in texts]
+
+
+def test_signature_ids_are_equal_exactly_for_equal_signatures():
+    from kcorpus.transforms.dedup import signature_ids
+
+    _, sigs = lsh_keys_and_signatures([A, A2, B, A], NEAR)
+    ids = signature_ids(sigs).tolist()
+    assert ids[0] == ids[3] and len({ids[0], ids[1], ids[2]}) == 3
+    assert signature_ids([sigs[1]]).tolist() == [ids[1]]  # one at a time or in a batch: the same id
+    assert len(set(signature_ids([bytes([i]) * 7 for i in range(256)]).tolist())) == 256  # width not a multiple of 8
