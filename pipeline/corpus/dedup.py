@@ -115,15 +115,30 @@ SAME, CANDIDATE = "same", "candidate"
 
 
 def lsh_groups(table: Table) -> Iterator[tuple[int, list[int]]]:
-    """`(band, row numbers)` of every (scope, band, LSH key) shared by more than one row."""
+    """`(band, row numbers)` of every (scope, band, LSH key) shared by more than one row.
+
+    With a `sig_id` column, only groups that can give a pair: in band 0, or with two distinct signatures
+    (members with one signature share every band's bucket; `_bucket_pairs` links them from band 0)."""
     band, key, scope = table["band"], table["key"], table["scope"]
-    order = np.lexsort((key, band, scope))
+    sig = table.get("sig_id")
+    # Most LSH keys occur once: sort the rows that share a key with another row only.
+    by_key = np.argsort(key)
+    repeated = key[by_key][1:] == key[by_key][:-1]
+    shared_key = by_key[np.concatenate(([False], repeated)) | np.concatenate((repeated, [False]))]
+    columns = (key, band, scope) if sig is None else (sig, key, band, scope)
+    order = shared_key[np.lexsort(tuple(column[shared_key] for column in columns))]
+    if not len(order):
+        return
     k, b, s = key[order], band[order], scope[order]
     same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
     ends = np.concatenate((starts[1:], [len(order)]))
-    shared = ends - starts > 1
-    for start, end in zip(starts[shared].tolist(), ends[shared].tolist(), strict=True):
+    wanted = ends - starts > 1
+    if sig is not None:
+        sorted_sig = sig[order]
+        one_signature = sorted_sig[starts] == sorted_sig[ends - 1]
+        wanted &= (b[starts] == 0) | ~one_signature
+    for start, end in zip(starts[wanted].tolist(), ends[wanted].tolist(), strict=True):
         yield int(b[start]), order[start:end].tolist()
 
 
@@ -136,11 +151,17 @@ def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     table = bucket_table(kv[1])
     if not table_rows(table):
         return
-    nodes, sig_ids = table["node"], table["sig_id"]
-    for band, rows in lsh_groups(table):
-        members = list(zip(nodes_of(nodes, rows), sig_ids[rows].tolist(), strict=True))
-        if len({node for node, _ in members}) > 1:
-            same, candidates = bucket_candidates(members)
+    groups = list(lsh_groups(table))
+    if not groups:
+        return
+    rows = [row for _, group in groups for row in group]
+    members = list(zip(nodes_of(table["node"], rows), table["sig_id"][rows].tolist(), strict=True))
+    start = 0
+    for band, group in groups:
+        group_members = members[start : start + len(group)]
+        start += len(group)
+        if len({node for node, _ in group_members}) > 1:
+            same, candidates = bucket_candidates(group_members)
             if band == 0:
                 yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
