@@ -8,6 +8,7 @@ is the smallest document id, whatever order the members arrive in.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Hashable, Iterable, Sequence
 
@@ -127,10 +128,12 @@ def shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.nda
     return _mix64(rolling[positions]), owner
 
 
+@functools.lru_cache(maxsize=16)
 def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 2**31, size=num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
     b = rng.integers(0, 2**32, size=num_perm, dtype=np.uint32)
+    a.flags.writeable = b.flags.writeable = False  # cached: shared by every call
     return a, b
 
 
@@ -182,12 +185,11 @@ def compact_signatures(signatures: np.ndarray) -> list[bytes]:
     return [row.tobytes() for row in low]
 
 
-def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tuple[list[list[int]], list[bytes]]:
-    """From one MinHash pass: the LSH bucket of each text in each band, as signed 64-bit Python ints (what
-    Beam's coders take), and the `compact_signatures` of the same texts."""
+def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tuple[np.ndarray, list[bytes]]:
+    """From one MinHash pass: the LSH bucket of each text in each band (signed 64-bit, shape (len(texts),
+    bands)), and the `compact_signatures` of the same texts."""
     signatures = minhash_signatures(texts, config)
-    keys = band_hashes(signatures, config).view(np.int64).tolist()
-    return keys, compact_signatures(signatures)
+    return band_hashes(signatures, config).view(np.int64), compact_signatures(signatures)
 
 
 def estimated_jaccard(a: bytes, b: bytes) -> float:
