@@ -192,6 +192,15 @@ def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tu
     return band_hashes(signatures, config).view(np.int64), compact_signatures(signatures)
 
 
+def estimated_jaccards(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`estimated_jaccard` of every row pair of two equal-shape uint8 matrices of compact signatures, the same
+    float64 operations in the same order (so the same values, bit for bit)."""
+    if a.shape != b.shape or a.ndim != 2 or not a.shape[1]:
+        raise ValueError(f"signature matrices of different or zero width: {a.shape} and {b.shape}")
+    equal = np.count_nonzero(a == b, axis=1) / a.shape[1]
+    return np.maximum(0.0, (equal - _SLOT_COLLISION) / (1.0 - _SLOT_COLLISION))
+
+
 def estimated_jaccard(a: bytes, b: bytes) -> float:
     """Jaccard similarity estimated from two compact signatures: equal slots, corrected for 1-byte collisions."""
     if len(a) != len(b) or not a:

@@ -32,7 +32,7 @@ from kcorpus.transforms.dedup import (
     connected_components,
     digest,
     duplicate_losers,
-    estimated_jaccard,
+    estimated_jaccards,
     ids_by_key,
     scope_key,
     signature_ids,
@@ -192,13 +192,14 @@ def _as_given(element: tuple[np.ndarray, Table]) -> tuple[np.ndarray, Table]:
     return element
 
 
-def _signatures(values: Iterable[Any], wanted: set[str]) -> dict[str, bytes]:
-    """`{node: compact signature}` of the `wanted` nodes in one bucket of `_signature_table` rows."""
+def _signatures(values: Iterable[Any], wanted: set[str]) -> tuple[dict[str, int], np.ndarray]:
+    """The compact signatures of the `wanted` nodes in one bucket of `_signature_table` rows: `{node: row}`
+    and the matrix of those rows."""
     table = bucket_table(values)
     if not table_rows(table) or not wanted:
-        return {}
+        return {}, np.zeros((0, 0), dtype=np.uint8)
     rows = np.flatnonzero(np.isin(table["node"], node_column(sorted(wanted))))
-    return dict(zip(nodes_of(table["node"], rows), [row.tobytes() for row in table["sig"][rows]], strict=True))
+    return {node: i for i, node in enumerate(nodes_of(table["node"], rows))}, table["sig"][rows]
 
 
 class _PairCounts:
@@ -244,10 +245,10 @@ class FirstEndsFn(beam.DoFn):
         if edges:
             yield beam.pvalue.TaggedOutput("edges", _edge_table(edges))
         if candidates:
-            sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
+            row_of, sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
             ends = np.array([shard_of(b, self.buckets) for _, b in candidates], dtype=np.int64)
             yield ends, {"a": [a for a, _ in candidates], "b": [b for _, b in candidates],
-                         "sig_a": [sigs[a] for a, _ in candidates]}
+                         "sig_a": sigs[[row_of[a] for a, _ in candidates]]}
         yield from counts.outputs()
 
 
@@ -264,11 +265,12 @@ class VerifyPairsFn(beam.DoFn):
         table = bucket_table(joined["pairs"])
         if not table_rows(table):
             return
-        sigs = _signatures(joined["sigs"], set(table["b"]))
+        row_of, sigs = _signatures(joined["sigs"], set(table["b"]))
+        similar = estimated_jaccards(table["sig_a"], sigs[[row_of[b] for b in table["b"]]]) >= self.min_jaccard
         counts = _PairCounts()
         edges = []
-        for a, b, sig_a in zip(table["a"], table["b"], table["sig_a"], strict=True):
-            if estimated_jaccard(sig_a, sigs[b]) >= self.min_jaccard:
+        for a, b, verified in zip(table["a"], table["b"], similar.tolist(), strict=True):
+            if verified:
                 counts.add(b, CANDIDATES, VERIFIED)
                 edges.append((a, b))
             else:
