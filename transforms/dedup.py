@@ -8,6 +8,7 @@ is the smallest document id, whatever order the members arrive in.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Hashable, Iterable, Sequence
 
@@ -127,10 +128,12 @@ def shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.nda
     return _mix64(rolling[positions]), owner
 
 
+@functools.lru_cache(maxsize=16)
 def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 2**31, size=num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
     b = rng.integers(0, 2**32, size=num_perm, dtype=np.uint32)
+    a.flags.writeable = b.flags.writeable = False  # cached: shared by every call
     return a, b
 
 
@@ -182,12 +185,20 @@ def compact_signatures(signatures: np.ndarray) -> list[bytes]:
     return [row.tobytes() for row in low]
 
 
-def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tuple[list[list[int]], list[bytes]]:
-    """From one MinHash pass: the LSH bucket of each text in each band, as signed 64-bit Python ints (what
-    Beam's coders take), and the `compact_signatures` of the same texts."""
+def lsh_keys_and_signatures(texts: Sequence[str], config: NearDedupConfig) -> tuple[np.ndarray, list[bytes]]:
+    """From one MinHash pass: the LSH bucket of each text in each band (signed 64-bit, shape (len(texts),
+    bands)), and the `compact_signatures` of the same texts."""
     signatures = minhash_signatures(texts, config)
-    keys = band_hashes(signatures, config).view(np.int64).tolist()
-    return keys, compact_signatures(signatures)
+    return band_hashes(signatures, config).view(np.int64), compact_signatures(signatures)
+
+
+def estimated_jaccards(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`estimated_jaccard` of every row pair of two equal-shape uint8 matrices of compact signatures, the same
+    float64 operations in the same order (so the same values, bit for bit)."""
+    if a.shape != b.shape or a.ndim != 2 or not a.shape[1]:
+        raise ValueError(f"signature matrices of different or zero width: {a.shape} and {b.shape}")
+    equal = np.count_nonzero(a == b, axis=1) / a.shape[1]
+    return np.maximum(0.0, (equal - _SLOT_COLLISION) / (1.0 - _SLOT_COLLISION))
 
 
 def estimated_jaccard(a: bytes, b: bytes) -> float:
@@ -198,9 +209,19 @@ def estimated_jaccard(a: bytes, b: bytes) -> float:
     return max(0.0, (equal - _SLOT_COLLISION) / (1.0 - _SLOT_COLLISION))
 
 
-def signature_id(signature: bytes) -> int:
-    """A 64-bit digest of a compact signature: members of a bucket with equal ids need no verification."""
-    return int.from_bytes(hashlib.blake2b(signature, digest_size=8).digest(), "big", signed=True)
+def signature_ids(signatures: Sequence[bytes]) -> np.ndarray:
+    """A 64-bit id per compact signature (all of one length), vectorized: equal signatures get equal ids,
+    distinct ones collide with probability ~2**-64. Members of a bucket with equal ids need no verification."""
+    if not signatures:
+        return np.zeros(0, dtype=np.int64)
+    width = len(signatures[0])
+    padded = -width % 8
+    blob = b"".join(signatures) if not padded else b"".join(s + bytes(padded) for s in signatures)
+    words = np.frombuffer(blob, dtype="<u8").reshape(len(signatures), -1)
+    h = np.full(len(signatures), width, dtype=np.uint64)
+    for column in words.T:
+        h = _mix64(h * np.uint64(0x100000001B3) + column)
+    return h.view(np.int64)
 
 
 def bucket_candidates(members: Iterable[tuple[str, int]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -27,7 +27,7 @@ from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, spill_dir
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
-from kcorpus.pipeline.corpus.write import WriteShardFn, loser_table, write_dead_letters
+from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, WriteShardFn, loser_row, write_dead_letters
 from kcorpus.pipeline.options import is_local
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
@@ -153,10 +153,11 @@ class BuildCorpus(beam.PTransform):
             | "LosersByShard"
             >> BucketTables(
                 "LosersByShard",
-                loser_table,
+                loser_row,
                 n,
                 spill_dir=spill_dir(spill, "losers"),
                 spill_rows=LOSER_SPILL_ROWS,
+                columns=LOSER_COLUMNS,
             )
             | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
         )

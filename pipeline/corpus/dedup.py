@@ -8,6 +8,7 @@ The pure maths (digests, MinHash, union-find) lives in `kcorpus.transforms.dedup
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -29,11 +30,12 @@ from kcorpus.transforms.dedup import (
     NearDedupConfig,
     bucket_candidates,
     connected_components,
+    digest,
     duplicate_losers,
-    estimated_jaccard,
+    estimated_jaccards,
     ids_by_key,
     scope_key,
-    signature_id,
+    signature_ids,
 )
 from kcorpus.transforms.sharding import shard_of
 
@@ -59,52 +61,84 @@ def _exact_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarra
 
 
 def _band_table(batch: list[Meta], scope: str, buckets: int) -> tuple[np.ndarray, Table]:
-    """A row per document and band: scope key, band, LSH key, node, signature id; the key chooses the bucket."""
+    """A row per document and band: scope code, band, LSH key, node, signature id; the key chooses the bucket.
+
+    Every column is a numpy array of fixed-size items (nodes as UTF-8 `bytes`), so splitting by bucket and
+    pickling copy buffers, never Python objects: 16 rows per document make this the heaviest shuffle."""
     if not batch:
         return np.zeros(0, dtype=np.int64), {}
     keys = np.array([m[3] for m in batch], dtype=np.int64)
     docs, bands = keys.shape
-    per_doc = np.empty((2, docs), dtype=object)  # object arrays: repeated without a Python loop
-    per_doc[0] = [m[0] for m in batch]
-    per_doc[1] = [scope_key(m[1], scope) for m in batch]
-    sig_ids = np.array([signature_id(m[4]) for m in batch], dtype=np.int64)
     table = {
-        "sk": np.repeat(per_doc[1], bands),
+        "scope": np.repeat(_scope_codes(batch, scope), bands),
         "band": np.tile(np.arange(bands, dtype=np.int16), docs),
         "key": keys.ravel(),
-        "node": np.repeat(per_doc[0], bands),
-        "sig_id": np.repeat(sig_ids, bands),
+        "node": np.repeat(node_column([m[0] for m in batch]), bands),
+        "sig_id": np.repeat(signature_ids([m[4] for m in batch]), bands),
     }
     return table["key"] % buckets, table
 
 
+def node_column(nodes: list[str]) -> np.ndarray:
+    """Node keys as a fixed-width bytes array (`nodes_of` reads them back). A node ends with its source's
+    name, never with NUL, which numpy strips from the end of `bytes` items."""
+    return np.array([node.encode("utf-8") for node in nodes], dtype=bytes)
+
+
+def nodes_of(column: np.ndarray, rows: Iterable[int] | None = None) -> list[str]:
+    """The node keys of `node_column`, all or the given rows."""
+    values = column.tolist() if rows is None else column[np.asarray(rows, dtype=np.int64)].tolist()
+    return [value.decode("utf-8") for value in values]
+
+
+@functools.lru_cache(maxsize=1024)
+def _source_code(source: str) -> int:
+    return int.from_bytes(digest(source, 8), "big", signed=True)
+
+
+def _scope_codes(batch: list[Meta], scope: str) -> np.ndarray:
+    """An int64 per document standing for its `scope_key`: 0 for `global`, a digest of the source otherwise."""
+    if scope_key("", scope) == scope_key("x", scope):
+        return np.zeros(len(batch), dtype=np.int64)
+    return np.array([_source_code(m[1]) for m in batch], dtype=np.int64)
+
+
 def _signature_table(batch: list[Meta], buckets: int) -> tuple[np.ndarray, Table]:
+    """A row per document: node and compact signature (a row of a uint8 matrix); the node chooses the bucket."""
     nodes = [m[0] for m in batch]
-    return np.array([shard_of(n, buckets) for n in nodes], dtype=np.int64), {"node": nodes, "sig": [m[4] for m in batch]}
+    ends = np.array([shard_of(n, buckets) for n in nodes], dtype=np.int64)
+    sigs = np.frombuffer(b"".join(m[4] for m in batch), dtype=np.uint8).reshape(len(batch), -1)
+    return ends, {"node": node_column(nodes), "sig": sigs}
 
 
 SAME, CANDIDATE = "same", "candidate"
 
 
-def _codes(values: Any) -> np.ndarray:
-    """A small integer per distinct value (the scope keys: one, or one per source)."""
-    distinct = sorted(set(values))
-    if len(distinct) <= 1:
-        return np.zeros(len(values), dtype=np.int64)
-    return np.searchsorted(np.array(distinct, dtype=object), np.asarray(values, dtype=object))
-
-
 def lsh_groups(table: Table) -> Iterator[tuple[int, list[int]]]:
-    """`(band, row numbers)` of every (scope key, band, LSH key) shared by more than one row."""
-    sk = _codes(table["sk"])
-    band, key = table["band"], table["key"]
-    order = np.lexsort((key, band, sk))
-    k, b, s = key[order], band[order], sk[order]
+    """`(band, row numbers)` of every (scope, band, LSH key) shared by more than one row.
+
+    With a `sig_id` column, only groups that can give a pair: in band 0, or with two distinct signatures
+    (members with one signature share every band's bucket; `_bucket_pairs` links them from band 0)."""
+    band, key, scope = table["band"], table["key"], table["scope"]
+    sig = table.get("sig_id")
+    # Most LSH keys occur once: sort the rows that share a key with another row only.
+    by_key = np.argsort(key)
+    repeated = key[by_key][1:] == key[by_key][:-1]
+    shared_key = by_key[np.concatenate(([False], repeated)) | np.concatenate((repeated, [False]))]
+    columns = (key, band, scope) if sig is None else (sig, key, band, scope)
+    order = shared_key[np.lexsort(tuple(column[shared_key] for column in columns))]
+    if not len(order):
+        return
+    k, b, s = key[order], band[order], scope[order]
     same = (k[1:] == k[:-1]) & (b[1:] == b[:-1]) & (s[1:] == s[:-1])
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
     ends = np.concatenate((starts[1:], [len(order)]))
-    shared = ends - starts > 1
-    for start, end in zip(starts[shared].tolist(), ends[shared].tolist(), strict=True):
+    wanted = ends - starts > 1
+    if sig is not None:
+        sorted_sig = sig[order]
+        one_signature = sorted_sig[starts] == sorted_sig[ends - 1]
+        wanted &= (b[starts] == 0) | ~one_signature
+    for start, end in zip(starts[wanted].tolist(), ends[wanted].tolist(), strict=True):
         yield int(b[start]), order[start:end].tolist()
 
 
@@ -117,11 +151,17 @@ def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     table = bucket_table(kv[1])
     if not table_rows(table):
         return
-    nodes, sig_ids = table["node"], table["sig_id"]
-    for band, rows in lsh_groups(table):
-        members = [(nodes[i], int(sig_ids[i])) for i in rows]
-        if len({node for node, _ in members}) > 1:
-            same, candidates = bucket_candidates(members)
+    groups = list(lsh_groups(table))
+    if not groups:
+        return
+    rows = [row for _, group in groups for row in group]
+    members = list(zip(nodes_of(table["node"], rows), table["sig_id"][rows].tolist(), strict=True))
+    start = 0
+    for band, group in groups:
+        group_members = members[start : start + len(group)]
+        start += len(group)
+        if len({node for node, _ in group_members}) > 1:
+            same, candidates = bucket_candidates(group_members)
             if band == 0:
                 yield from ((SAME, a, b) for a, b in same)
             yield from ((CANDIDATE, a, b) for a, b in candidates)
@@ -152,10 +192,14 @@ def _as_given(element: tuple[np.ndarray, Table]) -> tuple[np.ndarray, Table]:
     return element
 
 
-def _signatures(values: Iterable[Any], wanted: set[str]) -> dict[str, bytes]:
+def _signatures(values: Iterable[Any], wanted: set[str]) -> tuple[dict[str, int], np.ndarray]:
+    """The compact signatures of the `wanted` nodes in one bucket of `_signature_table` rows: `{node: row}`
+    and the matrix of those rows."""
     table = bucket_table(values)
-    nodes, sigs = table.get("node", []), table.get("sig", [])
-    return {node: sig for node, sig in zip(nodes, sigs, strict=True) if node in wanted}
+    if not table_rows(table) or not wanted:
+        return {}, np.zeros((0, 0), dtype=np.uint8)
+    rows = np.flatnonzero(np.isin(table["node"], node_column(sorted(wanted))))
+    return {node: i for i, node in enumerate(nodes_of(table["node"], rows))}, table["sig"][rows]
 
 
 class _PairCounts:
@@ -201,10 +245,10 @@ class FirstEndsFn(beam.DoFn):
         if edges:
             yield beam.pvalue.TaggedOutput("edges", _edge_table(edges))
         if candidates:
-            sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
+            row_of, sigs = _signatures(joined["sigs"], {a for a, _ in candidates})
             ends = np.array([shard_of(b, self.buckets) for _, b in candidates], dtype=np.int64)
             yield ends, {"a": [a for a, _ in candidates], "b": [b for _, b in candidates],
-                         "sig_a": [sigs[a] for a, _ in candidates]}
+                         "sig_a": sigs[[row_of[a] for a, _ in candidates]]}
         yield from counts.outputs()
 
 
@@ -221,11 +265,12 @@ class VerifyPairsFn(beam.DoFn):
         table = bucket_table(joined["pairs"])
         if not table_rows(table):
             return
-        sigs = _signatures(joined["sigs"], set(table["b"]))
+        row_of, sigs = _signatures(joined["sigs"], set(table["b"]))
+        similar = estimated_jaccards(table["sig_a"], sigs[[row_of[b] for b in table["b"]]]) >= self.min_jaccard
         counts = _PairCounts()
         edges = []
-        for a, b, sig_a in zip(table["a"], table["b"], table["sig_a"], strict=True):
-            if estimated_jaccard(sig_a, sigs[b]) >= self.min_jaccard:
+        for a, b, verified in zip(table["a"], table["b"], similar.tolist(), strict=True):
+            if verified:
                 counts.add(b, CANDIDATES, VERIFIED)
                 edges.append((a, b))
             else:

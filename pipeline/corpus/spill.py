@@ -79,12 +79,18 @@ def concat(tables: list[Table]) -> Table:
 
 
 def split_by_bucket(buckets: np.ndarray, table: Table) -> Iterator[tuple[int, Table]]:
-    """`(bucket, the table's rows in that bucket)` for every bucket that has rows, in bucket order."""
-    order = np.argsort(buckets, kind="stable")
-    cuts = np.flatnonzero(np.diff(buckets[order])) + 1
-    for rows in np.split(order, cuts):
-        if len(rows):
-            yield int(buckets[rows[0]]), take(table, rows)
+    """`(bucket, the table's rows in that bucket)` for every bucket that has rows, in bucket order.
+
+    The rows are put in bucket order once per column; each bucket's table is then a slice of it (a view)."""
+    # Stable: rows keep their order within a bucket; on 16-bit keys numpy sorts by radix, 3-4x faster.
+    keys = buckets.astype(np.uint16) if len(buckets) and buckets.max() < 1 << 16 else buckets
+    order = np.argsort(keys, kind="stable")
+    ordered = take(table, order)
+    sorted_buckets = buckets[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_buckets[1:] != sorted_buckets[:-1])))
+    ends = np.concatenate((starts[1:], [len(order)]))
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        yield int(sorted_buckets[start]), {name: column[start:end] for name, column in ordered.items()}
 
 
 class SpillFile:
@@ -148,18 +154,30 @@ def bucket_table(values: Iterable[Any]) -> Table:
 class BucketTablesFn(beam.DoFn):
     """`fn(element, *args) -> (buckets, table)` (a bucket per row), emitted when the bundle ends as `(bucket,
     segments)` of the bundle's spill file (`spill_dir`), or as `(bucket, table)` per element and bucket (no
-    `spill_dir`)."""
+    `spill_dir`). With `columns`, `fn` returns one row instead, `(bucket, values)`, and rows are buffered as
+    tuples until a flush makes them a table (a table per element costs ~5x more for one row)."""
 
-    def __init__(self, fn: Callable[..., tuple[np.ndarray, Table]], args: tuple[Any, ...],
-                 spill_dir: str | None, spill_rows: int) -> None:
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], spill_dir: str | None, spill_rows: int,
+                 columns: tuple[str, ...] | None = None) -> None:
         self.fn, self.args, self.spill_dir, self.spill_rows = fn, args, spill_dir, spill_rows
+        self.columns = columns
 
     def start_bundle(self) -> None:
         self.parts: list[tuple[np.ndarray, Table]] = []
+        self.rows: list[tuple[int, tuple[Any, ...]]] = []
         self.buffered = 0
         self.spill: SpillFile | None = None
 
     def process(self, element: Any) -> Iterator[Any]:
+        if self.columns is not None:
+            row = self.fn(element, *self.args)
+            if self.spill_dir is None:
+                yield row[0], dict(zip(self.columns, ([value] for value in row[1]), strict=True))
+                return
+            self.rows.append(row)
+            if len(self.rows) >= self.spill_rows:
+                self._flush()
+            return
         buckets, table = self.fn(element, *self.args)
         if not len(buckets):
             return
@@ -179,6 +197,11 @@ class BucketTablesFn(beam.DoFn):
         self.spill = None
 
     def _flush(self) -> None:
+        if self.rows:
+            buckets, values = zip(*self.rows, strict=True)
+            table = dict(zip(self.columns, map(list, zip(*values, strict=True)), strict=True))
+            self.parts.append((np.array(buckets, dtype=np.int64), table))
+            self.rows = []
         if not self.parts:
             return
         buckets = np.concatenate([b for b, _ in self.parts])
@@ -196,20 +219,21 @@ class BucketTables(beam.PTransform):
 
     Args:
         step: the metered step name (`<step>[i]` for input collection i).
-        fn: `fn(element, *args)` returns `(buckets, table)`: a numpy array with a bucket per row, and the rows.
+        fn: `fn(element, *args)` returns `(buckets, table)`: a numpy array with a bucket per row, and the rows;
+            with `columns`, one row: `(bucket, values)` (a value per column).
         spill_dir: where spill files go (the local runner), or None to pass the tables themselves on.
         spill_rows: rows a worker buffers before it writes a spill file.
     """
 
-    def __init__(self, step: str, fn: Callable[..., tuple[np.ndarray, Table]], *args: Any,
-                 spill_dir: str | None, spill_rows: int = SPILL_ROWS) -> None:
+    def __init__(self, step: str, fn: Callable[..., Any], *args: Any, spill_dir: str | None,
+                 spill_rows: int = SPILL_ROWS, columns: tuple[str, ...] | None = None) -> None:
         super().__init__()
         self.step, self.fn, self.args = step, fn, args
-        self.spill_dir, self.spill_rows = spill_dir, spill_rows
+        self.spill_dir, self.spill_rows, self.columns = spill_dir, spill_rows, columns
 
     def expand(self, inputs: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         parts = inputs if isinstance(inputs, tuple) else (inputs,)
-        dofn = BucketTablesFn(self.fn, self.args, self.spill_dir, self.spill_rows)
+        dofn = BucketTablesFn(self.fn, self.args, self.spill_dir, self.spill_rows, self.columns)
         keyed = [
             part | f"Bucket[{i}]" >> beam.ParDo(Metered(f"{self.step}[{i}]", dofn))
             for i, part in enumerate(parts)

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
-import numpy as np
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import progress
@@ -26,12 +25,13 @@ from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler
 from kcorpus.transforms.record import DeadLetter
 from kcorpus.transforms.sharding import shard_of
 
+LOSER_COLUMNS = ("node", "priority", "reason", "survivor")
 
-def loser_table(loser: tuple[str, tuple[int, str, str]], num_shards: int) -> tuple[np.ndarray, Table]:
-    """One dedup loser `(node, (priority, reason, survivor))` as a one-row table in its shard's bucket."""
+
+def loser_row(loser: tuple[str, tuple[int, str, str]], num_shards: int) -> tuple[int, tuple[str, int, str, str]]:
+    """One dedup loser `(node, (priority, reason, survivor))` as a row (`LOSER_COLUMNS`) in its shard's bucket."""
     node, (priority, reason, survivor) = loser
-    table = {"node": [node], "priority": [priority], "reason": [reason], "survivor": [survivor]}
-    return np.array([shard_of(node, num_shards)], dtype=np.int64), table
+    return shard_of(node, num_shards), (node, priority, reason, survivor)
 
 
 class ShardLosers:
@@ -83,7 +83,7 @@ class WriteShardFn(beam.DoFn):
     """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
 
     Input: `((kind, shard), values)`: run paths (str) and, for document shards, the shard's dedup losers
-    (`loser_table` tables or their spilled segments).
+    (`loser_row` rows as tables, or their spilled segments).
 
     Main output: `((source, counter), n)` counts. Tagged `examples`: the shard's sample of dedup losers.
     """

@@ -83,7 +83,7 @@ def test_lsh_puts_near_duplicates_in_a_common_bucket_and_different_texts_not():
     assert jaccard(A, A2, 5) > 0.85
     assert set(keys[0]) & set(keys[1])
     assert not set(keys[0]) & set(keys[2])
-    assert keys == lsh_keys_and_signatures([A, A2, B], NEAR)[0]
+    assert (keys == lsh_keys_and_signatures([A, A2, B], NEAR)[0]).all()
 
 
 def test_ids_by_key_lists_only_keys_with_several_distinct_ids():
@@ -148,3 +148,30 @@ def test_dedup_text_matches_the_regex_definition_on_every_kind_of_space():
 
     texts = ["  Good   영화\n좋아 ", "가\u3000나\u00a0다\x1c라\x85마\u2028바", "\t\n", "", "한 줄"]
     assert [dedup_text(t) for t in texts] == [re.sub(r"\s+", " ", t).strip() for t in texts]
+
+
+def test_signature_ids_are_equal_exactly_for_equal_signatures():
+    from kcorpus.transforms.dedup import signature_ids
+
+    _, sigs = lsh_keys_and_signatures([A, A2, B, A], NEAR)
+    ids = signature_ids(sigs).tolist()
+    assert ids[0] == ids[3] and len({ids[0], ids[1], ids[2]}) == 3
+    assert signature_ids([sigs[1]]).tolist() == [ids[1]]  # one at a time or in a batch: the same id
+    assert len(set(signature_ids([bytes([i]) * 7 for i in range(256)]).tolist())) == 256  # width not a multiple of 8
+
+
+def test_estimated_jaccards_equal_the_one_pair_function_bit_for_bit():
+    from kcorpus.transforms.dedup import estimated_jaccards
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 256, size=(500, 128), dtype=np.uint8)
+    b = a.copy()
+    for i, changed in enumerate(rng.integers(0, 129, size=500)):  # 0 to 128 slots differ
+        b[i, :changed] = a[i, :changed] + 1
+    _, sigs = lsh_keys_and_signatures([A, A2, B, FALSE_A, FALSE_B], NEAR)
+    real = np.frombuffer(b"".join(sigs), dtype=np.uint8).reshape(5, -1)
+    a, b = np.vstack([a, real[[0, 0, 3]]]), np.vstack([b, real[[1, 2, 4]]])
+    expected = [estimated_jaccard(x.tobytes(), y.tobytes()) for x, y in zip(a, b, strict=True)]
+    assert estimated_jaccards(a, b).tolist() == expected
+    with pytest.raises(ValueError):
+        estimated_jaccards(a[:, :64], b)

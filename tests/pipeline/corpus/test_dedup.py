@@ -106,17 +106,28 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spil
 
 
 def test_lsh_groups_share_scope_band_and_key():
-    from kcorpus.pipeline.corpus.dedup import lsh_groups
+    from kcorpus.pipeline.corpus.dedup import _scope_codes, lsh_groups
 
+    batch = [(f"{i}\x00{source}", source, b"", [], b"") for i, source in enumerate(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"])]
     table = {
-        "sk": np.array(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"], dtype=object),
+        "scope": _scope_codes(batch, "per_source"),
         "band": np.array([0, 0, 0, 1, 0], dtype=np.int16),
         "key": np.array([7, 7, 7, 7, -3], dtype=np.int64),
     }
     # rows 0 and 2: same source, band and key; row 1 is another source, row 3 another band
     assert [(band, sorted(g)) for band, g in lsh_groups(table)] == [(0, [0, 2])]
-    table["sk"][:] = ""
+    table["scope"] = _scope_codes(batch, "global")
     assert [(band, sorted(g)) for band, g in lsh_groups(table)] == [(0, [0, 1, 2])]
+
+
+def test_node_column_reads_back_every_node():
+    from kcorpus.pipeline.corpus.dedup import node_column, nodes_of
+
+    nodes = ["petitions-0:12\x00petitions", "위키:문서\x00kowiki", "a\x00b", "x" * 300 + "\x00nsmc"]
+    column = node_column(nodes)
+    assert nodes_of(column) == nodes
+    assert nodes_of(column[np.array([3, 1])]) == [nodes[3], nodes[1]]
+    assert nodes_of(column, [2, 0]) == [nodes[2], nodes[0]]
 
 
 def test_identical_signatures_give_one_same_pair_not_one_per_band():

@@ -51,15 +51,29 @@ def test_split_and_concat_keep_rows_together():
     assert all({len(w) % 3 for w in t["word"]} == {b} for b, t in parts)
 
 
+def _word_row(word, buckets):
+    return len(word) % buckets, (word, len(word))
+
+
+@pytest.mark.parametrize("rows", [False, True])
 @pytest.mark.parametrize("spilled", [False, True])
-def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, tmp_path):
+def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, rows, tmp_path):
     spill_dir = str(tmp_path / "spill") if spilled else None
+    # tables of a batch of words each, or (`rows`) one row per word
+    bucketed = (
+        BucketTables("Test", _word_row, 3, spill_dir=spill_dir, spill_rows=3, columns=("word", "length"))
+        if rows
+        else BucketTables("Test", _by_length, 3, spill_dir=spill_dir, spill_rows=3)
+    )
     with TestPipeline(runner=FnApiRunner(), options=PipelineOptions([])) as p:
         first = p | "A" >> beam.Create([WORDS[:4], WORDS[4:7]])
         second = p | "B" >> beam.Create([WORDS[7:], WORDS[:2]])
+        if rows:
+            first = first | "WordsA" >> beam.FlatMap(list)
+            second = second | "WordsB" >> beam.FlatMap(list)
         grouped = (
             (first, second)
-            | BucketTables("Test", _by_length, 3, spill_dir=spill_dir, spill_rows=3)
+            | bucketed
             | beam.GroupByKey()
             | beam.Map(_grouped)
         )
@@ -89,8 +103,16 @@ def test_a_spill_file_gives_one_element_per_bucket_with_every_flush_in_order(tmp
     assert not (tmp_path / "unused.pkl").exists()
 
 
+def loser_table(loser, num_shards):
+    """One loser as the one-row table `BucketTables(..., loser_row, columns=LOSER_COLUMNS)` emits unspilled."""
+    from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, loser_row
+
+    shard, row = loser_row(loser, num_shards)
+    return np.array([shard]), dict(zip(LOSER_COLUMNS, ([value] for value in row), strict=True))
+
+
 def test_a_shard_gets_its_runs_and_one_reason_per_loser_from_tables_and_segments(tmp_path):
-    from kcorpus.pipeline.corpus.write import loser_table, shard_inputs
+    from kcorpus.pipeline.corpus.write import shard_inputs
 
     near = ("7\x00nsmc", (1, "near_duplicate", "3\x00nsmc"))
     exact = ("7\x00nsmc", (0, "exact_duplicate", "5\x00nsmc"))
