@@ -199,7 +199,8 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
     if reason or not (config.min_hangul_ratio or config.max_repeated_token_ratio):
         return reason
     tokens = letter_tokens(text)
-    if config.min_hangul_ratio and _hangul_share("".join(tokens)) < config.min_hangul_ratio:
+    letters = "".join(tokens)
+    if config.min_hangul_ratio and _hangul_share(letters) < config.min_hangul_ratio:
         return "low_hangul"
     return spam_reason_of_tokens(
         tokens,
@@ -207,6 +208,7 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
         config.repetition_min_tokens,
         config.repeated_unit_min_repeats,
         config.repeated_unit_max_chars,
+        letters,
     )
 
 
