@@ -8,6 +8,7 @@ signatures (`meta`) travel on to the dedup stages.
 from __future__ import annotations
 
 import collections
+import gc
 import logging
 import os
 import time
@@ -62,6 +63,11 @@ class PrepareBatchFn(beam.DoFn):
             splitter = make_splitter(self.config.split.backend)
         self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
         self.sources = {s.name: s for s in self.config.sources}
+        # What a worker holds by now (Beam, its imports, the compiled rules) lives as long as the worker: out
+        # of the collector's sight, its full collections no longer walk it again and again while every
+        # document allocates (they cost ~10% of this stage's CPU on comments). Reference counting still frees
+        # these objects; only a cycle among them would stay.
+        gc.freeze()
 
     def _preparer(self, source: SourceConfig, splitter: Any) -> DocumentPreparer:
         cleaner = identity
