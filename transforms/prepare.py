@@ -121,21 +121,23 @@ def rewrite_text(
 ) -> tuple[str, tuple[str, ...]]:
     """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
     text and the names of the rules that changed it."""
-    applied = []
-    after = rewritten("control_chars", text, remove_control_chars(text), examples)
+    applied: list[str] = []
+    after = remove_control_chars(text)
     if after != text:
-        applied.append("control_chars")
-    text = after
-    after = rewritten("masks", text, rewrite_masks(text, filters.masks, filters.mask_token), examples)
+        text = _applied("control_chars", text, after, applied, examples)
+    after = rewrite_masks(text, filters.masks, filters.mask_token)
     if after != text:
-        applied.append("masks")
-    text = after
-    after = rewritten(
-        "punctuation_runs", text, squeeze_punctuation(text, filters.max_punctuation_run), examples
-    )
+        text = _applied("masks", text, after, applied, examples)
+    after = squeeze_punctuation(text, filters.max_punctuation_run)
     if after != text:
-        applied.append("punctuation_runs")
-    return after, tuple(applied)
+        text = _applied("punctuation_runs", text, after, applied, examples)
+    return text, tuple(applied)
+
+
+def _applied(rule: str, before: str, after: str, applied: list[str], examples: list[Rewrite] | None) -> str:
+    """`after`, with `rule` noted in `applied` and its example (a rule that changed nothing notes neither)."""
+    applied.append(rule)
+    return rewritten(rule, before, after, examples)
 
 
 class DocumentPreparer:
