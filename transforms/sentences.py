@@ -30,9 +30,13 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
-_PUNCT_CANDIDATE = re.compile(
-    rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*)([{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|(?<=>))"
-)
+_PUNCT_TAIL = rf"([{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|(?<=>))"
+_PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
+# `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
+# finds nothing, this gives the same matches, and `re` scans for its first character class (no lookbehind
+# comes first) several times faster.
+_PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
+_TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
 _GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
@@ -160,7 +164,7 @@ def _boundaries(paragraph: str) -> list[int]:
     spans: list[tuple[int, int]] | None = None
     cuts: list[int] = []
     for matches in (
-        _PUNCT_CANDIDATE.finditer(paragraph),
+        (_PUNCT_CANDIDATE if _TILDE_GUARD.search(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph),
         _GLUED_CANDIDATE.finditer(paragraph) if _GLUED_GUARD.search(paragraph) else (),
         _QUOTE_PAIR_CANDIDATE.finditer(paragraph),
     ):

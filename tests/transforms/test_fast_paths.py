@@ -299,3 +299,20 @@ def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
             with_glued += 1
             assert sentences._GLUED_GUARD.search(text), text
     assert with_glued > 10
+
+
+def test_punctuation_candidates_without_the_tilde_branch_equal_the_full_pattern_where_the_guard_is_silent():
+    unguarded = 0
+    for text in SPLIT_TEXTS + ["좋다~ 정말", "그렇죠 ~~ 네", "했어요,, 그래서", "다 ,,, 끝", "요~!! 네", "1~2 다, 라"]:
+        expected = [(m.span(), m.groups()) for m in sentences._PUNCT_CANDIDATE.finditer(text)]
+        if sentences._TILDE_GUARD.search(text):
+            continue
+        unguarded += 1
+        assert [(m.span(), m.groups()) for m in sentences._PUNCT_ONLY_CANDIDATE.finditer(text)] == expected, text
+    assert unguarded > 10000
+
+
+@pytest.mark.parametrize("text", ["좋다~ 정말 좋다", "그렇죠 ~~ 네 맞아요", "했어요,, 그래서 갔다", "요~!! 네"])
+def test_the_tilde_guard_finds_the_tilde_and_comma_endings(text):
+    assert sentences._TILDE_GUARD.search(text)
+    assert any(m.group(1)[0] in " ~," for m in sentences._PUNCT_CANDIDATE.finditer(text))
