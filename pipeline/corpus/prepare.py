@@ -133,6 +133,7 @@ class PrepareBatchFn(beam.DoFn):
         raw_texts: list[str] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
+        docs_seen = bytes_seen = 0  # for the progress log, added once per batch
         for source, item in batch:
             counts = tally[source]
             if isinstance(item, DeadLetter):
@@ -145,7 +146,7 @@ class PrepareBatchFn(beam.DoFn):
                 yield from self._spill_dropped(item, output)
                 continue
             counts["read:documents"] += 1
-            self.docs_seen += 1
+            docs_seen += 1
             try:
                 prepared = self.preparers[source].prepare(item)
                 payload = prepared.document.to_json() if prepared.document else ""
@@ -153,7 +154,7 @@ class PrepareBatchFn(beam.DoFn):
                 counts["prepare:dead_letter"] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
-            self.bytes_seen += len(item.text)
+            bytes_seen += len(item.text)
             if prepared.examples or prepared.sentence_reasons:
                 self._note_examples(item, prepared)
             counts["filter:sentences_in"] += prepared.sentences_in
@@ -171,6 +172,8 @@ class PrepareBatchFn(beam.DoFn):
             counts["filter:kept"] += 1
             kept.append((prepared.document, payload))
             raw_texts.append(item.text)
+        self.docs_seen += docs_seen
+        self.bytes_seen += bytes_seen
         if eval_index is not None:
             kept = yield from self._decontaminate(kept, raw_texts, eval_index, tally)
         yield from self._emit_kept(kept, num_shards)
