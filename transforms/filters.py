@@ -190,16 +190,20 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
     The same as `is_empty`, `is_ooo_only`, `too_short`, `too_long`, `low_hangul` and `repetitive` in turn; the
     last two share one pass that cuts the sentence into letter tokens (the hot loop of every build).
     """
-    reason = (
-        is_empty(text)
-        or (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None)
-        or too_short(text, config.min_chars)
-        or too_long(text, config.max_chars)
+    # `is_empty`, `too_short` and `too_long` inlined (a call costs more than their test); `isspace` is True
+    # exactly for the non-empty texts that `strip` empties.
+    if not text or text.isspace():
+        return "empty"
+    reason = (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None) or (
+        "too_short" if len(text) < config.min_chars else None
     )
+    if reason is None and config.max_chars and len(text) > config.max_chars:
+        reason = "too_long"
     if reason or not (config.min_hangul_ratio or config.max_repeated_token_ratio):
         return reason
     tokens = letter_tokens(text)
-    if config.min_hangul_ratio and _hangul_share("".join(tokens)) < config.min_hangul_ratio:
+    letters = "".join(tokens)
+    if config.min_hangul_ratio and _hangul_share(letters) < config.min_hangul_ratio:
         return "low_hangul"
     return spam_reason_of_tokens(
         tokens,
@@ -207,6 +211,7 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
         config.repetition_min_tokens,
         config.repeated_unit_min_repeats,
         config.repeated_unit_max_chars,
+        letters,
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
-from kcorpus.transforms.pii import mask_pii
+from kcorpus.transforms.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.record import Document, new_document
 from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
@@ -54,14 +54,24 @@ class Prepared:
     examples: tuple[Rewrite, ...] = ()
 
 
-_PREPARED_FIELDS = tuple(field.name for field in dataclasses.fields(Prepared))
-
-
-def new_prepared(*values: Any) -> Prepared:
-    """`Prepared(*values)` (every field given, in order) without the frozen dataclass's `__init__`, which
+def new_prepared(
+    document: Document | None,
+    reason: str | None,
+    sentences_in: int,
+    sentences_kept: int,
+    sentence_reasons: tuple[str, ...],
+    rewrites: Mapping[str, int],
+    dropped_sentences: tuple[str, ...],
+    examples: tuple[Rewrite, ...],
+) -> Prepared:
+    """`Prepared(...)` (every field given, in order) without the frozen dataclass's `__init__`, which
     costs as much as the filters of a short comment."""
     prepared = object.__new__(Prepared)
-    prepared.__dict__.update(zip(_PREPARED_FIELDS, values, strict=True))
+    fields = prepared.__dict__
+    fields["document"], fields["reason"] = document, reason
+    fields["sentences_in"], fields["sentences_kept"] = sentences_in, sentences_kept
+    fields["sentence_reasons"], fields["rewrites"] = sentence_reasons, rewrites
+    fields["dropped_sentences"], fields["examples"] = dropped_sentences, examples
     return prepared
 
 
@@ -111,21 +121,23 @@ def rewrite_text(
 ) -> tuple[str, tuple[str, ...]]:
     """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
     text and the names of the rules that changed it."""
-    applied = []
-    after = rewritten("control_chars", text, remove_control_chars(text), examples)
+    applied: list[str] = []
+    after = remove_control_chars(text)
     if after != text:
-        applied.append("control_chars")
-    text = after
-    after = rewritten("masks", text, rewrite_masks(text, filters.masks, filters.mask_token), examples)
+        text = _applied("control_chars", text, after, applied, examples)
+    after = rewrite_masks(text, filters.masks, filters.mask_token)
     if after != text:
-        applied.append("masks")
-    text = after
-    after = rewritten(
-        "punctuation_runs", text, squeeze_punctuation(text, filters.max_punctuation_run), examples
-    )
+        text = _applied("masks", text, after, applied, examples)
+    after = squeeze_punctuation(text, filters.max_punctuation_run)
     if after != text:
-        applied.append("punctuation_runs")
-    return after, tuple(applied)
+        text = _applied("punctuation_runs", text, after, applied, examples)
+    return text, tuple(applied)
+
+
+def _applied(rule: str, before: str, after: str, applied: list[str], examples: list[Rewrite] | None) -> str:
+    """`after`, with `rule` noted in `applied` and its example (a rule that changed nothing notes neither)."""
+    applied.append(rule)
+    return rewritten(rule, before, after, examples)
 
 
 class DocumentPreparer:
@@ -166,23 +178,27 @@ class DocumentPreparer:
         counts = {f"prepare:rewritten:{rule}": 1 for rule in applied} if applied else {}
         # Only a rewrite can undo NFC (a control character removed between a letter and its combining mark).
         normalized = normalize_text(text) if applied else collapse_spaces(text)
-        removal = self.remover(doc).remove(normalized)
-        if removal.counts:
-            rewritten("boilerplate", normalized, removal.text, examples)
-            counts.update({f"boilerplate:{key}": n for key, n in removal.counts.items()})
-            if removal.lines_removed:
-                counts["boilerplate:lines_removed"] = removal.lines_removed
-            if not _WORD.search(removal.text):
-                return removal.text, counts, "boilerplate"
-        if self.filters.pii == "keep":
-            return removal.text, counts, None
-        masked = mask_pii(removal.text)
+        text = normalized
+        remover = self.remover(doc)
+        if remover:  # a source without rules (NSMC) builds no `Removal`
+            removal = remover.remove(normalized)
+            text = removal.text
+            if removal.counts:
+                rewritten("boilerplate", normalized, text, examples)
+                counts.update({f"boilerplate:{key}": n for key, n in removal.counts.items()})
+                if removal.lines_removed:
+                    counts["boilerplate:lines_removed"] = removal.lines_removed
+                if not _WORD.search(text):
+                    return text, counts, "boilerplate"
+        if self.filters.pii == "keep" or not may_hold_pii(text):
+            return text, counts, None
+        masked = mask_pii(text)
         if not masked.counts:
-            return removal.text, counts, None
+            return text, counts, None
         counts.update({f"pii:{kind}": n for kind, n in masked.counts.items()})
         if self.filters.pii == "drop":
-            return removal.text, counts, "pii"
-        return rewritten("pii", removal.text, masked.text, examples), counts, None
+            return text, counts, "pii"
+        return rewritten("pii", text, masked.text, examples), counts, None
 
     def units(self, text: str) -> list[str]:
         """The sentence-level units of a normalized text: split sentences, or its non-empty lines."""
@@ -190,6 +206,8 @@ class DocumentPreparer:
 
     def paragraph_units(self, text: str) -> list[list[str]]:
         """The units of each non-empty line (paragraph) of a normalized text."""
+        if self.splitter is None and "\n" not in text:  # one comment, one line: the common case
+            return [[text]] if text else []
         lines = [line for line in text.split("\n") if line]
         if self.splitter is None:
             return [[line] for line in lines]

@@ -82,9 +82,15 @@ def letter_tokens(text: str) -> list[str]:
 
 
 def spam_reason_of_tokens(
-    tokens: list[str], max_share: float, min_tokens: int, unit_min_repeats: int, unit_max_chars: int
+    tokens: list[str],
+    max_share: float,
+    min_tokens: int,
+    unit_min_repeats: int,
+    unit_max_chars: int,
+    compact: str | None = None,
 ) -> str | None:
-    """`spam_reason` of a sentence given its `letter_tokens` (which the filters compute once per sentence)."""
+    """`spam_reason` of a sentence given its `letter_tokens` (which the filters compute once per sentence)
+    and, where the caller has it, their concatenation `compact`."""
     if not max_share:
         return None
     # Cheap necessary conditions first: a token with share s leaves at most (1 - s) * n other tokens, a run of
@@ -93,7 +99,8 @@ def spam_reason_of_tokens(
     few_tokens = n >= min_tokens and len(set(tokens)) <= n - max_share * n + 1
     if few_tokens and repeated_token_share(tokens) >= max_share:
         return "repetitive"
-    compact = "".join(tokens)
+    if compact is None:
+        compact = "".join(tokens)
     if few_distinct_letters(compact, max_share, unit_min_repeats, unit_max_chars) and (
         repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share
     ):

@@ -8,6 +8,7 @@ signatures (`meta`) travel on to the dedup stages.
 from __future__ import annotations
 
 import collections
+import gc
 import logging
 import os
 import time
@@ -62,6 +63,11 @@ class PrepareBatchFn(beam.DoFn):
             splitter = make_splitter(self.config.split.backend)
         self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
         self.sources = {s.name: s for s in self.config.sources}
+        # What a worker holds by now (Beam, its imports, the compiled rules) lives as long as the worker: out
+        # of the collector's sight, its full collections no longer walk it again and again while every
+        # document allocates (they cost ~10% of this stage's CPU on comments). Reference counting still frees
+        # these objects; only a cycle among them would stay.
+        gc.freeze()
 
     def _preparer(self, source: SourceConfig, splitter: Any) -> DocumentPreparer:
         cleaner = identity
@@ -127,6 +133,7 @@ class PrepareBatchFn(beam.DoFn):
         raw_texts: list[str] = []
         num_shards = self.config.output.num_shards
         output = self.config.output
+        docs_seen = bytes_seen = 0  # for the progress log, added once per batch
         for source, item in batch:
             counts = tally[source]
             if isinstance(item, DeadLetter):
@@ -139,7 +146,7 @@ class PrepareBatchFn(beam.DoFn):
                 yield from self._spill_dropped(item, output)
                 continue
             counts["read:documents"] += 1
-            self.docs_seen += 1
+            docs_seen += 1
             try:
                 prepared = self.preparers[source].prepare(item)
                 payload = prepared.document.to_json() if prepared.document else ""
@@ -147,7 +154,7 @@ class PrepareBatchFn(beam.DoFn):
                 counts["prepare:dead_letter"] += 1
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
-            self.bytes_seen += len(item.text)
+            bytes_seen += len(item.text)
             if prepared.examples or prepared.sentence_reasons:
                 self._note_examples(item, prepared)
             counts["filter:sentences_in"] += prepared.sentences_in
@@ -165,6 +172,8 @@ class PrepareBatchFn(beam.DoFn):
             counts["filter:kept"] += 1
             kept.append((prepared.document, payload))
             raw_texts.append(item.text)
+        self.docs_seen += docs_seen
+        self.bytes_seen += bytes_seen
         if eval_index is not None:
             kept = yield from self._decontaminate(kept, raw_texts, eval_index, tally)
         yield from self._emit_kept(kept, num_shards)

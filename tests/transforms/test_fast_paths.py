@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from kcorpus.transforms import pii
+from kcorpus.transforms import pii, sentences
 from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
@@ -187,7 +187,7 @@ def test_new_prepared_is_the_same_frozen_outcome():
     assert type(made) is Prepared and made == plain and repr(made) == repr(plain)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.reason = "x"
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         new_prepared(doc, None)  # every field, or none of this shortcut
 
 
@@ -254,3 +254,65 @@ def test_words_of_joined_lines_equal_the_words_of_each_line(texts):
         joined = "\n".join(lines)
         assert words(joined) == [w for line in lines for w in words(line)]
         assert len(joined.split()) == sum(len(line.split()) for line in lines)
+
+
+def _split_texts() -> list[str]:
+    """Paragraphs the splitter sees: the samples, the split golden set, and endings placed to be found."""
+    golden = [json.loads(line)["text"] for line in (TESTDATA / "split" / "golden.jsonl").read_text("utf-8").splitlines()]
+    endings = [
+        "있습니다 50평인", "있습니다(신기독", "갑니다 ※ 참고", "하십시오 ▶다음", "좋아요 정말", "그렇죠 네",
+        "했다 그리고", "있었다 하고", "있음 ㅇ 없음 ㅇ", "없음※", "함 ■ 됨 ● 임 ◆ 음 ○", "했음ㅋ 끝",
+        "했다.그리고", "좋아요!ㅋㅋ그래서", "까.나", "음...다", "합니다  \t다음", "니다 니다 니다",
+        "습니다습니다 습니다", "요 요 요", "다 다", "있음 ㅋ ㅋ 끝", "됨 ㅎ", "임(", "함\u3000다음",
+    ]
+    rng = random.Random(9)
+    alphabet = "습니다까시오십요죠했었다있없음함됨임ㅇㅋ가 .,!?~()※▶\t"
+    randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(20000)]
+    return TEXTS + golden + endings + randoms
+
+
+SPLIT_TEXTS = _split_texts()
+
+
+def test_hinted_bare_endings_equal_finditer():
+    pattern, hint = sentences._BARE_ENDING, sentences._BARE_ENDING_HINT
+    found = 0
+    for text in SPLIT_TEXTS:
+        expected = [(m.span(), m.group()) for m in pattern.finditer(text)]
+        assert [(m.span(), m.group()) for m in sentences.hinted_finditer(pattern, hint, text, 2)] == expected, text
+        found += len(expected)
+    assert found > 1000  # the texts do hold bare endings
+
+
+def test_hinted_finditer_tries_every_position_near_a_hint():
+    # Matches that abut and overlap hints: `ab` twice, then `b` alone (no `a` before it).
+    pattern, hint = re.compile("ab|b"), re.compile("b")
+    assert [m.span() for m in sentences.hinted_finditer(pattern, hint, "abab b", 1)] == [(0, 2), (2, 4), (5, 6)]
+    lookbehind = re.compile("(?<=x)y")
+    assert [m.span() for m in sentences.hinted_finditer(lookbehind, re.compile("y"), "xy y xy", 0)] == [(1, 2), (6, 7)]
+
+
+def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
+    with_glued = 0
+    for text in SPLIT_TEXTS:
+        if sentences._GLUED_CANDIDATE.search(text):
+            with_glued += 1
+            assert sentences._GLUED_GUARD.search(text), text
+    assert with_glued > 10
+
+
+def test_punctuation_candidates_without_the_tilde_branch_equal_the_full_pattern_where_the_guard_is_silent():
+    unguarded = 0
+    for text in SPLIT_TEXTS + ["좋다~ 정말", "그렇죠 ~~ 네", "했어요,, 그래서", "다 ,,, 끝", "요~!! 네", "1~2 다, 라"]:
+        expected = [(m.span(), m.groups()) for m in sentences._PUNCT_CANDIDATE.finditer(text)]
+        if sentences._TILDE_GUARD.search(text):
+            continue
+        unguarded += 1
+        assert [(m.span(), m.groups()) for m in sentences._PUNCT_ONLY_CANDIDATE.finditer(text)] == expected, text
+    assert unguarded > 10000
+
+
+@pytest.mark.parametrize("text", ["좋다~ 정말 좋다", "그렇죠 ~~ 네 맞아요", "했어요,, 그래서 갔다", "요~!! 네"])
+def test_the_tilde_guard_finds_the_tilde_and_comma_endings(text):
+    assert sentences._TILDE_GUARD.search(text)
+    assert any(m.group(1)[0] in " ~," for m in sentences._PUNCT_CANDIDATE.finditer(text))

@@ -128,6 +128,8 @@ EQUIVALENCE_LINES = [
     "_ _ _ 가나다라마바사",
     "",
     "   ",
+    "\u3000\t\u00a0",
+    "\u200b",
 ]
 
 
@@ -139,6 +141,7 @@ EQUIVALENCE_LINES = [
         FilterConfig(min_chars=0, max_repeated_token_ratio=0.0),
         FilterConfig(min_chars=0, min_hangul_ratio=0.9, mask_token="XX"),
         FilterConfig(min_chars=0, drop_ooo_only=False),
+        FilterConfig(min_chars=0, max_chars=12),
     ],
 )
 def test_check_sentence_is_the_rules_in_order(config):

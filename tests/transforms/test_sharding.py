@@ -1,3 +1,7 @@
+import hashlib
+
+import pytest
+
 from kcorpus.transforms.sharding import shard_name, shard_of, split_and_shard
 
 
@@ -39,3 +43,11 @@ def test_first_shards_are_a_uniform_sample_of_documents():
     # the mix of sources in the sample is the corpus's 4:1
     share = sum(i.startswith("kowiki") for i in sample) / len(sample)
     assert 0.16 < share < 0.24
+
+
+@pytest.mark.parametrize("num_shards", [1, 2, 3, 4, 7, 8, 64, 100, 128, 256, 512, 1000, 1024])
+def test_shard_of_equals_the_digest_number_modulo_the_shards(num_shards):
+    ids = [f"nsmc:{i}" for i in range(2000)] + ["petitions:영화 리뷰", "kowiki:수학\x00kowiki", ""]
+    for doc_id in ids:
+        number = int.from_bytes(hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest(), "big")
+        assert shard_of(doc_id, num_shards) == number % num_shards, doc_id
