@@ -8,7 +8,6 @@ The pure maths (digests, MinHash, union-find) lives in `kcorpus.transforms.dedup
 from __future__ import annotations
 
 import collections
-import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -91,16 +90,13 @@ def nodes_of(column: np.ndarray, rows: Iterable[int] | None = None) -> list[str]
     return [value.decode("utf-8") for value in values]
 
 
-@functools.lru_cache(maxsize=1024)
-def _source_code(source: str) -> int:
-    return int.from_bytes(digest(source, 8), "big", signed=True)
-
-
 def _scope_codes(batch: list[Meta], scope: str) -> np.ndarray:
-    """An int64 per document standing for its `scope_key`: 0 for `global`, a digest of the source otherwise."""
-    if scope_key("", scope) == scope_key("x", scope):
-        return np.zeros(len(batch), dtype=np.int64)
-    return np.array([_source_code(m[1]) for m in batch], dtype=np.int64)
+    """An int64 per document standing for its `scope_key`: a 64-bit digest of the key (one per source at most)."""
+    codes = {
+        source: int.from_bytes(digest(scope_key(source, scope), 8), "big", signed=True)
+        for source in {m[1] for m in batch}
+    }
+    return np.array([codes[m[1]] for m in batch], dtype=np.int64)
 
 
 def _signature_table(batch: list[Meta], buckets: int) -> tuple[np.ndarray, Table]:
