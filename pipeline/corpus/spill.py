@@ -155,7 +155,7 @@ class BucketTablesFn(beam.DoFn):
     """`fn(element, *args) -> (buckets, table)` (a bucket per row), emitted when the bundle ends as `(bucket,
     segments)` of the bundle's spill file (`spill_dir`), or as `(bucket, table)` per element and bucket (no
     `spill_dir`). With `columns`, `fn` returns one row instead, `(bucket, values)`, and rows are buffered as
-    tuples until a flush makes them a table (a table per element costs ~5x more for one row)."""
+    tuples until a flush makes them a table (a one-row table per element costs twice as much)."""
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], spill_dir: str | None, spill_rows: int,
                  columns: tuple[str, ...] | None = None) -> None:
