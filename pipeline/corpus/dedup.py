@@ -84,10 +84,9 @@ def node_column(nodes: list[str]) -> np.ndarray:
     return np.array([node.encode("utf-8") for node in nodes], dtype=bytes)
 
 
-def nodes_of(column: np.ndarray, rows: Iterable[int] | None = None) -> list[str]:
-    """The node keys of `node_column`, all or the given rows."""
-    values = column.tolist() if rows is None else column[np.asarray(rows, dtype=np.int64)].tolist()
-    return [value.decode("utf-8") for value in values]
+def nodes_of(column: np.ndarray) -> list[str]:
+    """The node keys of a `node_column` (or of some of its rows: `column[rows]`)."""
+    return [value.decode("utf-8") for value in column.tolist()]
 
 
 def _scope_codes(batch: list[Meta], scope: str) -> np.ndarray:
@@ -151,7 +150,7 @@ def _bucket_pairs(kv: tuple[int, Iterable[Any]]) -> Iterator[Any]:
     if not groups:
         return
     rows = [row for _, group in groups for row in group]
-    members = list(zip(nodes_of(table["node"], rows), table["sig_id"][rows].tolist(), strict=True))
+    members = list(zip(nodes_of(table["node"][rows]), table["sig_id"][rows].tolist(), strict=True))
     start = 0
     for band, group in groups:
         group_members = members[start : start + len(group)]
@@ -195,7 +194,7 @@ def _signatures(values: Iterable[Any], wanted: set[str]) -> tuple[dict[str, int]
     if not table_rows(table) or not wanted:
         return {}, np.zeros((0, 0), dtype=np.uint8)
     rows = np.flatnonzero(np.isin(table["node"], node_column(sorted(wanted))))
-    return {node: i for i, node in enumerate(nodes_of(table["node"], rows))}, table["sig"][rows]
+    return {node: i for i, node in enumerate(nodes_of(table["node"][rows]))}, table["sig"][rows]
 
 
 class _PairCounts:

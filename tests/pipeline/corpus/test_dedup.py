@@ -127,7 +127,7 @@ def test_node_column_reads_back_every_node():
     column = node_column(nodes)
     assert nodes_of(column) == nodes
     assert nodes_of(column[np.array([3, 1])]) == [nodes[3], nodes[1]]
-    assert nodes_of(column, [2, 0]) == [nodes[2], nodes[0]]
+    assert nodes_of(column[[2, 0]]) == [nodes[2], nodes[0]]
 
 
 def test_identical_signatures_give_one_same_pair_not_one_per_band():
