@@ -25,14 +25,15 @@ refrain, not a repeated page (a 12-word review that says `너무 좋아요` twic
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
+
+import numpy as np
 
 _NOT_LETTER = re.compile(r"[\W_]+")
 _LETTER_RUN = re.compile(r"[^\W_]+")
-_NOT_LETTER_OR_SPACE = re.compile(r"[^\w\s]+|_+")
+_PUNCTUATION = re.compile(r"[^\w\s]+")  # neither a word character nor a space
 
 # Gopher's table A1: top n-gram character fractions from n = 2, duplicated n-gram fractions from n = 5.
 TOP_NGRAM_FIRST_N = 2
@@ -46,7 +47,8 @@ def letters(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The eojeol of `text` with their punctuation stripped; tokens of punctuation alone are left out."""
-    return _NOT_LETTER_OR_SPACE.sub("", text).split()
+    # One class (a fast scan) instead of `[^\w\s]+|_+`: "_" is a word character, so it goes first.
+    return _PUNCTUATION.sub("", text.replace("_", "") if "_" in text else text).split()
 
 
 def repeated_token_share(tokens: Sequence[str]) -> float:
@@ -143,86 +145,118 @@ def duplicate_share(items: Sequence[str]) -> tuple[float, float]:
     return dup_items / len(items), dup_chars / total_chars if total_chars else 0.0
 
 
-def _covered_chars(
-    lengths: Sequence[int], grams: Sequence[Hashable], n: int, wanted: set[Hashable]
-) -> int:
-    """Characters of the words covered by the occurrences of the `wanted` n-grams (overlaps counted once)."""
-    covered = bytearray(len(lengths))
-    mark = b"\x01" * n
-    # compress/map keep the scan over every n-gram in C; Python only visits the occurrences.
-    for i in itertools.compress(range(len(grams)), map(wanted.__contains__, grams)):
-        covered[i : i + n] = mark
-    return sum(itertools.compress(lengths, covered))
+def _covered_chars(lengths: np.ndarray, starts: np.ndarray, n: int) -> int:
+    """Characters of the words covered by n-grams starting at `starts` (overlaps counted once)."""
+    covered = np.zeros(len(lengths), dtype=bool)
+    for k in range(n):
+        covered[starts + k] = True
+    return int(lengths[covered].sum())
 
 
 def top_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by the most frequent n-gram, 0.0 unless it occurs twice or more."""
-    return _top_share(_NgramCodes(ids).of(n), lengths, total, n)
+    return _NgramCounts(np.asarray(ids, dtype=np.int64)).of(n).top_share(np.asarray(lengths), total)
 
 
 def dup_ngram_share(ids: Sequence[int], lengths: Sequence[int], total: int, n: int) -> float:
     """The share of characters covered by n-grams that occur more than once."""
-    return _dup_share(_NgramCodes(ids).of(n), lengths, total, n)
+    return _NgramCounts(np.asarray(ids, dtype=np.int64)).of(n).dup_share(np.asarray(lengths), total)
 
 
-def _top_share(grams: Sequence[Hashable], lengths: Sequence[int], total: int, n: int) -> float:
-    counts = Counter(grams)
-    if len(counts) == len(grams):  # no n-gram repeats (or none at all)
-        return 0.0
-    top, _ = counts.most_common(1)[0]
-    return _covered_chars(lengths, grams, n, {top}) / total
+class _Ngrams:
+    """The word n-grams of a text for one n: each n-gram's rank among the distinct ones (`ranks`, one per
+    position), and per distinct n-gram its count and the position where it first occurs."""
+
+    def __init__(self, codes: np.ndarray, n: int) -> None:
+        self.n = n
+        _, self.first, self.ranks, self.counts = np.unique(
+            codes, return_index=True, return_inverse=True, return_counts=True
+        )
+
+    @property
+    def repeats(self) -> bool:
+        return len(self.counts) < len(self.ranks)
+
+    def top_share(self, lengths: np.ndarray, total: int) -> float:
+        """The share of characters covered by the most frequent n-gram (ties: the one that occurs first)."""
+        if not self.repeats:
+            return 0.0
+        most = np.flatnonzero(self.counts == self.counts.max())
+        top = most[np.argmin(self.first[most])]
+        return _covered_chars(lengths, np.flatnonzero(self.ranks == top), self.n) / total
+
+    def dup_share(self, lengths: np.ndarray, total: int) -> float:
+        """The share of characters covered by the n-grams that occur more than once."""
+        if not self.repeats:
+            return 0.0
+        return _covered_chars(lengths, np.flatnonzero((self.counts > 1)[self.ranks]), self.n) / total
 
 
-def _dup_share(grams: Sequence[Hashable], lengths: Sequence[int], total: int, n: int) -> float:
-    counts = Counter(grams)
-    if len(counts) == len(grams):  # no n-gram repeats
-        return 0.0
-    repeated = set(itertools.compress(counts, map((1).__lt__, counts.values())))
-    return _covered_chars(lengths, grams, n, repeated) / total
+class _NgramCounts:
+    """The word n-grams of `ids` (non-negative word ids below the number of words) for n = 2, 3, ... in turn,
+    each made from the last.
 
-
-class _NgramCodes:
-    """The word n-grams of `ids` as one int each, for n = 2, 3, ... in turn, each made from the last.
-
-    With `base` above every id, `code = code * base + id` gives distinct n-grams distinct ints, in the same
-    order as tuples of n ids would be: the counts, the most frequent one (ties go to the first) and the
-    covered characters are the same, but an int hashes in one step where a tuple hashes n items.
+    An n-gram is the pair (rank of its first n - 1 words, id of its last word), coded as one int64:
+    `rank * base + id` with `base` above every id. Ranks stay below the number of words, so the codes fit for
+    any text under 3e9 words; equal n-grams get equal ranks and distinct ones distinct ranks, so the counts,
+    the first occurrences and the covered characters are those of the word tuples.
     """
 
-    def __init__(self, ids: Sequence[int]) -> None:
-        self.ids, self.base = ids, max(ids, default=0) + 1
-        self.n, self.codes = 1, list(ids)
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids, self.base = ids, int(ids.max(initial=0)) + 1
+        self.n, self.ranks = 1, ids
+        self.ngrams: _Ngrams | None = None
 
-    def of(self, n: int) -> list[int]:
-        """The codes of the n-grams (from the last n asked, or from words again for a smaller n)."""
-        base, ids = self.base, self.ids
+    def of(self, n: int) -> _Ngrams:
+        """The n-grams for `n` >= 2 (from the last n asked, or from the words again for a smaller n)."""
         if n < self.n:
-            self.n, self.codes = 1, list(ids)
+            self.n, self.ranks = 1, self.ids
         while self.n < n:
+            codes = self.ranks[:-1] * self.base + self.ids[self.n :]
             self.n += 1
-            self.codes = [code * base + i for code, i in zip(self.codes, ids[self.n - 1 :])]
-        return self.codes
+            self.ngrams = _Ngrams(codes, self.n)
+            self.ranks = self.ngrams.ranks
+        assert self.ngrams is not None and self.ngrams.n == n
+        return self.ngrams
 
 
 def ngram_repetition_reason(
     text_words: Sequence[str], top_fractions: Sequence[float], dup_fractions: Sequence[float]
 ) -> str | None:
-    """The first n-gram rule `text_words` breaks (`top_2gram`, ..., `dup_5gram`, ...), or None."""
+    """The first n-gram rule `text_words` breaks (`top_2gram`, ..., `dup_5gram`, ...), or None.
+
+    A rule is only counted out where a bound does not already keep it under its limit (most texts):
+    - the top n-gram covers at most `n * most` characters, `most` being the largest characters-times-count of
+      any word (each of its occurrences holds each of its words, so it occurs at most as often as any of them);
+    - repeated n-grams cover only words that occur twice or more (both occurrences hold each of their words).
+    """
+    # A word's id is the position where it first occurs (one C loop, no Python per word).
     index: dict[str, int] = {}
-    ids = [index.setdefault(w, len(index)) for w in text_words]
-    if len(index) == len(ids):  # no word repeats, so no n-gram does
+    word_ids = np.fromiter(
+        map(index.setdefault, text_words, range(len(text_words))), dtype=np.int64, count=len(text_words)
+    )
+    if len(index) == len(word_ids):  # no word repeats, so no n-gram does
         return None
-    lengths = [len(w) for w in text_words]
-    total = sum(lengths)
-    grams = _NgramCodes(ids)
+    lengths = np.fromiter(map(len, text_words), dtype=np.int64, count=len(text_words))
+    total = int(lengths.sum())
+    if not total:
+        return None
+    word_counts = np.bincount(word_ids)
+    word_lengths = np.zeros(len(word_counts), dtype=np.int64)
+    word_lengths[word_ids] = lengths
+    most = int((word_lengths * word_counts).max())
+    grams = _NgramCounts(word_ids)
     for n, limit in enumerate(top_fractions, start=TOP_NGRAM_FIRST_N):
-        if limit and _top_share(grams.of(n), lengths, total, n) > limit:
+        if limit and n * most / total > limit and grams.of(n).top_share(lengths, total) > limit:
             return f"top_{n}gram"
+    in_repeats = int(lengths[word_counts[word_ids] > 1].sum())
     for n, limit in enumerate(dup_fractions, start=DUP_NGRAM_FIRST_N):
-        share = _dup_share(grams.of(n), lengths, total, n) if limit else 0.0
+        if not limit or in_repeats / total <= limit:
+            continue
+        share = grams.of(n).dup_share(lengths, total)
         if share > limit:
             return f"dup_{n}gram"
-        if limit and not share:  # no repeated n-gram: no repeated longer one either
+        if not share:  # no repeated n-gram: no repeated longer one either
             break
     return None
 

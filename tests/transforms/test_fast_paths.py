@@ -20,13 +20,13 @@ from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
-    _dup_share,
-    _top_share,
+    dup_ngram_share,
     letter_tokens,
     ngram_repetition_reason,
     repeated_token_share,
     repeated_unit_share,
     spam_reason_of_tokens,
+    top_ngram_share,
     words,
 )
 from testdata_paths import TESTDATA
@@ -195,8 +195,32 @@ def _tuple_ngrams(ids: list[int], n: int) -> list[tuple[int, ...]]:
     return list(zip(*(ids[i:] for i in range(n)), strict=False))
 
 
+def _covered_chars(lengths: list[int], grams: list[tuple[int, ...]], n: int, wanted: set) -> int:
+    covered = [False] * len(lengths)
+    for i, gram in enumerate(grams):
+        if gram in wanted:
+            covered[i : i + n] = [True] * n
+    return sum(length for length, c in zip(lengths, covered, strict=True) if c)
+
+
+def _top_share(grams: list[tuple[int, ...]], lengths: list[int], total: int, n: int) -> float:
+    """Gopher's top n-gram share as plain Python: Counter over tuples, ties to the n-gram seen first."""
+    counts = collections.Counter(grams)
+    if len(counts) == len(grams):
+        return 0.0
+    top, _ = counts.most_common(1)[0]
+    return _covered_chars(lengths, grams, n, {top}) / total
+
+
+def _dup_share(grams: list[tuple[int, ...]], lengths: list[int], total: int, n: int) -> float:
+    counts = collections.Counter(grams)
+    if len(counts) == len(grams):
+        return 0.0
+    return _covered_chars(lengths, grams, n, {g for g, c in counts.items() if c > 1}) / total
+
+
 def _reference_ngram_reason(text_words: list[str], top: tuple[float, ...], dup: tuple[float, ...]) -> str | None:
-    """`ngram_repetition_reason` over tuples of word ids, as it was before the int codes."""
+    """`ngram_repetition_reason` over tuples of word ids in plain Python, as it was before numpy."""
     index: dict[str, int] = {}
     ids = [index.setdefault(w, len(index)) for w in text_words]
     if len(index) == len(ids):
@@ -237,13 +261,27 @@ def _word_lists() -> list[list[str]]:
         ((0.0, 0.05, 0.0, 0.1, 0.1), (0.05, 0.0, 0.05)),  # a disabled n, and top n-grams past n = 5
     ],
 )
-def test_ngram_rules_over_int_codes_equal_the_tuples(top, dup):
+def test_ngram_rules_over_ranked_codes_equal_the_tuples(top, dup):
     fired = 0
     for ws in _word_lists():
         expected = _reference_ngram_reason(ws, top, dup)
         assert ngram_repetition_reason(ws, top, dup) == expected
         fired += expected is not None
     assert fired > 20
+
+
+def test_ngram_shares_equal_the_tuples_bit_for_bit():
+    rng = random.Random(11)
+    lists = _word_lists() + [[rng.choice("가나다") for _ in range(rng.randint(1, 40))] for _ in range(300)]
+    for ws in lists:
+        index: dict[str, int] = {}
+        ids = [index.setdefault(w, len(index)) for w in ws]
+        lengths = [len(w) for w in ws]
+        total = sum(lengths)
+        for n in range(2, 11):
+            grams = _tuple_ngrams(ids, n)
+            assert top_ngram_share(ids, lengths, total, n) == _top_share(grams, lengths, total, n), (ws, n)
+            assert dup_ngram_share(ids, lengths, total, n) == _dup_share(grams, lengths, total, n), (ws, n)
 
 
 @pytest.mark.parametrize("texts", [TEXTS, _random_texts(3000, 8)], ids=["samples", "random"])
