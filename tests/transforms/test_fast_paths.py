@@ -180,6 +180,81 @@ def test_pii_pre_test_changes_nothing(texts):
         assert (masked.text, dict(masked.counts)) == _reference_mask(text), text
 
 
+# The PII patterns as they were, each led by the lookbehind (no class to skip ahead with).
+_START = r"(?<![0-9\-.])"
+_END = r"(?![0-9]|[-.][0-9])"
+_AREA = r"(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70)"
+_REFERENCE_PII = {
+    "email": pii._PATTERNS["email"],
+    "rrn": re.compile(
+        _START + r"(?P<date>\d{6})(?P<sep>\s?[-–]\s?)?(?P<sex>[1-8])(?P<rest>\d{6}|[*xX]{6})" + _END
+    ),
+    "card": re.compile(
+        _START + r"(?P<digits>[3-69]\d{3}(?P<sep>[- ]?)\d{4}(?P=sep)\d{4}(?P=sep)\d{4}|3\d{3}-\d{6}-\d{5})" + _END
+    ),
+    "mobile": re.compile(
+        r"(?<![0-9\-.+])(?:\+82[-\s.]?(?:\(0\))?|0)1[016789](?P<sep>[-. ]?)\d{3,4}(?P=sep)\d{4}" + _END
+    ),
+    "landline": re.compile(
+        rf"(?<![0-9\-.+])(?:(?:\+82[-\s.]?{_AREA}[-. ]?|\(0{_AREA}\)\s?|0{_AREA}(?:\)\s?|[-. ])?)\d{{3,4}}[-.]\d{{4}}"
+        rf"|0{_AREA}\d{{7,8}})" + _END
+    ),
+    "account": re.compile(_START + r"(?:\d{3,4}|\d{6})(?:-\d{2,7}){2,3}" + _END),
+    "ip": re.compile(
+        _START + r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)" + _END
+    ),
+}
+
+
+def _number_texts(count: int, seed: int) -> list[str]:
+    """Strings dense in digits, separators and the characters around numbers: matches, near misses, overlaps."""
+    rng = random.Random(seed)
+    pieces = ["010", "02", "+82", "(02)", "031", "070", "1234", "5678", "900101", "3", "4", "9", "25", "255",
+              "1.", "-", ".", " ", ")", "(", "*", "x", "@", "가", "\n", "–", "0", "1", "7", "12", "978",
+              "192.168.", "10.", "8.8", "123-", "-45", "-678901", "110-", "+", "4123", "-456789-", "12345"]
+    made = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+    placed = [f"{before}{number}" for before in ("", " ", "+", "-", ".", "1", "(", "가")
+              for number in ("+82 10-1234-5678", "+82 2-123-4567", "(02)123-4567", "(02) 1234-5678", "02)123-4567",
+                             "010-1234-5678", "0212345678", "4123-456789-12345", "3123-456789-12345")]
+    return made + placed
+
+
+def _reference_mask_span(text: str, counts: collections.Counter[str]) -> str:
+    """`_mask_span` with the patterns as they were and no hints."""
+    if not pii._CANDIDATE.search(text):
+        return text
+    numbers = pii._NUMBER_RUN.search(text) is not None
+    for kind, pattern in _REFERENCE_PII.items():
+        if not (numbers or kind == "email") or (kind == "email" and "@" not in text):
+            continue
+        valid = pii._VALID.get(kind)
+
+        def replace(m: re.Match[str], kind: str = kind, valid=valid) -> str:
+            if valid is not None and not valid(m):
+                return m.group()
+            counts[kind] += 1
+            return pii.TOKENS[kind]
+
+        text = pattern.sub(replace, text)
+    return text
+
+
+@pytest.mark.parametrize("texts", [TEXTS, _number_texts(20000, 12)], ids=["samples", "numbers"])
+def test_pii_patterns_that_skip_ahead_find_what_the_lookbehind_first_ones_found(texts):
+    found = collections.Counter()
+    for text in texts:
+        for kind, reference in _REFERENCE_PII.items():
+            expected = [(m.span(), m.groupdict()) for m in reference.finditer(text)]
+            assert [(m.span(), m.groupdict()) for m in pii._PATTERNS[kind].finditer(text)] == expected, (kind, text)
+            found[kind] += len(expected)
+        counts: collections.Counter[str] = collections.Counter()
+        expected_counts: collections.Counter[str] = collections.Counter()
+        assert pii._mask_span(text, counts) == _reference_mask_span(text, expected_counts), text
+        assert counts == expected_counts, text
+    if len(texts) > 20000:  # every numeric type is exercised, not only the misses
+        assert all(found[kind] > 20 for kind in _REFERENCE_PII if kind != "email"), found
+
+
 def test_new_prepared_is_the_same_frozen_outcome():
     doc = Document("nsmc:1", "재밌어요 정말로", "nsmc", {"label": 1})
     values = (doc, None, 2, 1, ("too_short",), {"pii:email": 1}, ("짧다",), (("clean", "a", "b"),))
