@@ -63,6 +63,9 @@ _URL = re.compile(
 # scanned once, which keeps `a.a.a.…` without an "@" linear instead of quadratic.
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _MENTION = re.compile(r"(?<![A-Za-z0-9._%+-])@[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+# Every character `str.isspace` (and so `strip` and `split`) knows but " " (none is above U+3000), and the
+# zero-width spaces U+200B and U+FEFF: a cleaner's `single_spaced` says whether it keeps none of them.
+_SPACES_BUT_SPACE = tuple(cp for cp in range(0x3001) if chr(cp).isspace() and cp != 0x20) + (0x200B, 0xFEFF)
 # soynlp's rule: a word character followed by 3+ copies of itself.
 _WORD_RUN = re.compile(r"(\w)\1{3,}")
 # A cheap necessary condition for _WORD_RUN (any character 4 times): 2-6x faster than _WORD_RUN itself,
@@ -176,7 +179,10 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
 
     replace_run = functools.partial(_repeat_run, num_repeats) if num_repeats > 0 else None
     # A partial of a module-level function rather than a closure, so that a cleaner pickles (multiprocessing).
-    return functools.partial(_clean_text, options.nfc, outside_whitelist, tuple(removals), replace_run)
+    cleaner = functools.partial(_clean_text, options.nfc, outside_whitelist, tuple(removals), replace_run)
+    # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
+    cleaner.single_spaced = not any(start <= cp <= end for cp in _SPACES_BUT_SPACE for start, end in kept)
+    return cleaner
 
 
 def _clean_text(

@@ -219,6 +219,8 @@ class DocumentPreparer:
         if reason:
             return Prepared(None, reason, 0, 0, (), rewrites)
         cleaner, filters = self.cleaner, self.filters
+        # A cleaner whose output has single inner spaces only needs no collapse and no strip after it.
+        tidy = getattr(cleaner, "single_spaced", False)
         kept: list[str] = []
         paragraphs: list[str] = []
         reasons: list[str] = []
@@ -228,7 +230,7 @@ class DocumentPreparer:
             units_in += len(units)
             kept_here = []
             for unit in units:
-                sentence = collapse_hspace(cleaner(unit)).strip()
+                sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
                 if sentence != unit:  # `rewritten("clean", ...)`, inlined: it runs once per sentence
                     examples.append(("clean", unit, sentence))
                 reason = check_sentence(sentence, filters)

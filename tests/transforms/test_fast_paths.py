@@ -16,6 +16,7 @@ import re
 import pytest
 
 from kcorpus.transforms import pii, sentences
+from kcorpus.transforms.clean import make_cleaner
 from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
@@ -253,6 +254,16 @@ def test_pii_patterns_that_skip_ahead_find_what_the_lookbehind_first_ones_found(
         assert counts == expected_counts, text
     if len(texts) > 20000:  # every numeric type is exercised, not only the misses
         assert all(found[kind] > 20 for kind in _REFERENCE_PII if kind != "email"), found
+
+
+@pytest.mark.parametrize("options", [{}, {"keep_emoji": True}, {"keep_hanja": True}, {"keep_emoji": True,
+                                     "keep_hanja": True, "remove_emails": True, "remove_ooo": True}])
+def test_single_spaced_cleaners_need_no_collapse_after_them(options):
+    cleaner = make_cleaner("kcelectra", **options)
+    assert cleaner.single_spaced
+    odd = [f"{a}{t}{b}" for t in TEXTS[::50] for a, b in (("\u3000", "\u200b"), ("\ufeff ", "\u00a0"), ("\x1c", "\u2028"))]
+    for text in TEXTS + _random_texts(3000, 13) + odd:
+        assert cleaner(text) == collapse_hspace(cleaner(text)).strip(), text
 
 
 def test_new_prepared_is_the_same_frozen_outcome():
