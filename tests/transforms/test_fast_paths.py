@@ -30,6 +30,7 @@ from kcorpus.transforms.repetition import (
     top_ngram_share,
     words,
 )
+from kcorpus.transforms.rewrites import squeeze_punctuation
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -264,6 +265,18 @@ def test_single_spaced_cleaners_need_no_collapse_after_them(options):
     odd = [f"{a}{t}{b}" for t in TEXTS[::50] for a, b in (("\u3000", "\u200b"), ("\ufeff ", "\u00a0"), ("\x1c", "\u2028"))]
     for text in TEXTS + _random_texts(3000, 13) + odd:
         assert cleaner(text) == collapse_hspace(cleaner(text)).strip(), text
+
+
+@pytest.mark.parametrize("max_run", [1, 2, 3, 4, 6])
+def test_squeeze_punctuation_with_its_pre_test_equals_the_plain_substitution(max_run):
+    rng = random.Random(14)
+    runs = ["".join(rng.choice(".!?~,ㅋ가 ") * rng.randint(1, 9) for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    squeezed = 0
+    for text in TEXTS + _random_texts(3000, 15) + runs:
+        expected = re.sub(rf"([^\w\s])\1{{{max_run},}}", lambda m: m.group(1) * max_run, text)
+        assert squeeze_punctuation(text, max_run) == expected, text
+        squeezed += expected != text
+    assert squeezed > 100
 
 
 def test_new_prepared_is_the_same_frozen_outcome():
