@@ -179,15 +179,17 @@ class BoilerplateRemover:
 
     def remove(self, text: str) -> Removal:
         """Every rule over every line of `text` ("\\n"-separated), in rule order."""
-        if not self.rules:
+        # A rule whose needles are nowhere in the text matches no line of it.
+        rules = [rule for rule in self.rules if not rule[3] or any(map(text.__contains__, rule[3]))]
+        if not rules:
             return Removal(text, {}, 0)
         counts: collections.Counter[str] = collections.Counter()
         lines_out: list[str] = []
         removed = 0
         for line in text.split("\n"):
             hits = 0
-            for key, pattern, replacement, needles in self.rules:
-                if needles and not any(needle in line for needle in needles):
+            for key, pattern, replacement, needles in rules:
+                if needles and not any(map(line.__contains__, needles)):
                     continue
                 line, n = pattern.subn(replacement, line)
                 if n:

@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from kcorpus.transforms import pii, sentences
+from kcorpus.transforms import boilerplate, pii, sentences
+from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.clean import make_cleaner
 from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
@@ -277,6 +278,42 @@ def test_squeeze_punctuation_with_its_pre_test_equals_the_plain_substitution(max
         assert squeeze_punctuation(text, max_run) == expected, text
         squeezed += expected != text
     assert squeezed > 100
+
+
+def _reference_removal(remover: BoilerplateRemover, text: str) -> tuple[str, dict[str, int], int]:
+    """`BoilerplateRemover.remove` as it was: every rule tried on every line that holds one of its needles."""
+    counts: collections.Counter[str] = collections.Counter()
+    lines_out, removed = [], 0
+    for line in text.split("\n"):
+        hits = 0
+        for key, pattern, replacement, needles in remover.rules:
+            if needles and not any(needle in line for needle in needles):
+                continue
+            line, n = pattern.subn(replacement, line)
+            counts[key] += n
+            hits += n
+        if hits:
+            line = boilerplate._SPACES.sub(" ", line).strip()
+            if not boilerplate._WORD.search(line):
+                removed += 1
+                continue
+        lines_out.append(line)
+    return "\n".join(lines_out), {k: n for k, n in counts.items() if n}, removed
+
+
+@pytest.mark.parametrize("sets", [[name] for name in boilerplate.RULE_SETS] + [list(boilerplate.RULE_SETS)])
+def test_boilerplate_rules_skipped_for_a_whole_text_change_nothing(sets):
+    remover = BoilerplateRemover(sets, [r"\d{4}년"])
+    rng = random.Random(16)
+    lines = TEXTS + ["[[분류:한국]]", "[[서울|수도]]는", "formula_3 값", "( , 1924년 )", "AKIRA ()", "「 」", "▶ 기사"]
+    docs = ["\n".join(rng.sample(lines, rng.randint(1, 6))) for _ in range(3000)] + TEXTS
+    fired = 0
+    for text in docs:
+        removal = remover.remove(text)
+        expected = _reference_removal(remover, text)
+        assert (removal.text, dict(removal.counts), removal.lines_removed) == expected, text
+        fired += bool(expected[1])
+    assert fired > 100
 
 
 def test_new_prepared_is_the_same_frozen_outcome():
