@@ -133,16 +133,10 @@ def _unit_run(min_repeats: int, max_unit_chars: int) -> re.Pattern[str]:
 
 def duplicate_share(items: Sequence[str]) -> tuple[float, float]:
     """(share of items that repeat an earlier one, share of characters in those repeats)."""
-    seen: set[str] = set()
-    dup_items = dup_chars = 0
-    for item in items:
-        if item in seen:
-            dup_items += 1
-            dup_chars += len(item)
-        else:
-            seen.add(item)
-    total_chars = sum(len(item) for item in items)
-    return dup_items / len(items), dup_chars / total_chars if total_chars else 0.0
+    first = dict.fromkeys(items)  # each distinct item once, where it first occurs
+    total_chars = sum(map(len, items))
+    dup_chars = total_chars - sum(map(len, first))
+    return (len(items) - len(first)) / len(items), dup_chars / total_chars if total_chars else 0.0
 
 
 def _covered_chars(lengths: np.ndarray, starts: np.ndarray, n: int) -> int:
@@ -295,7 +289,9 @@ def document_repetition_reason(
         return None
     # One pass over the lines joined: "\n" separates words and no punctuation run spans it.
     joined = "\n".join(lines)
-    if len(joined.split()) < min_words:  # stripping punctuation only removes words
+    # Stripping punctuation only removes words, so a cheaper count can rule a text out first (worth it only
+    # where it may: a text of 8 characters per word and more has enough words but for rare ones).
+    if len(joined) < 8 * min_words and len(joined.split()) < min_words:
         return None
     text_words = words(joined)
     if len(text_words) < min_words:

@@ -22,7 +22,9 @@ from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
+    document_repetition_reason,
     dup_ngram_share,
+    duplicate_share,
     letter_tokens,
     ngram_repetition_reason,
     repeated_token_share,
@@ -418,6 +420,48 @@ def test_ngram_shares_equal_the_tuples_bit_for_bit():
             grams = _tuple_ngrams(ids, n)
             assert top_ngram_share(ids, lengths, total, n) == _top_share(grams, lengths, total, n), (ws, n)
             assert dup_ngram_share(ids, lengths, total, n) == _dup_share(grams, lengths, total, n), (ws, n)
+
+
+def _reference_duplicate_share(items: list[str]) -> tuple[float, float]:
+    seen: set[str] = set()
+    dup_items = dup_chars = 0
+    for item in items:
+        if item in seen:
+            dup_items += 1
+            dup_chars += len(item)
+        else:
+            seen.add(item)
+    total_chars = sum(len(item) for item in items)
+    return dup_items / len(items), dup_chars / total_chars if total_chars else 0.0
+
+
+def test_duplicate_share_equals_the_loop_bit_for_bit():
+    rng = random.Random(17)
+    for _ in range(3000):
+        items = [rng.choice(TEXTS[:300] + ["", "가", "가나다"]) for _ in range(rng.randint(1, 30))]
+        assert duplicate_share(items) == _reference_duplicate_share(items), items
+
+
+@pytest.mark.parametrize("min_words", [3, 20, 100])
+def test_document_repetition_reason_with_its_early_word_count_equals_counting_words(min_words):
+    """Texts of long words (over 8 characters a word) with few of them: the split count is skipped there."""
+    rng = random.Random(18)
+    long_words = ["가나다라마바사아자", "abcdefghijk", "하늘과바람과별과시", "연습연습연습연습연습"]
+    docs = [[" ".join(rng.choice(long_words) for _ in range(rng.randint(1, 2 * min_words))) for _ in range(3)]
+            for _ in range(300)]
+    docs += [ws[i : i + 40] for ws in _word_lists()[:200] for i in (0,)]
+    fired = 0
+    for lines in docs:
+        kwargs = {"line_fractions": (0.3, 0.2), "paragraph_fractions": (0.3, 0.2), "top_fractions": (0.2, 0.18, 0.16),
+                  "dup_fractions": (0.15, 0.14, 0.13, 0.12, 0.11, 0.10), "min_lines": 3, "min_words": min_words}
+        joined = "\n".join(lines)
+        expected = None
+        if len(words(joined)) >= min_words:
+            expected = ngram_repetition_reason(words(joined), kwargs["top_fractions"], kwargs["dup_fractions"])
+        reason = document_repetition_reason(lines, lines, **{**kwargs, "line_fractions": (0, 0), "paragraph_fractions": (0, 0)})
+        assert reason == expected, lines
+        fired += expected is not None
+    assert fired > 10
 
 
 @pytest.mark.parametrize("texts", [TEXTS, _random_texts(3000, 8)], ids=["samples", "random"])
