@@ -41,7 +41,7 @@ def _chunks(ordered: list[RunRecord]) -> Iterator[list[RunRecord]]:
     """Consecutive records, at most `RECORDS_PER_CHUNK` of them and about `CHUNK_CHARS` characters."""
     start, chars = 0, 0
     for i, record in enumerate(ordered):
-        chars += sum(len(part) for part in record[1:])
+        chars += sum(map(len, record[1:]))
         if i + 1 - start == RECORDS_PER_CHUNK or chars >= CHUNK_CHARS:
             yield ordered[start : i + 1]
             start, chars = i + 1, 0

@@ -79,6 +79,10 @@ def shard_inputs(values: Iterable[Any]) -> tuple[list[str], ShardLosers]:
     return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, str)))
 
 
+# Kept documents buffered before one write to each of a shard's files.
+WRITE_LINES = 512
+
+
 class WriteShardFn(beam.DoFn):
     """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
 
@@ -103,10 +107,15 @@ class WriteShardFn(beam.DoFn):
             progress.add("write", records=1)
             return
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        kept: collections.Counter[str] = collections.Counter()  # by source, added to `counts` at the end
+        sentences: collections.Counter[str] = collections.Counter()
         docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n)}")
         text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n)}")
         dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n)}")
-        first = True
+        # Lines are joined and written a few hundred at a time: one write per line costs more than the line.
+        doc_lines: list[str] = []
+        text_lines: list[str] = []
+        first = True  # nothing written to `text` yet
         examples = ExampleSampler()
         for (doc_id, source), payload, doc_text in merge_runs(runs):
             node = node_key(doc_id, source)
@@ -128,11 +137,16 @@ class WriteShardFn(beam.DoFn):
                     }
                     dups.write(json.dumps(record, ensure_ascii=False) + "\n")
                 continue
-            counts[(source, "write:kept")] += 1
-            counts[(source, "write:sentences")] += doc_text.count("\n") + 1
-            docs.write(payload + "\n")
-            text.write(("" if first else "\n") + doc_text + "\n")
-            first = False
+            kept[source] += 1
+            sentences[source] += doc_text.count("\n") + 1
+            doc_lines.append(payload)
+            text_lines.append(doc_text)
+            if len(doc_lines) >= WRITE_LINES:
+                first = _write_lines(docs, text, doc_lines, text_lines, first)
+        _write_lines(docs, text, doc_lines, text_lines, first)
+        for source, value in kept.items():
+            counts[(source, "write:kept")] += value
+            counts[(source, "write:sentences")] += sentences[source]
         for f in (docs, text, dups):
             f.close()
         progress.add("write", records=1)
@@ -148,6 +162,20 @@ class WriteShardFn(beam.DoFn):
     def _keep_dropped(self, node: str) -> bool:
         mode = self.output.dropped
         return mode == "all" or (mode == "sample" and sampled(node, self.output.dropped_sample_rate))
+
+
+def _write_lines(
+    docs: AtomicTextFile, text: AtomicTextFile, doc_lines: list[str], text_lines: list[str], first: bool
+) -> bool:
+    """Writes and empties the buffered lines: a payload per line in `docs`; in `text`, each text ended by a
+    newline, an empty line between two texts (`first`: nothing is in `text` yet). Returns the new `first`."""
+    if not doc_lines:
+        return first
+    docs.write("\n".join(doc_lines) + "\n")
+    text.write(("" if first else "\n") + "\n\n".join(text_lines) + "\n")
+    doc_lines.clear()
+    text_lines.clear()
+    return False
 
 
 def write_dead_letters(items: list[tuple[str, DeadLetter]], out_dir: str) -> int:
