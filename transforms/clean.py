@@ -70,7 +70,7 @@ _SPACES_BUT_SPACE = tuple(cp for cp in range(0x3001) if chr(cp).isspace() and cp
 _WORD_RUN = re.compile(r"(\w)\1{3,}")
 # A cheap necessary condition for _WORD_RUN (any character 4 times): 2-6x faster than _WORD_RUN itself,
 # and true on under 10% of real comments, so most texts skip the expensive regex.
-_ANY_RUN_OF_4 = re.compile(r"(.)\1\1\1", re.DOTALL)
+ANY_RUN_OF_4 = re.compile(r"(.)\1\1\1", re.DOTALL)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +122,7 @@ def resolve_options(preset: str = "kcelectra", **overrides: Any) -> CleanOptions
 def repeat_normalize(text: str, num_repeats: int = 2) -> str:
     """soynlp's `repeat_normalize`, same output, faster: runs of 4+ of a word character become
     `num_repeats` of it (no collapse when `num_repeats <= 0`), whitespace runs one space, then strip."""
-    if num_repeats > 0 and _ANY_RUN_OF_4.search(text):
+    if num_repeats > 0 and ANY_RUN_OF_4.search(text):
         text = _WORD_RUN.sub(functools.partial(_repeat_run, num_repeats), text)
     # str.split() splits on exactly the characters re's `\s` matches (both use Py_UNICODE_ISSPACE).
     return " ".join(text.split())
@@ -199,7 +199,7 @@ def _clean_text(
         if needle in text:
             text = rx.sub(repl, text)
     # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
-    if replace_run is not None and _ANY_RUN_OF_4.search(text):
+    if replace_run is not None and ANY_RUN_OF_4.search(text):
         text = _WORD_RUN.sub(replace_run, text)
     if "  " in text or text[:1] == " " or text[-1:] == " ":
         return " ".join(text.split())

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 
+from kcorpus.transforms.clean import ANY_RUN_OF_4
 from kcorpus.transforms.korean import MASK_RUNS
 
 MASK_MODES = ("keep", "remove", "replace")
@@ -24,9 +25,6 @@ _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+")
 _SEPARATORS = re.compile(r"[\x1c-\x1f]+")
 _ANY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
-# Any character four times in a row: what every run `squeeze_punctuation` cuts holds when `max_run` >= 3, found
-# twice as fast as the runs themselves (a tenth of comments hold one).
-_ANY_RUN_OF_4 = re.compile(r"(.)\1\1\1", re.DOTALL)
 
 
 def remove_control_chars(text: str) -> str:
@@ -49,7 +47,9 @@ def rewrite_masks(text: str, mode: str, token: str = "OOO") -> str:
 
 def squeeze_punctuation(text: str, max_run: int) -> str:
     """Runs of one punctuation character longer than `max_run` cut to `max_run` (0 leaves the text as is)."""
-    if max_run <= 0 or (max_run >= 3 and not _ANY_RUN_OF_4.search(text)):
+    # With max_run >= 3 every run it cuts holds a character four times in a row, which `ANY_RUN_OF_4` finds
+    # twice as fast as the runs themselves (a tenth of comments hold one).
+    if max_run <= 0 or (max_run >= 3 and not ANY_RUN_OF_4.search(text)):
         return text
     return _run_pattern(max_run).sub(lambda m: m.group(1) * max_run, text)
 
