@@ -13,19 +13,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from kcorpus.transforms.korean import HANGUL_LETTER_CLASS, MASK_RUNS
+from kcorpus.transforms.korean import MASK_RUNS
+from kcorpus.transforms.letter_stats import letter_stats
 from kcorpus.transforms.pii import PII_MODES
-from kcorpus.transforms.repetition import (
-    document_repetition_reason,
-    letter_tokens,
-    spam_reason,
-    spam_reason_of_tokens,
-)
+from kcorpus.transforms.repetition import document_repetition_reason, may_be_spam, spam_reason
 from kcorpus.transforms.rewrites import MASK_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
-# Runs, not single letters: `sub("")` of runs gives the same text with far fewer matches.
-_HANGUL_RUNS = re.compile(rf"[{HANGUL_LETTER_CLASS}]+")
 _FRACTIONS = (
     "min_hangul_ratio",
     "max_repeated_token_ratio",
@@ -158,14 +152,8 @@ def too_long(text: str, max_chars: int) -> str | None:
 def hangul_ratio(text: str) -> float:
     """The share of Hangul among the letters of `text`: Hangul, Latin, digits and other scripts' letters
     count; spaces, punctuation and symbols do not (`했길래......` is all Hangul). 0.0 without letters."""
-    return _hangul_share("".join(letter_tokens(text)))
-
-
-def _hangul_share(letters: str) -> float:
-    """The Hangul share of a string of letters only (0.0 when empty)."""
-    if not letters:
-        return 0.0
-    return (len(letters) - len(_HANGUL_RUNS.sub("", letters))) / len(letters)
+    _, letters, hangul, _, _ = letter_stats(text)
+    return hangul / letters if letters else 0.0
 
 
 def low_hangul(text: str, min_ratio: float) -> str | None:
@@ -201,18 +189,24 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
         reason = "too_long"
     if reason or not (config.min_hangul_ratio or config.max_repeated_token_ratio):
         return reason
-    tokens = letter_tokens(text)
-    letters = "".join(tokens)
-    if config.min_hangul_ratio and _hangul_share(letters) < config.min_hangul_ratio:
+    # One pass counts what `low_hangul` and the spam rule's necessary conditions need; only the rare sentence
+    # that meets those has its tokens built.
+    tokens, letters, hangul, distinct_letters, distinct_tokens = letter_stats(text)
+    if config.min_hangul_ratio and (hangul / letters if letters else 0.0) < config.min_hangul_ratio:
         return "low_hangul"
-    return spam_reason_of_tokens(
+    share = config.max_repeated_token_ratio
+    if share and may_be_spam(
         tokens,
-        config.max_repeated_token_ratio,
+        letters,
+        distinct_tokens,
+        distinct_letters,
+        share,
         config.repetition_min_tokens,
         config.repeated_unit_min_repeats,
         config.repeated_unit_max_chars,
-        letters,
-    )
+    ):
+        return repetitive(text, config)
+    return None
 
 
 def check_document(

@@ -89,39 +89,65 @@ def spam_reason_of_tokens(
     min_tokens: int,
     unit_min_repeats: int,
     unit_max_chars: int,
-    compact: str | None = None,
 ) -> str | None:
-    """`spam_reason` of a sentence given its `letter_tokens` (which the filters compute once per sentence)
-    and, where the caller has it, their concatenation `compact`."""
+    """`spam_reason` of a sentence given its `letter_tokens`."""
     if not max_share:
         return None
-    # Cheap necessary conditions first: a token with share s leaves at most (1 - s) * n other tokens, a run of
-    # a unit of k letters at most k + (1 - s) * n distinct letters.
+    compact = "".join(tokens)
     n = len(tokens)
-    few_tokens = n >= min_tokens and len(set(tokens)) <= n - max_share * n + 1
-    if few_tokens and repeated_token_share(tokens) >= max_share:
-        return "repetitive"
-    if compact is None:
-        compact = "".join(tokens)
-    if few_distinct_letters(compact, max_share, unit_min_repeats, unit_max_chars) and (
-        repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share
+    if (
+        few_distinct_tokens(n, len(set(tokens)), max_share, min_tokens)
+        and repeated_token_share(tokens) >= max_share
     ):
+        return "repetitive"
+    if few_distinct_letters(
+        len(compact), len(set(compact)), max_share, unit_min_repeats, unit_max_chars
+    ) and (repeated_unit_share(compact, unit_min_repeats, unit_max_chars) >= max_share):
         return "repetitive"
     return None
 
 
-def few_distinct_letters(compact: str, max_share: float, unit_min_repeats: int, unit_max_chars: int) -> bool:
-    """Whether `compact` has few enough distinct letters for runs of units to cover `max_share` of it.
+def may_be_spam(
+    tokens: int,
+    letters: int,
+    distinct_tokens: int,
+    distinct_letters: int,
+    max_share: float,
+    min_tokens: int,
+    unit_min_repeats: int,
+    unit_max_chars: int,
+) -> bool:
+    """The necessary conditions of both spam rules, from a sentence's counts (`letter_stats`): when False,
+    `spam_reason` keeps the sentence, and its tokens need not be built."""
+    return few_distinct_tokens(tokens, distinct_tokens, max_share, min_tokens) or few_distinct_letters(
+        letters, distinct_letters, max_share, unit_min_repeats, unit_max_chars
+    )
 
-    Two bounds: the rule's own (`unit_max_chars + (1 - max_share) * n`), and one that holds for any runs: a
-    run of c >= `copies` copies of a unit holds at most 1/c of its length in distinct letters, so runs
-    covering a share s leave at most `n - s * n * (1 - 1 / copies)` distinct letters (+1 for rounding). On
-    comments the second one spares the unit-run scan on 9 in 10 of the texts the first one lets through.
+
+def few_distinct_tokens(tokens: int, distinct_tokens: int, max_share: float, min_tokens: int) -> bool:
+    """Whether one of `tokens` tokens (`distinct_tokens` of them distinct) can make up `max_share` of them:
+    a token with share s leaves at most (1 - s) * n other tokens (+1 for rounding)."""
+    return tokens >= min_tokens and distinct_tokens <= tokens - max_share * tokens + 1
+
+
+def few_distinct_letters(
+    letters: int, distinct_letters: int, max_share: float, unit_min_repeats: int, unit_max_chars: int
+) -> bool:
+    """Whether `letters` letters, `distinct_letters` of them distinct, are few enough for runs of units to
+    cover `max_share` of them.
+
+    Two bounds: the rule's own (a run of a unit of k letters leaves at most `unit_max_chars + (1 - max_share)
+    * n` distinct letters), and one that holds for any runs: a run of c >= `copies` copies of a unit holds at
+    most 1/c of its length in distinct letters, so runs covering a share s leave at most
+    `n - s * n * (1 - 1 / copies)` distinct letters (+1 for rounding). On comments the second one spares the
+    unit-run scan on 9 in 10 of the texts the first one lets through.
     """
-    n = len(compact)
-    distinct = len(set(compact))
+    n, distinct = letters, distinct_letters
     copies = max(unit_min_repeats, 2)
-    return distinct <= unit_max_chars + (1 - max_share) * n and distinct <= n - max_share * n * (1 - 1 / copies) + 1
+    return (
+        distinct <= unit_max_chars + (1 - max_share) * n
+        and distinct <= n - max_share * n * (1 - 1 / copies) + 1
+    )
 
 
 @functools.lru_cache(maxsize=8)
