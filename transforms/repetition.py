@@ -119,8 +119,13 @@ def may_be_spam(
 ) -> bool:
     """The necessary conditions of both spam rules, from a sentence's counts (`letter_stats`): when False,
     `spam_reason` keeps the sentence, and its tokens need not be built."""
-    return few_distinct_tokens(tokens, distinct_tokens, max_share, min_tokens) or few_distinct_letters(
-        letters, distinct_letters, max_share, unit_min_repeats, unit_max_chars
+    # `few_distinct_tokens(...) or few_distinct_letters(...)`, inlined: this runs once per sentence.
+    if tokens >= min_tokens and distinct_tokens <= tokens - max_share * tokens + 1:
+        return True
+    copies = max(unit_min_repeats, 2)
+    return (
+        distinct_letters <= unit_max_chars + (1 - max_share) * letters
+        and distinct_letters <= letters - max_share * letters * (1 - 1 / copies) + 1
     )
 
 

@@ -73,7 +73,8 @@ _ABBREVIATIONS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
-_KOREAN_REFERENCE = re.compile(r"\d+(?:항|조|호|절|목|권|쪽|장)$")
+_REFERENCE_COUNTERS = "항조호절목권쪽장"
+_KOREAN_REFERENCE = re.compile(rf"\d+[{_REFERENCE_COUNTERS}]$")
 # An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
 _PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로께")
 # A quotation followed by a quotative particle (`"좋아." 라고 답했다`) or `등` continues the sentence.
@@ -124,6 +125,11 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
 
 def _is_non_final_period(paragraph: str, start: int) -> bool:
     """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
+    last = paragraph[start - 1] if start else ""
+    if "가" <= last <= "힣" and last not in _REFERENCE_COUNTERS and (start < 2 or paragraph[start - 2] != "."):
+        # The common case, `했다.`: a syllable is no digit, initial or abbreviation, ends a reference only as
+        # a counter, and ends a `U.S.`-like word only right after a `.`; so none of the rules below applies.
+        return False
     before = paragraph[max(0, start - 40) : start]
     if not before or before[-1].isspace():
         return True
@@ -160,13 +166,24 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
     return not (_QUOTES.intersection(closers) and _QUOTATIVE.match(paragraph, end))
 
 
+def _may_hold_tilde_ending(paragraph: str) -> bool:
+    """Whether `_TILDE_GUARD` matches; substring tests first (most paragraphs have neither `~` nor `,,`)."""
+    return ("~" in paragraph or ",," in paragraph) and _TILDE_GUARD.search(paragraph) is not None
+
+
+def _may_hold_quote_pair(paragraph: str) -> bool:
+    """False when `_QUOTE_PAIR_CANDIDATE` cannot match: it needs one of these closing quotes (a substring test
+    each costs a fraction of its scan)."""
+    return '"' in paragraph or "”" in paragraph or "’" in paragraph or "」" in paragraph or "』" in paragraph
+
+
 def _boundaries(paragraph: str) -> list[int]:
     spans: list[tuple[int, int]] | None = None
     cuts: list[int] = []
     for matches in (
-        (_PUNCT_CANDIDATE if _TILDE_GUARD.search(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph),
+        (_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph),
         _GLUED_CANDIDATE.finditer(paragraph) if _GLUED_GUARD.search(paragraph) else (),
-        _QUOTE_PAIR_CANDIDATE.finditer(paragraph),
+        _QUOTE_PAIR_CANDIDATE.finditer(paragraph) if _may_hold_quote_pair(paragraph) else (),
     ):
         for match in matches:
             start, end = match.start(1), match.end()

@@ -534,3 +534,65 @@ def test_punctuation_candidates_without_the_tilde_branch_equal_the_full_pattern_
 def test_the_tilde_guard_finds_the_tilde_and_comma_endings(text):
     assert sentences._TILDE_GUARD.search(text)
     assert any(m.group(1)[0] in " ~," for m in sentences._PUNCT_CANDIDATE.finditer(text))
+
+
+def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
+    """`_is_non_final_period` without its fast path for a syllable before the period."""
+    before = paragraph[max(0, start - 40) : start]
+    if not before or before[-1].isspace():
+        return True
+    word = before.rsplit(maxsplit=1)[-1]
+    last = word[-1]
+    if last.isdigit() or len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
+        return True
+    if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
+        return True
+    return word.lower().lstrip("(") in sentences._ABBREVIATIONS or bool(
+        sentences._KOREAN_REFERENCE.search(word)
+    )
+
+
+def test_the_syllable_fast_path_of_periods_changes_nothing():
+    periods = [
+        "했다. 그",
+        "가.나. 다",
+        "제3조. 다음",
+        "15쪽. 끝",
+        "U.S. 가",
+        "가.",
+        ".가.",
+        "A.가. 다",
+        "다 .",
+        "1.가.",
+    ]
+    rng = random.Random(11)
+    alphabet = "가다조쪽항ㄱa1. "
+    randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
+    fast = 0
+    for text in SPLIT_TEXTS + periods + randoms:
+        for start in (i for i, char in enumerate(text) if char == "."):
+            expected = _reference_is_non_final_period(text, start)
+            assert sentences._is_non_final_period(text, start) == expected, (text, start)
+            fast += "가" <= text[start - 1 : start] <= "힣"
+    assert fast > 5000
+
+
+def _reference_boundaries(paragraph: str) -> list[int]:
+    """`_boundaries` with every candidate pattern run over every paragraph (no substring guards)."""
+    saved = sentences._may_hold_quote_pair, sentences._may_hold_tilde_ending
+    sentences._may_hold_quote_pair = lambda text: True
+    sentences._may_hold_tilde_ending = lambda text: sentences._TILDE_GUARD.search(text) is not None
+    try:
+        return sentences._boundaries(paragraph)
+    finally:
+        sentences._may_hold_quote_pair, sentences._may_hold_tilde_ending = saved
+
+
+def test_boundaries_with_substring_guards_equal_the_unguarded_scan():
+    pairs = ['그렇다."“다음', "했다!」「그", '끝.""새', "좋아요~ 네", "했어요,, 그래서", "그렇죠 ~~ 네"]
+    cut = 0
+    for text in SPLIT_TEXTS + pairs:
+        expected = _reference_boundaries(text)
+        assert sentences._boundaries(text) == expected, text
+        cut += len(expected)
+    assert cut > 5000

@@ -71,7 +71,21 @@ def _hash_breakers() -> list[str]:
     return [distinct, alike, far_apart, same_length, wide, "가" * 5000]
 
 
-TEXTS = _sample_texts() + _random_texts(5000, 1) + _unit_runs(3000, 2) + _hash_breakers()
+def _at_the_bounds() -> list[str]:
+    """Runs covering exactly 80% of the letters, the rest all distinct: spam with the most distinct letters the
+    bounds allow, where a bound off by one (or by a float's rounding) would keep it."""
+    pool = "가나다라마바사아자차카타파하거너더러머버서어저처커터퍼허"
+    texts = []
+    for unit_length in range(1, 9):
+        for copies in range(3, 6):
+            run = pool[:unit_length] * copies
+            if len(run) % 4 == 0:
+                extra = pool[unit_length : unit_length + len(run) // 4]
+                texts += [run + extra, run + " " + extra, extra + "!" + run]
+    return texts
+
+
+TEXTS = _sample_texts() + _random_texts(5000, 1) + _unit_runs(3000, 2) + _hash_breakers() + _at_the_bounds()
 
 
 def test_the_texts_cover_what_they_should():
@@ -152,6 +166,23 @@ CONFIGS = [
     FilterConfig(min_chars=0, max_chars=0, max_repeated_token_ratio=0.3, repetition_min_tokens=2),
     FilterConfig(min_chars=0, max_chars=0, max_repeated_token_ratio=0.9, repeated_unit_max_chars=2),
     FilterConfig(min_chars=0, max_chars=0, max_repeated_token_ratio=0.0, min_hangul_ratio=0.9),
+    # test_fast_paths' spam configurations: shares, repeats and unit lengths where the bounds round.
+    FilterConfig(
+        min_chars=0,
+        max_chars=0,
+        max_repeated_token_ratio=0.5,
+        repeated_unit_min_repeats=2,
+        repeated_unit_max_chars=4,
+    ),
+    FilterConfig(min_chars=0, max_chars=0, max_repeated_token_ratio=1.0),
+    FilterConfig(
+        min_chars=0,
+        max_chars=0,
+        max_repeated_token_ratio=0.9,
+        repetition_min_tokens=5,
+        repeated_unit_min_repeats=4,
+        repeated_unit_max_chars=2,
+    ),
 ]
 
 
