@@ -135,6 +135,13 @@ class Check:
 
 
 def run_header() -> str:
-    """The date, the machine and the command line, for bench/RESULTS.md."""
+    """The date, the machine, the command line and how the sentence filters count letters (compiled or the
+    Python fallback: ~20% of a build's CPU apart), for bench/RESULTS.md."""
+    from kcorpus.transforms.letter_stats import COMPILED
+
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"{now}; {machine_description()}\ncommand: {shlex.join([sys.executable, *sys.argv])}"
+    letters = "compiled" if COMPILED else "Python (no C compiler at install)"
+    return (
+        f"{now}; {machine_description()}\ncommand: {shlex.join([sys.executable, *sys.argv])}\n"
+        f"kcorpus letter counts: {letters}"
+    )
