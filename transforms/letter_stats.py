@@ -5,9 +5,9 @@ and digits, `repetition.letter_tokens`), of letters in them, of Hangul letters a
 (`korean.HANGUL_LETTER_CLASS`), and of distinct letters and distinct tokens. `low_hangul` needs the first
 three, the spam rule's necessary conditions all five; only a sentence that meets them has its tokens built.
 
-The install compiles `_letter_stats.c` where a C compiler is at hand (5x faster than these regexes and sets on
-real sentences, the sentence rules' hot loop); elsewhere `python_letter_stats`, the reference the compiled one
-is tested against, does the same. `COMPILED` says which one runs.
+The install compiles `_letter_stats.c` where a C compiler is at hand (0.7 against 10.7 us per sentence of the
+bundled sample for these regexes and sets: the sentence rules' hot loop); elsewhere `python_letter_stats`, the
+reference the compiled one is tested against, does the same. `COMPILED` says which one runs.
 """
 
 from __future__ import annotations
