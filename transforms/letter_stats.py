@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
+from kcorpus.transforms.repetition import letter_tokens
 
-_LETTER_RUN = re.compile(r"[^\W_]+")
 _HANGUL_RUNS = re.compile(rf"[{HANGUL_LETTER_CLASS}]+")
 
 LetterStats = tuple[int, int, int, int, int]
@@ -24,7 +24,7 @@ LetterStats = tuple[int, int, int, int, int]
 
 def python_letter_stats(text: str) -> LetterStats:
     """`(tokens, letters, hangul, distinct_letters, distinct_tokens)` of `text`, in Python."""
-    tokens = _LETTER_RUN.findall(text)
+    tokens = letter_tokens(text)
     letters = "".join(tokens)
     hangul = len(letters) - len(_HANGUL_RUNS.sub("", letters))
     return len(tokens), len(letters), hangul, len(set(letters)), len(set(tokens))
