@@ -319,12 +319,28 @@ def document_repetition_reason(
     if not (any(top_fractions) or any(dup_fractions)):
         return None
     # One pass over the lines joined: "\n" separates words and no punctuation run spans it.
-    joined = "\n".join(lines)
+    return text_ngram_repetition_reason("\n".join(lines), min_words, top_fractions, dup_fractions)
+
+
+def python_text_ngram_repetition_reason(
+    text: str, min_words: int, top_fractions: Sequence[float], dup_fractions: Sequence[float]
+) -> str | None:
+    """`ngram_repetition_reason` of the `words` of `text`, None below `min_words` words: the reference of the
+    compiled `text_ngram_repetition_reason` (`_ngram_repetition.c`), and its fallback."""
     # Stripping punctuation only removes words, so a cheaper count can rule a text out first (worth it only
     # where it may: a text of 8 characters per word and more has enough words but for rare ones).
-    if len(joined) < 8 * min_words and len(joined.split()) < min_words:
+    if len(text) < 8 * min_words and len(text.split()) < min_words:
         return None
-    text_words = words(joined)
+    text_words = words(text)
     if len(text_words) < min_words:
         return None
     return ngram_repetition_reason(text_words, top_fractions, dup_fractions)
+
+
+try:
+    from kcorpus.transforms._ngram_repetition import text_ngram_repetition_reason
+
+    NGRAMS_COMPILED = True
+except ImportError:  # installed without a C compiler: the same reasons, slower
+    text_ngram_repetition_reason = python_text_ngram_repetition_reason
+    NGRAMS_COMPILED = False

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from kcorpus.transforms import boilerplate, pii, sentences
+from kcorpus.transforms import boilerplate, pii, repetition, sentences
 from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.clean import make_cleaner
 from kcorpus.transforms.pii import mask_pii
@@ -442,9 +442,14 @@ def test_duplicate_share_equals_the_loop_bit_for_bit():
         assert duplicate_share(items) == _reference_duplicate_share(items), items
 
 
+@pytest.mark.parametrize("rules", ["compiled", "python"])
 @pytest.mark.parametrize("min_words", [3, 20, 100])
-def test_document_repetition_reason_with_its_early_word_count_equals_counting_words(min_words):
+def test_document_repetition_reason_with_its_early_word_count_equals_counting_words(min_words, rules, monkeypatch):
     """Texts of long words (over 8 characters a word) with few of them: the split count is skipped there."""
+    if rules == "compiled" and not repetition.NGRAMS_COMPILED:
+        pytest.skip("kcorpus was installed without its C extension")
+    if rules == "python":
+        monkeypatch.setattr(repetition, "text_ngram_repetition_reason", repetition.python_text_ngram_repetition_reason)
     rng = random.Random(18)
     long_words = ["가나다라마바사아자", "abcdefghijk", "하늘과바람과별과시", "연습연습연습연습연습"]
     docs = [[" ".join(rng.choice(long_words) for _ in range(rng.randint(1, 2 * min_words))) for _ in range(3)]
