@@ -14,6 +14,8 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
+from kcorpus.transforms.spaces import collapse_whitespace
+
 SCOPES = ("global", "per_source")
 # Columns of the (permutations x shingles) matrix computed at once: 128 x 16384 x 4 bytes = 8 MB.
 _CHUNK_COLUMNS = 16384
@@ -77,7 +79,7 @@ class NearDedupConfig:
 def dedup_text(text: str) -> str:
     """The normalization exact dedup compares: whitespace runs collapsed, ends stripped (case is kept)."""
     # The same as `re.sub(r"\s+", " ", text).strip()`: `\s` and `str.split()` agree on every code point.
-    return " ".join(text.split())
+    return collapse_whitespace(text)
 
 
 def digest(text: str, size: int = 16) -> bytes:

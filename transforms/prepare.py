@@ -18,14 +18,10 @@ from kcorpus.transforms.filters import FilterConfig, check_document, check_sente
 from kcorpus.transforms.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.record import Document, new_document
 from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
+from kcorpus.transforms.spaces import collapse_hspace, collapse_spaces
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
-# Horizontal whitespace (NBSP, ideographic and zero-width spaces included) collapses to one space.
-_HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000\ufeff]+")
-# `_HSPACE` minus " ": without one of these and without "  ", `_HSPACE.sub(" ", text)` is `text` (a
-# character-class scan costs a fifth of the substitution, which matches every single space).
-_ODD_HSPACE = re.compile(r"[\t\u00a0\u2000-\u200b\u3000\ufeff]")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
 # Every character `_LINE_BREAKS` can start with: a class scans 4x faster than the alternation.
 _ANY_LINE_BREAK = re.compile(r"[\r\u2028\u2029\x0b\x0c\x85]")
@@ -97,19 +93,6 @@ def normalize_text(text: str, remove: Sequence[re.Pattern[str]] = ()) -> str:
 def unify_line_breaks(text: str) -> str:
     """`\\r\\n`, `\\r` and the other line breaks of `str.splitlines` (but `\\x1c`-`\\x1e`) made `\\n`."""
     return _LINE_BREAKS.sub("\n", text) if _ANY_LINE_BREAK.search(text) else text
-
-
-def collapse_hspace(text: str) -> str:
-    """Every run of horizontal spaces (NBSP, ideographic and zero-width spaces included) made one space."""
-    return _HSPACE.sub(" ", text) if "  " in text or _ODD_HSPACE.search(text) else text
-
-
-def collapse_spaces(text: str) -> str:
-    """Horizontal space runs made one space and every line stripped (`_HSPACE` never matches a newline)."""
-    text = collapse_hspace(text)
-    if "\n" not in text:
-        return text.strip()
-    return "\n".join([line.strip() for line in text.split("\n")])
 
 
 def identity(text: str) -> str:
