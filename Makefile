@@ -9,12 +9,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# The C source too: the install compiles it (transforms/letter_stats.py), and an edit must rebuild it.
-$(VENV)/.installed-run: pyproject.toml transforms/_letter_stats.c | $(BIN)/python
+# The C sources too: the install compiles them (docs/architecture.md), and an edit must rebuild them.
+$(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml transforms/_letter_stats.c | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 

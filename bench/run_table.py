@@ -135,13 +135,16 @@ class Check:
 
 
 def run_header() -> str:
-    """The date, the machine, the command line and how the sentence filters count letters (compiled or the
-    Python fallback: ~20% of a build's CPU apart), for bench/RESULTS.md."""
-    from kcorpus.transforms.letter_stats import COMPILED
+    """The date, the machine, the command line and whether kcorpus's C extensions run (or their Python twins:
+    ~30% of a build's CPU apart), for bench/RESULTS.md."""
+    from kcorpus.transforms import letter_stats, repetition, spaces
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    letters = "compiled" if COMPILED else "Python (no C compiler at install)"
-    return (
-        f"{now}; {machine_description()}\ncommand: {shlex.join([sys.executable, *sys.argv])}\n"
-        f"kcorpus letter counts: {letters}"
-    )
+    extensions = {
+        "letter counts": letter_stats.COMPILED,
+        "n-gram rules": repetition.NGRAMS_COMPILED,
+        "whitespace passes": spaces.COMPILED,
+    }
+    built = ", ".join(f"{name} {'compiled' if on else 'in Python (no C compiler at install)'}"
+                      for name, on in extensions.items())
+    return f"{now}; {machine_description()}\ncommand: {shlex.join([sys.executable, *sys.argv])}\nkcorpus: {built}"
