@@ -137,13 +137,13 @@ class Check:
 def run_header() -> str:
     """The date, the machine, the command line and whether kcorpus's C extensions run (or their Python twins:
     ~30% of a build's CPU apart), for bench/RESULTS.md."""
-    from kcorpus.transforms import letter_stats, repetition, spaces
+    from kcorpus.transforms import letter_stats, passes, repetition
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     extensions = {
         "letter counts": letter_stats.COMPILED,
         "n-gram rules": repetition.NGRAMS_COMPILED,
-        "whitespace passes": spaces.COMPILED,
+        "text passes": passes.COMPILED,
     }
     built = ", ".join(f"{name} {'compiled' if on else 'in Python (no C compiler at install)'}"
                       for name, on in extensions.items())

@@ -31,7 +31,7 @@ from typing import Any
 
 from kcorpus.transforms.emoji_chars import EMOJI_1_2_0_RANGES
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
-from kcorpus.transforms.spaces import collapse_whitespace, has_run_of_4
+from kcorpus.transforms.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
 
 # The reference whitelist: ASCII (its ` .,?!/@$%~()` are ASCII too), ％ · ∼, Hangul compatibility jamo
 # ㄱ-ㅣ and the Hangul syllables 가-힣. Everything else, Hanja and old-style jamo included, becomes a space.
@@ -161,7 +161,6 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
     # whitespace ends up as one space either way and no later rule can tell the two apart, but then the
     # text can only hold " " and the final whitespace pass is needed only when it has doubles or ends.
     kept = _subtract(whitelist_ranges(options), {cp for cp in range(0x80) if chr(cp).isspace()} - {0x20})
-    outside_whitelist = re.compile(f"[^{_char_class(kept)}]+")
     num_repeats = options.num_repeats
     # (regex, replacement, substring every match contains) for the optional removals, in order.
     removals = [
@@ -177,7 +176,7 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
 
     replace_run = functools.partial(_repeat_run, num_repeats) if num_repeats > 0 else None
     # A partial of a module-level function rather than a closure, so that a cleaner pickles (multiprocessing).
-    cleaner = functools.partial(_clean_text, options.nfc, outside_whitelist, tuple(removals), replace_run)
+    cleaner = functools.partial(_clean_text, options.nfc, pack_ranges(kept), tuple(removals), replace_run)
     # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
     cleaner.single_spaced = not any(start <= cp <= end for cp in _SPACES_BUT_SPACE for start, end in kept)
     return cleaner
@@ -185,23 +184,22 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
 
 def _clean_text(
     nfc: bool,
-    outside_whitelist: re.Pattern[str],
+    whitelist: bytes,
     removals: tuple[tuple[re.Pattern[str], str, str], ...],
     replace_run: Callable[[re.Match[str]], str] | None,
     text: str,
 ) -> str:
     if nfc and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
-    text = outside_whitelist.sub(" ", text)
+    text = replace_outside(text, whitelist)
     for rx, repl, needle in removals:
         if needle in text:
             text = rx.sub(repl, text)
     # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
     if replace_run is not None and has_run_of_4(text):
         text = _WORD_RUN.sub(replace_run, text)
-    if "  " in text or text[:1] == " " or text[-1:] == " ":
-        return collapse_whitespace(text)
-    return text
+    # One scan that returns the text as is when it is single-spaced (a substring test of "  " costs more).
+    return collapse_whitespace(text)
 
 
 def _subtract(ranges: Iterable[tuple[int, int]], points: set[int]) -> list[tuple[int, int]]:
@@ -215,12 +213,6 @@ def _subtract(ranges: Iterable[tuple[int, int]], points: set[int]) -> list[tuple
         if start <= end:
             out.append((start, end))
     return out
-
-
-def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
-    return "".join(
-        f"\\U{start:08X}" if start == end else f"\\U{start:08X}-\\U{end:08X}" for start, end in ranges
-    )
 
 
 def _repeat_run(num_repeats: int, match: re.Match[str]) -> str:

@@ -10,8 +10,16 @@ import sysconfig
 
 import pytest
 
-from kcorpus.transforms import spaces
-from kcorpus.transforms.spaces import python_collapse_spaces, python_collapse_whitespace, python_has_run_of_4
+from kcorpus.transforms import passes
+from kcorpus.transforms.clean import HANJA_RANGES, KCELECTRA_RANGES
+from kcorpus.transforms.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.passes import (
+    pack_ranges,
+    python_collapse_spaces,
+    python_collapse_whitespace,
+    python_has_run_of_4,
+    python_replace_outside,
+)
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -21,7 +29,7 @@ PAIRS = [
     ("has_run_of_4", python_has_run_of_4),
 ]
 
-compiled = pytest.mark.skipif(not spaces.COMPILED, reason="kcorpus was installed without its C extension")
+compiled = pytest.mark.skipif(not passes.COMPILED, reason="kcorpus was installed without its C extension")
 
 
 def _sample_texts() -> list[str]:
@@ -57,7 +65,7 @@ TEXTS = _sample_texts() + _random_texts(20000, 1) + ["", " ", "\n", "\n\n", "a",
 @compiled
 @pytest.mark.parametrize(("name", "twin"), PAIRS, ids=[name for name, _ in PAIRS])
 def test_compiled_passes_equal_their_twins(name, twin):
-    compiled_pass = getattr(spaces, name)
+    compiled_pass = getattr(passes, name)
     for text in TEXTS:
         assert compiled_pass(text) == twin(text), repr(text[:200])
 
@@ -65,7 +73,7 @@ def test_compiled_passes_equal_their_twins(name, twin):
 @compiled
 @pytest.mark.parametrize(("name", "twin"), PAIRS, ids=[name for name, _ in PAIRS])
 def test_every_code_point_is_a_space_or_not_alike(name, twin):
-    compiled_pass = getattr(spaces, name)
+    compiled_pass = getattr(passes, name)
     for cp in range(0x110000):
         c = chr(cp)
         for text in (f" a{c}b {c}\n{c}", f"{c}{c}{c}{c}", f"a {c}{c}b\n{c} c"):
@@ -75,8 +83,8 @@ def test_every_code_point_is_a_space_or_not_alike(name, twin):
 @compiled
 def test_a_text_with_nothing_to_change_comes_back_as_it_is():
     for text in ["", "a", "좋은 영화\n정말 좋다", "a b c"]:
-        assert spaces.collapse_whitespace(text) is text or "\n" in text
-        assert spaces.collapse_spaces(text) is text
+        assert passes.collapse_whitespace(text) is text or "\n" in text
+        assert passes.collapse_spaces(text) is text
 
 
 @compiled
@@ -84,7 +92,7 @@ def test_the_results_are_plain_strs_of_the_narrowest_width():
     # An ideographic space is the only wide character: the result is ASCII, equal and hashed as such.
     for text in ["a\u3000b", "\U00020000 a", "a \U00020000"]:
         for name, twin in PAIRS[:2]:
-            result = getattr(spaces, name)(text)
+            result = getattr(passes, name)(text)
             assert result == twin(text) and hash(result) == hash(twin(text)) and type(result) is str
 
 
@@ -92,7 +100,50 @@ def test_the_results_are_plain_strs_of_the_narrowest_width():
 @pytest.mark.parametrize("name", [name for name, _ in PAIRS])
 def test_compiled_passes_take_only_str(name):
     with pytest.raises(TypeError, match="takes a str"):
-        getattr(spaces, name)(b"bytes")
+        getattr(passes, name)(b"bytes")
+
+
+def _random_ranges(seed: int) -> list[tuple[int, int]]:
+    rng = random.Random(seed)
+    points = sorted(rng.sample(range(0x110000), 40) + [0, 0x10FFFF, 0x20, 0xAC00, 0xD7A3])
+    return [(a, b) for a, b in zip(points[::2], points[1::2], strict=False)]
+
+
+RANGES = {
+    "kcelectra": KCELECTRA_RANGES,
+    "emoji": KCELECTRA_RANGES + EMOJI_1_2_0_RANGES,  # hundreds of ranges, overlapping the ASCII ones
+    "hanja": KCELECTRA_RANGES + HANJA_RANGES,
+    "random": tuple(_random_ranges(5)),
+    "single points": ((0x20, 0x20), (0xAC00, 0xAC00), (0x10FFFF, 0x10FFFF)),
+    "none": (),
+    "everything": ((0, 0x10FFFF),),
+}
+
+
+@compiled
+@pytest.mark.parametrize("ranges", RANGES.values(), ids=RANGES.keys())
+def test_replace_outside_equals_its_twin(ranges):
+    packed = pack_ranges(ranges)
+    for text in TEXTS:
+        assert passes.replace_outside(text, packed) == python_replace_outside(text, packed), repr(text[:200])
+    everything = "".join(map(chr, range(0x110000)))
+    for start in range(0, 0x110000, 0x1000):  # every code point, between kept and removed neighbours
+        text = "a" + everything[start : start + 0x1000] + "\U0010ffff가"
+        assert passes.replace_outside(text, packed) == python_replace_outside(text, packed), hex(start)
+
+
+def test_pack_ranges_sorts_and_merges():
+    assert pack_ranges([(5, 9), (0, 3), (4, 4), (8, 12)]) == pack_ranges([(0, 12)])
+    assert python_replace_outside("a-b  가★c", pack_ranges([(0x61, 0x63), (0xAC00, 0xAC00)])) == "a b 가 c"
+    assert python_replace_outside("abc", pack_ranges([])) == " "
+
+
+@compiled
+def test_replace_outside_refuses_ranges_that_are_no_pairs():
+    with pytest.raises(ValueError, match="pairs"):
+        passes.replace_outside("text", b"\x00" * 12)
+    with pytest.raises(TypeError):
+        passes.replace_outside("text", "not bytes")
 
 
 def test_the_twins_do_what_they_say():
@@ -106,4 +157,4 @@ def test_a_machine_with_a_c_compiler_gets_the_compiled_passes():
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) on this machine")
-    assert spaces.COMPILED
+    assert passes.COMPILED

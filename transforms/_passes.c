@@ -1,12 +1,14 @@
-/* The whitespace passes of the per-document hot loop, compiled: each reads a text once and returns it unchanged
- * (the same object) when it has nothing to change.
+/* The single-pass text rewrites of the per-document hot loop, compiled: each reads a text once and returns it
+ * unchanged (the same object) when it has nothing to change.
  *
  * The references, and the fallbacks where no compiler was at hand at install, are the `python_*` functions of
- * transforms/spaces.py; tests/transforms/test_spaces.py checks each pair agrees on every code point and on real
+ * transforms/passes.py; tests/transforms/test_passes.py checks each pair agrees on every code point and on real
  * and random texts. "Whitespace" is what `str.split()` and `str.strip()` split and strip, Py_UNICODE_ISSPACE.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 
 static inline int is_space(Py_UCS4 ch) {
     if (ch < 0x80)
@@ -171,16 +173,81 @@ static PyObject *has_run_of_4(PyObject *module, PyObject *text) {
     Py_RETURN_FALSE;
 }
 
-static PyMethodDef spaces_methods[] = {
+/* Whether `ch` is in one of the sorted, disjoint `count` ranges `bounds` (start, end, start, end, ...). */
+static inline int in_ranges(Py_UCS4 ch, const uint32_t *bounds, Py_ssize_t count) {
+    Py_ssize_t low = 0, high = count; /* the first range that ends at or after ch is in [low, high] */
+    while (low < high) {
+        const Py_ssize_t mid = (low + high) / 2;
+        if (bounds[2 * mid + 1] < ch)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low < count && bounds[2 * low] <= ch;
+}
+
+/* Every run of characters outside `ranges` (native uint32 pairs start, end: sorted, disjoint) made one " ". */
+static PyObject *replace_outside(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *text, *ranges;
+    if (!PyArg_ParseTuple(args, "US:replace_outside", &text, &ranges))
+        return NULL;
+    const Py_ssize_t size = PyBytes_GET_SIZE(ranges);
+    if (size % (2 * (Py_ssize_t)sizeof(uint32_t)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "replace_outside() takes ranges as pairs of uint32");
+        return NULL;
+    }
+    uint32_t small[64];
+    uint32_t *bounds = small; /* a copy: bytes need not be aligned for uint32 reads */
+    if (size > (Py_ssize_t)sizeof(small) && (bounds = PyMem_Malloc((size_t)size)) == NULL)
+        return PyErr_NoMemory();
+    memcpy(bounds, PyBytes_AS_STRING(ranges), (size_t)size);
+    const Py_ssize_t count = size / (2 * (Py_ssize_t)sizeof(uint32_t));
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *result = NULL;
+    Py_ssize_t i = 0;
+    while (i < n && in_ranges(PyUnicode_READ(kind, data, i), bounds, count))
+        i++;
+    if (i == n) {
+        result = Py_NewRef(text);
+    } else {
+        Out out;
+        if (out_init(&out, kind, n) == 0) {
+            for (Py_ssize_t j = 0; j < i; j++)
+                out_put(&out, PyUnicode_READ(kind, data, j));
+            int outside = 0; /* in a run of characters outside */
+            for (; i < n; i++) {
+                const Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+                if (in_ranges(ch, bounds, count)) {
+                    out_put(&out, ch);
+                    outside = 0;
+                } else if (!outside) {
+                    out_put(&out, ' ');
+                    outside = 1;
+                }
+            }
+            result = out_done(&out);
+        }
+    }
+    if (bounds != small)
+        PyMem_Free(bounds);
+    return result;
+}
+
+static PyMethodDef passes_methods[] = {
     {"collapse_whitespace", collapse_whitespace, METH_O, "collapse_whitespace(text) -> ' '.join(text.split())"},
     {"collapse_spaces", collapse_spaces, METH_O,
      "collapse_spaces(text) -> horizontal space runs made ' ', every line stripped"},
     {"has_run_of_4", has_run_of_4, METH_O, "has_run_of_4(text) -> whether a character occurs 4 times in a row"},
+    {"replace_outside", replace_outside, METH_VARARGS,
+     "replace_outside(text, ranges) -> every run of characters outside ranges made ' '"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef spaces_module = {
-    PyModuleDef_HEAD_INIT, "_spaces", "The whitespace passes of the hot loop, compiled.", -1, spaces_methods,
+static struct PyModuleDef passes_module = {
+    PyModuleDef_HEAD_INIT, "_passes", "The single-pass text rewrites of the hot loop, compiled.", -1, passes_methods,
 };
 
-PyMODINIT_FUNC PyInit__spaces(void) { return PyModule_Create(&spaces_module); }
+PyMODINIT_FUNC PyInit__passes(void) { return PyModule_Create(&passes_module); }
