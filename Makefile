@@ -9,12 +9,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# The C sources too: the install compiles them (docs/architecture.md), and an edit must rebuild them.
-$(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.c) | $(BIN)/python
+# The C sources and their header too: the install compiles them (docs/architecture.md), and an edit must rebuild them.
+$(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.c transforms/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.c) | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.c transforms/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 

@@ -10,17 +10,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_char_classes.h"
+
 /* Open-addressing tables of at least twice the letters: on the stack up to this many slots. */
 #define STACK_SLOTS 512
 #define EMPTY_LETTER 0xFFFFFFFFu /* above every code point */
-
-static inline int is_letter(Py_UCS4 ch) {
-    if (ch < 0x80)
-        return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z');
-    if (ch >= 0xAC00 && ch <= 0xD7A3) /* the Hangul syllables, all letters */
-        return 1;
-    return Py_UNICODE_ISALNUM(ch);
-}
 
 /* `korean.HANGUL_LETTER_CLASS`: the syllables 가-힣 and the compatibility jamo ㄱ-ㆎ. */
 static inline int is_hangul_letter(Py_UCS4 ch) {

@@ -16,21 +16,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_char_classes.h"
+
 #define NO_ID (-1)
-
-static inline int is_letter(Py_UCS4 ch) {
-    if (ch < 0x80)
-        return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z');
-    if (ch >= 0xAC00 && ch <= 0xD7A3) /* the Hangul syllables, all letters */
-        return 1;
-    return Py_UNICODE_ISALNUM(ch);
-}
-
-static inline int is_space(Py_UCS4 ch) {
-    if (ch < 0x80)
-        return ch == ' ' || (ch >= 0x09 && ch <= 0x0D) || (ch >= 0x1C && ch <= 0x1F);
-    return Py_UNICODE_ISSPACE(ch);
-}
 
 static inline uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
     x ^= x >> 30;

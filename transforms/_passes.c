@@ -10,11 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline int is_space(Py_UCS4 ch) {
-    if (ch < 0x80)
-        return ch == ' ' || (ch >= 0x09 && ch <= 0x0D) || (ch >= 0x1C && ch <= 0x1F);
-    return Py_UNICODE_ISSPACE(ch);
-}
+#include "_char_classes.h"
 
 /* `prepare._HSPACE`: the horizontal spaces a run of which becomes one " ". */
 static inline int is_hspace(Py_UCS4 ch) {
