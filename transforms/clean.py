@@ -159,7 +159,7 @@ def whitelist_ranges(options: CleanOptions) -> tuple[tuple[int, int], ...]:
 def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
     # Whitelisted whitespace other than " " (tab, newline, \x1c-\x1f) goes with the removed characters:
     # whitespace ends up as one space either way and no later rule can tell the two apart, but then the
-    # text can only hold " " and the final whitespace pass is needed only when it has doubles or ends.
+    # text can only hold " " and the final whitespace pass finds nothing to change in most texts.
     kept = _subtract(whitelist_ranges(options), {cp for cp in range(0x80) if chr(cp).isspace()} - {0x20})
     num_repeats = options.num_repeats
     # (regex, replacement, substring every match contains) for the optional removals, in order.

@@ -15,10 +15,10 @@ from typing import Any
 
 from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
+from kcorpus.transforms.passes import collapse_hspace, collapse_spaces
 from kcorpus.transforms.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.record import Document, new_document
 from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
-from kcorpus.transforms.passes import collapse_hspace, collapse_spaces
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]

@@ -168,7 +168,7 @@ def test_a_text_of_exactly_min_words_words_is_checked(rules, word, tail, words_p
 def _letter_probe(char: str) -> str:
     """Fires at 0.25 (top 2-gram) only if `char` is a letter: `가{char} 가` twice covers 6 of 20 letters,
     `가 가` twice 4 of 18 (with `char` removed, and likewise when it is a space)."""
-    return f"가{char} 가 가{char} 가 " + " ".join(("나다", "라마", "바사", "아자", "차카", "타파", "하거"))
+    return f"가{char} 가 가{char} 가 나다 라마 바사 아자 차카 타파 하거"
 
 
 def _space_probe(char: str) -> str:
