@@ -40,7 +40,7 @@ def pack_ranges(ranges: Iterable[tuple[int, int]]) -> bytes:
     return array.array("I", [bound for pair in merged for bound in pair]).tobytes()
 
 
-def char_class(ranges: Iterable[tuple[int, int]]) -> str:
+def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
     """The inside of a regex character class `[...]` that matches `ranges`."""
     return "".join(
         f"\\U{start:08X}" if start == end else f"\\U{start:08X}-\\U{end:08X}" for start, end in ranges
@@ -51,7 +51,7 @@ def char_class(ranges: Iterable[tuple[int, int]]) -> str:
 def _outside(ranges: bytes) -> re.Pattern[str]:
     bounds = array.array("I", ranges)
     pairs = zip(bounds[::2], bounds[1::2], strict=True)
-    return re.compile(f"[^{char_class(pairs)}]+" if bounds else "(?s).+")
+    return re.compile(f"[^{_char_class(pairs)}]+" if bounds else "(?s).+")
 
 
 def python_replace_outside(text: str, ranges: bytes) -> str:
