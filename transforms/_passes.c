@@ -12,7 +12,7 @@
 
 #include "_char_classes.h"
 
-/* `prepare._HSPACE`: the horizontal spaces a run of which becomes one " ". */
+/* `passes._HSPACE`: the horizontal spaces a run of which becomes one " ". */
 static inline int is_hspace(Py_UCS4 ch) {
     if (ch < 0x80)
         return ch == ' ' || ch == '\t';
@@ -97,7 +97,7 @@ static PyObject *collapse_whitespace(PyObject *module, PyObject *text) {
     return out_done(&out);
 }
 
-/* `prepare.collapse_spaces`: every run of horizontal spaces one " ", then every "\n"-separated line stripped of
+/* `passes.python_collapse_spaces`: every run of horizontal spaces one " ", then every "\n"-separated line stripped of
  * whitespace at both ends. */
 static PyObject *collapse_spaces(PyObject *module, PyObject *text) {
     (void)module;
@@ -149,7 +149,7 @@ static PyObject *collapse_spaces(PyObject *module, PyObject *text) {
     return out_done(&out);
 }
 
-/* Whether some character occurs 4 times in a row (`clean.ANY_RUN_OF_4`). */
+/* Whether some character occurs 4 times in a row (`passes.ANY_RUN_OF_4`). */
 static PyObject *has_run_of_4(PyObject *module, PyObject *text) {
     (void)module;
     if (check_str(text, "has_run_of_4") < 0)

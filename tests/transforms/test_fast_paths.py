@@ -18,8 +18,9 @@ import pytest
 from kcorpus.transforms import boilerplate, pii, repetition, sentences
 from kcorpus.transforms.boilerplate import BoilerplateRemover
 from kcorpus.transforms.clean import make_cleaner
+from kcorpus.transforms.passes import collapse_hspace
 from kcorpus.transforms.pii import mask_pii
-from kcorpus.transforms.prepare import Prepared, collapse_hspace, new_prepared, unify_line_breaks
+from kcorpus.transforms.prepare import Prepared, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.repetition import (
     document_repetition_reason,
