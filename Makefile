@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # The C sources and their header too: the install compiles them (docs/architecture.md), and an edit must rebuild them.
-$(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.c transforms/*.h) | $(BIN)/python
+$(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.h transforms/*/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.c transforms/*.h) | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.h transforms/*/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 

@@ -18,15 +18,15 @@ import statistics
 import time
 from pathlib import Path
 
-from kcorpus.transforms.boilerplate import BoilerplateRemover
-from kcorpus.transforms.clean import make_cleaner
-from kcorpus.transforms.filters import FilterConfig
-from kcorpus.transforms.pii import TOKENS, mask_pii
 from kcorpus.transforms.prepare import DocumentPreparer, identity, normalize_text
 from kcorpus.transforms.readers import read_file
 from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import Document
-from kcorpus.transforms.sentences import make_splitter
+from kcorpus.transforms.rules.boilerplate import BoilerplateRemover
+from kcorpus.transforms.rules.filters import FilterConfig
+from kcorpus.transforms.rules.pii import TOKENS, mask_pii
+from kcorpus.transforms.text.clean import make_cleaner
+from kcorpus.transforms.text.sentences import make_splitter
 
 SOURCES = (  # name, format, path under --data, preset, split
     ("petitions", "petitions", "petitions/petitions_2017-08", "kcelectra", True),

@@ -94,7 +94,7 @@ def bench_throughput(args: argparse.Namespace) -> None:
 
 
 def _clean_fn(preset: str) -> Callable[[str], str]:
-    from kcorpus.transforms.clean import clean
+    from kcorpus.transforms.text.clean import clean
 
     def clean_text(text: str) -> str:
         return clean(text, preset=preset)
@@ -133,7 +133,7 @@ def _alternate(
 
 
 def bench_linear() -> None:
-    from kcorpus.transforms.clean import make_cleaner
+    from kcorpus.transforms.text.clean import make_cleaner
 
     text = " ".join(load_texts())
     cases: list[tuple[str, Callable[[str], object], Callable[[float], str]]] = [
@@ -162,7 +162,7 @@ def bench_linear() -> None:
 
 
 def _all_removals() -> Callable[[str], str]:
-    from kcorpus.transforms.clean import make_cleaner
+    from kcorpus.transforms.text.clean import make_cleaner
 
     return make_cleaner("kcelectra", remove_emails=True, remove_mentions=True, remove_ooo=True)
 

@@ -19,13 +19,13 @@ import statistics
 import time
 from pathlib import Path
 
-from kcorpus.transforms.clean import make_cleaner
-from kcorpus.transforms.decontaminate import DecontaminateConfig, build_index, find_matches
-from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.prepare import DocumentPreparer
 from kcorpus.transforms.readers import read_file
 from kcorpus.transforms.record import Document
-from kcorpus.transforms.sentences import make_splitter
+from kcorpus.transforms.rules.decontaminate import DecontaminateConfig, build_index, find_matches
+from kcorpus.transforms.rules.filters import FilterConfig
+from kcorpus.transforms.text.clean import make_cleaner
+from kcorpus.transforms.text.sentences import make_splitter
 
 BATCH = 1000
 

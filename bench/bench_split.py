@@ -38,7 +38,7 @@ from pathlib import Path
 
 from split_scoring import boundary_counts, f1_score
 
-from kcorpus.transforms.sentences import split_sentences
+from kcorpus.transforms.text.sentences import split_sentences
 
 _REPO = Path(__file__).resolve().parents[1]
 # ../shared/data next to the checkout (or next to the folder of worktrees).

@@ -43,7 +43,7 @@ print(json.dumps({"rc": rc, "seconds": time.perf_counter() - t,
 def clean_line(line: str) -> str:
     """kcorpus' cleaner when installed (branch `clean`), else the published KcELECTRA regexes."""
     try:
-        from kcorpus.transforms.clean import clean
+        from kcorpus.transforms.text.clean import clean
     except ImportError:
         line = _URL.sub("", _KEEP.sub(" ", line))
         return " ".join(_REPEAT.sub(r"\1\1", line).split())

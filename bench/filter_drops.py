@@ -53,12 +53,12 @@ def parse_value(value: str) -> object:
 
 def measure(out: Path, overrides: dict[str, object]) -> dict[str, dict[str, int]]:
     import kcorpus.transforms.prepare as prepare_module
-    from kcorpus.transforms.clean import make_cleaner
-    from kcorpus.transforms.filters import FilterConfig
     from kcorpus.transforms.prepare import DocumentPreparer
     from kcorpus.transforms.readers.options import ReadOptions
     from kcorpus.transforms.readers.registry import reader_for
-    from kcorpus.transforms.sentences import make_splitter
+    from kcorpus.transforms.rules.filters import FilterConfig
+    from kcorpus.transforms.text.clean import make_cleaner
+    from kcorpus.transforms.text.sentences import make_splitter
 
     filters = FilterConfig(**overrides)
     seen: list[tuple[str | None, str]] = []  # (reason or None, cleaned sentence) of the current document

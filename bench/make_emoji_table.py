@@ -1,4 +1,4 @@
-"""Regenerate transforms/emoji_chars.py: the code points of emoji 1.2.0, which the kcbert preset keeps.
+"""Regenerate transforms/text/emoji_chars.py: the code points of emoji 1.2.0, which the kcbert preset keeps.
 
 KcBERT's published clean appended every emoji of the installed emoji package to its whitelist; its corpus
 was built with emoji 1.x, and kss pins 1.2.0. Freezing that set as a table makes the kcbert preset

@@ -137,7 +137,8 @@ class Check:
 def run_header() -> str:
     """The date, the machine, the command line and whether kcorpus's C extensions run (or their Python twins:
     ~30% of a build's CPU apart), for bench/RESULTS.md."""
-    from kcorpus.transforms import letter_stats, passes, repetition
+    from kcorpus.transforms.rules import letter_stats, repetition
+    from kcorpus.transforms.text import passes
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     extensions = {

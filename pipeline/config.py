@@ -10,10 +10,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kcorpus.transforms.boilerplate import check_set_names
-from kcorpus.transforms.decontaminate import DecontaminateConfig
 from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
-from kcorpus.transforms.filters import FilterConfig
+from kcorpus.transforms.rules.boilerplate import check_set_names
+from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
+from kcorpus.transforms.rules.filters import FilterConfig
 
 SPLIT_BACKENDS = ("kcorpus", "kss", "kss-fast", "none")
 DROPPED_MODES = ("all", "sample", "none")
@@ -33,7 +33,7 @@ class SourceConfig:
         clean_options: overrides passed to `make_cleaner(preset, **clean_options)`.
         remove_patterns: regexes deleted from each line before splitting (markup residue of this source);
             counted as the boilerplate set `remove_patterns`.
-        boilerplate: boilerplate rule sets (`transforms/boilerplate.py`) to apply; None: the format's
+        boilerplate: boilerplate rule sets (`transforms/rules/boilerplate.py`) to apply; None: the format's
             default (`petitions`, `comments`, Modu newspaper, `wikiextractor`), `()`: none.
         allow_missing: a path that matches no file is not an error (the source may read nothing at all).
     """
@@ -146,7 +146,7 @@ class CorpusConfig:
 
 def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
     """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
-    from kcorpus.transforms.clean import make_cleaner
+    from kcorpus.transforms.text.clean import make_cleaner
 
     for source in sources:
         if source.preset == "none":

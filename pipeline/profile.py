@@ -53,14 +53,14 @@ from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
-from kcorpus.transforms.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
-from kcorpus.transforms.decontaminate import DecontaminateConfig
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
-from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
-from kcorpus.transforms.pii import PII_MODES
-from kcorpus.transforms.rewrites import MASK_MODES
+from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
+from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
+from kcorpus.transforms.rules.filters import FilterConfig
+from kcorpus.transforms.rules.pii import PII_MODES
+from kcorpus.transforms.text.rewrites import MASK_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -207,7 +207,7 @@ class SourceSection(_SourceFields):  # type: ignore[misc, valid-type]
     @field_validator("preset")
     @classmethod
     def _known_preset(cls, value: str) -> str:
-        from kcorpus.transforms.clean import PRESETS
+        from kcorpus.transforms.text.clean import PRESETS
 
         if value != "none" and value not in PRESETS:
             raise ValueError(f"unknown clean preset {value!r}; valid: {', '.join([*PRESETS, 'none'])}")
@@ -226,7 +226,7 @@ class SourceSection(_SourceFields):  # type: ignore[misc, valid-type]
 
     @model_validator(mode="after")
     def _clean_options(self) -> SourceSection:
-        from kcorpus.transforms.clean import resolve_options
+        from kcorpus.transforms.text.clean import resolve_options
 
         if self.clean_options and self.preset == "none":
             raise ValueError("clean_options: given, but preset is none (nothing is cleaned)")

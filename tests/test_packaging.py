@@ -78,7 +78,7 @@ def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     cwd = ROOT if where == "root" else tmp_path
     out = subprocess.check_output(
         [str(installed / "bin" / "python"), "-c",
-         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.clean; print(kcorpus.__file__)"],
+         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.text.clean; print(kcorpus.__file__)"],
         cwd=cwd, text=True,
     )
     assert out.strip().startswith(str(installed)), out

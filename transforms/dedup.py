@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.passes import collapse_whitespace
+from kcorpus.transforms.text.passes import collapse_whitespace
 
 SCOPES = ("global", "per_source")
 # Columns of the (permutations x shingles) matrix computed at once: 128 x 16384 x 4 bytes = 8 MB.

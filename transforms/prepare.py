@@ -13,12 +13,12 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kcorpus.transforms.boilerplate import BoilerplateRemover
-from kcorpus.transforms.filters import FilterConfig, check_document, check_sentence
-from kcorpus.transforms.passes import collapse_hspace, collapse_spaces
-from kcorpus.transforms.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.record import Document, new_document
-from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
+from kcorpus.transforms.rules.boilerplate import BoilerplateRemover
+from kcorpus.transforms.rules.filters import FilterConfig, check_document, check_sentence
+from kcorpus.transforms.rules.pii import mask_pii, may_hold_pii
+from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
+from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -102,7 +102,7 @@ def identity(text: str) -> str:
 def rewrite_text(
     text: str, filters: FilterConfig, examples: list[Rewrite] | None = None
 ) -> tuple[str, tuple[str, ...]]:
-    """The preparation rewrites of `transforms/rewrites.py`, in order, on a normalized text; returns the
+    """The preparation rewrites of `transforms/text/rewrites.py`, in order, on a normalized text; returns the
     text and the names of the rules that changed it."""
     applied: list[str] = []
     after = remove_control_chars(text)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from kcorpus.transforms.clean import OPTION_NAMES, PRESETS, make_cleaner
+from kcorpus.transforms.text.clean import OPTION_NAMES, PRESETS, make_cleaner
 
 PROG = "kcorpus clean"
 _BATCH_LINES = 4096

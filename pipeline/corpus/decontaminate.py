@@ -2,7 +2,7 @@
 
 The evaluation set is small (NSMC test: 50,000 comments, a few MB of hashes), so it is built once, in one
 place, and handed to every `PrepareBatchFn` as a singleton side input: the same on the local runner and on
-Dataflow. The matching itself is pure (`kcorpus.transforms.decontaminate`).
+Dataflow. The matching itself is pure (`kcorpus.transforms.rules.decontaminate`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import apache_beam as beam
 
 from kcorpus.pipeline.corpus.read import ReadDocuments
-from kcorpus.transforms.decontaminate import DecontaminateConfig, EvalIndex, build_index
+from kcorpus.transforms.rules.decontaminate import DecontaminateConfig, EvalIndex, build_index
 
 EVAL_SOURCE = "eval"
 

@@ -24,12 +24,12 @@ from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import RunRecord, write_run
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
 from kcorpus.transforms.prepare import DocumentPreparer, identity
 from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from kcorpus.transforms.rules.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.sharding import shard_of
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class PrepareBatchFn(beam.DoFn):
     def setup(self) -> None:
         splitter = None
         if any(s.split_sentences for s in self.config.sources) and self.config.split.backend != "none":
-            from kcorpus.transforms.sentences import make_splitter
+            from kcorpus.transforms.text.sentences import make_splitter
 
             splitter = make_splitter(self.config.split.backend)
         self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
@@ -72,7 +72,7 @@ class PrepareBatchFn(beam.DoFn):
     def _preparer(self, source: SourceConfig, splitter: Any) -> DocumentPreparer:
         cleaner = identity
         if source.preset != "none":
-            from kcorpus.transforms.clean import make_cleaner
+            from kcorpus.transforms.text.clean import make_cleaner
 
             cleaner = make_cleaner(source.preset, **dict(source.clean_options))
         default_sets = reader_for(source.format).boilerplate_for

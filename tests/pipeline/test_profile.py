@@ -17,8 +17,8 @@ from kcorpus.pipeline.profile import (
 )
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import NearDedupConfig
-from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.packing.packer import PackConfig
+from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.vocab.train import SentencePieceConfig, WordPieceConfig
 from testdata_paths import ROOT
 

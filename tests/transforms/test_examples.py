@@ -9,9 +9,9 @@ from kcorpus.transforms.examples import (
     sample_key,
     smallest_per_rule,
 )
-from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.prepare import DocumentPreparer, rewritten
 from kcorpus.transforms.record import Document
+from kcorpus.transforms.rules.filters import FilterConfig
 
 
 def test_sample_key_is_a_stable_digest_of_rule_and_document():

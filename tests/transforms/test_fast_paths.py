@@ -15,14 +15,12 @@ import re
 
 import pytest
 
-from kcorpus.transforms import boilerplate, pii, repetition, sentences
-from kcorpus.transforms.boilerplate import BoilerplateRemover
-from kcorpus.transforms.clean import make_cleaner
-from kcorpus.transforms.passes import collapse_hspace
-from kcorpus.transforms.pii import mask_pii
 from kcorpus.transforms.prepare import Prepared, new_prepared, unify_line_breaks
 from kcorpus.transforms.record import Document
-from kcorpus.transforms.repetition import (
+from kcorpus.transforms.rules import boilerplate, pii, repetition
+from kcorpus.transforms.rules.boilerplate import BoilerplateRemover
+from kcorpus.transforms.rules.pii import mask_pii
+from kcorpus.transforms.rules.repetition import (
     document_repetition_reason,
     dup_ngram_share,
     duplicate_share,
@@ -34,7 +32,10 @@ from kcorpus.transforms.repetition import (
     top_ngram_share,
     words,
 )
-from kcorpus.transforms.rewrites import squeeze_punctuation
+from kcorpus.transforms.text import sentences
+from kcorpus.transforms.text.clean import make_cleaner
+from kcorpus.transforms.text.passes import collapse_hspace
+from kcorpus.transforms.text.rewrites import squeeze_punctuation
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"

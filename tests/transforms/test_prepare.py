@@ -1,8 +1,8 @@
 import re
 
-from kcorpus.transforms.filters import FilterConfig
 from kcorpus.transforms.prepare import DocumentPreparer, identity, normalize_text
 from kcorpus.transforms.record import Document
+from kcorpus.transforms.rules.filters import FilterConfig
 
 
 def split_on_da(text: str) -> list[str]:
@@ -102,7 +102,7 @@ def test_pii_is_masked_before_splitting_dropped_or_kept():
 
 
 def test_pii_tokens_survive_the_kcelectra_cleaner():
-    from kcorpus.transforms.clean import make_cleaner
+    from kcorpus.transforms.text.clean import make_cleaner
 
     prep = DocumentPreparer(cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig())
     out = prep.prepare(Document("c:7", "전화 주세요ㅋㅋㅋㅋㅋ 010-1234-5678 🙂 메일 hong@example.com", "c"))
@@ -126,7 +126,7 @@ def test_rewrites_run_for_every_preset_and_are_named_once_per_document():
 
 
 def test_masks_removed_before_cleaning_whatever_their_length():
-    from kcorpus.transforms.clean import make_cleaner
+    from kcorpus.transforms.text.clean import make_cleaner
 
     prep = DocumentPreparer(
         cleaner=make_cleaner("kcelectra"), splitter=None, filters=FilterConfig(masks="remove")

@@ -29,7 +29,7 @@ class Reader:
             whose records start at a recognizable line, like WikiExtractor's `<doc>`).
         folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
         has_pages: records come from `pages` + `page_record`, which Beam reshuffles in between.
-        boilerplate: the boilerplate rule sets (`transforms/boilerplate.py`) on by default for this format.
+        boilerplate: the boilerplate rule sets (`transforms/rules/boilerplate.py`) on by default for this format.
     """
 
     name = ""

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from kcorpus.pipeline import cli
-from kcorpus.transforms.clean import clean
+from kcorpus.transforms.text.clean import clean
 
 LINES = ["ㅋㅋㅋㅋㅋ 정말 재밌어요!!!! 😀", "http://naver.com 漢字 노노", "", "  OOO 같은 놈  "]
 

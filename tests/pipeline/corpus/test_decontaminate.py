@@ -12,7 +12,7 @@ from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
 from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex
 from kcorpus.pipeline.profile import load_config
-from kcorpus.transforms.decontaminate import DecontaminateConfig
+from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from testdata_paths import TESTDATA
 
 FIXTURE = TESTDATA / "decontaminate"

@@ -17,7 +17,7 @@ import functools
 import re
 
 from kcorpus.transforms.korean import MASK_RUNS
-from kcorpus.transforms.passes import has_run_of_4
+from kcorpus.transforms.text.passes import has_run_of_4
 
 MASK_MODES = ("keep", "remove", "replace")
 # CSI sequences (ESC [ params final), then any other two-character escape (ESC + one character).

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from kcorpus.transforms.pii import luhn_ok, mask_pii, rrn_check_digit_ok, valid_date
+from kcorpus.transforms.rules.pii import luhn_ok, mask_pii, rrn_check_digit_ok, valid_date
 from testdata_paths import TESTDATA
 
 

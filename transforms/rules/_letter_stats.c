@@ -1,7 +1,7 @@
 /* `letter_stats(text)`, compiled: the counts the sentence rules take from a sentence's letters, in one pass.
  *
  * The reference, and the fallback where no compiler was at hand at install, is `python_letter_stats` in
- * transforms/letter_stats.py; tests/transforms/test_letter_stats.py checks the two agree on every code point
+ * transforms/rules/letter_stats.py; tests/transforms/rules/test_letter_stats.py checks the two agree on every code point
  * and on real and random texts. A letter is what `re`'s `[^\W_]` matches in a str pattern: a character
  * `Py_UNICODE_ISALNUM` accepts (sre's own test), so both use CPython's Unicode tables.
  */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_char_classes.h"
+#include "../_char_classes.h"
 
 /* Open-addressing tables of at least twice the letters: on the stack up to this many slots. */
 #define STACK_SLOTS 512

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
-from kcorpus.transforms.repetition import letter_tokens
+from kcorpus.transforms.rules.repetition import letter_tokens
 
 _HANGUL_RUNS = re.compile(rf"[{HANGUL_LETTER_CLASS}]+")
 
@@ -31,7 +31,7 @@ def python_letter_stats(text: str) -> LetterStats:
 
 
 try:
-    from kcorpus.transforms._letter_stats import letter_stats
+    from kcorpus.transforms.rules._letter_stats import letter_stats
 
     COMPILED = True
 except ImportError:  # installed without a C compiler: the same counts, slower

@@ -1,6 +1,6 @@
 import pytest
 
-from kcorpus.transforms.filters import (
+from kcorpus.transforms.rules.filters import (
     FilterConfig,
     check_document,
     check_sentence,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from kcorpus.transforms.clean import clean
-from kcorpus.transforms.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
+from kcorpus.transforms.text.clean import clean
+from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
 
 def test_control_characters_are_removed_tabs_and_newlines_stay():

@@ -15,7 +15,7 @@ from functools import cache
 import pytest
 
 from kcorpus import clean
-from kcorpus.transforms.clean import make_cleaner, repeat_normalize
+from kcorpus.transforms.text.clean import make_cleaner, repeat_normalize
 from testdata_paths import TESTDATA
 
 GOLDEN = TESTDATA / "golden"

@@ -3,7 +3,7 @@
 Each sentence rule returns `None` to keep or a reason string (`"too_short"`); the reason becomes the counter
 `filter:dropped:<reason>` and the `reason` of the `Dropped` record. `check_sentence` runs the rules in a fixed
 order so a line that breaks several rules always gets the same, most specific reason. The repetition rules
-(the sentence spam rule and Gopher's document rules) live in `transforms/repetition.py`.
+(the sentence spam rule and Gopher's document rules) live in `transforms/rules/repetition.py`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kcorpus.transforms.korean import MASK_RUNS
-from kcorpus.transforms.letter_stats import letter_stats
-from kcorpus.transforms.pii import PII_MODES
-from kcorpus.transforms.repetition import document_repetition_reason, may_be_spam, spam_reason
-from kcorpus.transforms.rewrites import MASK_MODES
+from kcorpus.transforms.rules.letter_stats import letter_stats
+from kcorpus.transforms.rules.pii import PII_MODES
+from kcorpus.transforms.rules.repetition import document_repetition_reason, may_be_spam, spam_reason
+from kcorpus.transforms.text.rewrites import MASK_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _FRACTIONS = (
@@ -63,7 +63,7 @@ class FilterConfig:
             `***`), before cleaning and whatever its length.
         mask_token: the one token masks become with `masks: replace`.
         min_sentences: drop documents with fewer kept sentences than this.
-        pii: personal data (`transforms/pii.py`): `mask` it with typed tokens (`[PHONE]`), `drop` the
+        pii: personal data (`transforms/rules/pii.py`): `mask` it with typed tokens (`[PHONE]`), `drop` the
             documents that hold any (reason `pii`), or `keep` it untouched.
     """
 

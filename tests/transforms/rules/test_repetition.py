@@ -5,11 +5,10 @@ import json
 
 import pytest
 
-from kcorpus.transforms.clean import make_cleaner
-from kcorpus.transforms.filters import FilterConfig, check_sentence
 from kcorpus.transforms.prepare import DocumentPreparer
 from kcorpus.transforms.record import Document
-from kcorpus.transforms.repetition import (
+from kcorpus.transforms.rules.filters import FilterConfig, check_sentence
+from kcorpus.transforms.rules.repetition import (
     document_repetition_reason,
     dup_ngram_share,
     duplicate_share,
@@ -20,7 +19,8 @@ from kcorpus.transforms.repetition import (
     top_ngram_share,
     words,
 )
-from kcorpus.transforms.sentences import make_splitter
+from kcorpus.transforms.text.clean import make_cleaner
+from kcorpus.transforms.text.sentences import make_splitter
 from testdata_paths import TESTDATA
 
 CFG = FilterConfig()

@@ -78,7 +78,12 @@ def python_has_run_of_4(text: str) -> bool:
 
 
 try:
-    from kcorpus.transforms._passes import collapse_spaces, collapse_whitespace, has_run_of_4, replace_outside
+    from kcorpus.transforms.text._passes import (
+        collapse_spaces,
+        collapse_whitespace,
+        has_run_of_4,
+        replace_outside,
+    )
 
     COMPILED = True
 except ImportError:  # installed without a C compiler: the same texts, slower

@@ -10,7 +10,7 @@ import unicodedata
 import pytest
 
 import kcorpus
-from kcorpus.transforms.clean import (
+from kcorpus.transforms.text.clean import (
     OPTION_NAMES,
     PRESETS,
     CleanOptions,
@@ -20,7 +20,7 @@ from kcorpus.transforms.clean import (
     resolve_options,
     whitelist_ranges,
 )
-from kcorpus.transforms.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
 
 
 def test_clean_is_reexported_from_the_package():

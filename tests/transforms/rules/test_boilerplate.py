@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from kcorpus.transforms.boilerplate import RULE_SETS, BoilerplateRemover, check_set_names
 from kcorpus.transforms.readers.registry import reader_for
+from kcorpus.transforms.rules.boilerplate import RULE_SETS, BoilerplateRemover, check_set_names
 from testdata_paths import TESTDATA
 
 FIXTURES = TESTDATA / "boilerplate"

@@ -338,7 +338,7 @@ def python_text_ngram_repetition_reason(
 
 
 try:
-    from kcorpus.transforms._ngram_repetition import text_ngram_repetition_reason
+    from kcorpus.transforms.rules._ngram_repetition import text_ngram_repetition_reason
 
     NGRAMS_COMPILED = True
 except ImportError:  # installed without a C compiler: the same reasons, slower

@@ -2,7 +2,7 @@
  * unchanged (the same object) when it has nothing to change.
  *
  * The references, and the fallbacks where no compiler was at hand at install, are the `python_*` functions of
- * transforms/passes.py; tests/transforms/test_passes.py checks each pair agrees on every code point and on real
+ * transforms/text/passes.py; tests/transforms/text/test_passes.py checks each pair agrees on every code point and on real
  * and random texts. "Whitespace" is what `str.split()` and `str.strip()` split and strip, Py_UNICODE_ISSPACE.
  */
 #define PY_SSIZE_T_CLEAN
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_char_classes.h"
+#include "../_char_classes.h"
 
 /* `passes._HSPACE`: the horizontal spaces a run of which becomes one " ". */
 static inline int is_hspace(Py_UCS4 ch) {

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from kcorpus.transforms.emoji_chars import EMOJI_1_2_0_RANGES
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
-from kcorpus.transforms.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
+from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.text.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
 
 # The reference whitelist: ASCII (its ` .,?!/@$%~()` are ASCII too), ％ · ∼, Hangul compatibility jamo
 # ㄱ-ㅣ and the Hangul syllables 가-힣. Everything else, Hanja and old-style jamo included, becomes a space.

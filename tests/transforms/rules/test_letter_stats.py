@@ -12,11 +12,11 @@ import sysconfig
 
 import pytest
 
-from kcorpus.transforms import filters, letter_stats
-from kcorpus.transforms.filters import FilterConfig, check_sentence, is_ooo_only
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
-from kcorpus.transforms.letter_stats import python_letter_stats
-from kcorpus.transforms.repetition import letter_tokens, repeated_token_share, repeated_unit_share
+from kcorpus.transforms.rules import filters, letter_stats
+from kcorpus.transforms.rules.filters import FilterConfig, check_sentence, is_ooo_only
+from kcorpus.transforms.rules.letter_stats import python_letter_stats
+from kcorpus.transforms.rules.repetition import letter_tokens, repeated_token_share, repeated_unit_share
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"

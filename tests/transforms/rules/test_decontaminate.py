@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from kcorpus.transforms.decontaminate import (
+from kcorpus.transforms.record import Document
+from kcorpus.transforms.rules.decontaminate import (
     DecontaminateConfig,
     Match,
     build_index,
@@ -10,7 +11,6 @@ from kcorpus.transforms.decontaminate import (
     find_matches,
     redact,
 )
-from kcorpus.transforms.record import Document
 
 CONFIG = DecontaminateConfig(paths=("eval.txt",), format="nsmc")
 # Real NSMC test comments, one of each kind: 13+ eojeol, 30+ letters, 10+ letters, too short.
@@ -101,7 +101,7 @@ def test_a_batch_gives_the_same_matches_as_one_document_at_a_time(index, monkeyp
     docs = ["머리말\n" + LONG, "아무 관계 없는 문장", MEDIUM, SHORT, "꼬리\n" + SHORT]
     one_by_one = [find_matches([d], index, CONFIG)[0] for d in docs]
     assert find_matches(docs, index, CONFIG) == one_by_one
-    monkeypatch.setattr("kcorpus.transforms.decontaminate.CHUNK_CHARS", 40)  # hashed in several chunks
+    monkeypatch.setattr("kcorpus.transforms.rules.decontaminate.CHUNK_CHARS", 40)  # hashed in several chunks
     assert find_matches(docs, index, CONFIG) == one_by_one
     chunked = build_index(EVAL, CONFIG)
     assert chunked.ids == index.ids and chunked.counts == index.counts
@@ -111,7 +111,7 @@ def test_a_batch_gives_the_same_matches_as_one_document_at_a_time(index, monkeyp
 
 
 def test_chunks_bound_the_characters_hashed_at_once():
-    from kcorpus.transforms.decontaminate import _chunks
+    from kcorpus.transforms.rules.decontaminate import _chunks
 
     assert list(_chunks(["가나", "다라마", "바", "사아자차카타파하"], 5)) == [
         ["가나", "다라마"],

@@ -13,8 +13,8 @@ import sysconfig
 
 import pytest
 
-from kcorpus.transforms import repetition
-from kcorpus.transforms.repetition import python_text_ngram_repetition_reason
+from kcorpus.transforms.rules import repetition
+from kcorpus.transforms.rules.repetition import python_text_ngram_repetition_reason
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"

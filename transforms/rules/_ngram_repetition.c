@@ -2,8 +2,8 @@
  * n-gram rules over one document's text, in one call.
  *
  * The reference, and the fallback where no compiler was at hand at install, is
- * `python_text_ngram_repetition_reason` in transforms/repetition.py (`words` + `ngram_repetition_reason`);
- * tests/transforms/test_ngram_repetition.py checks the two agree on real, random and adversarial texts.
+ * `python_text_ngram_repetition_reason` in transforms/rules/repetition.py (`words` + `ngram_repetition_reason`);
+ * tests/transforms/rules/test_ngram_repetition.py checks the two agree on real, random and adversarial texts.
  *
  * Words: each run of non-space characters (`str.split`, Py_UNICODE_ISSPACE) keeps its letters and digits
  * (Py_UNICODE_ISALNUM, what `re`'s `\w` tests besides `_`); a run without any is no word. A word's id is its
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_char_classes.h"
+#include "../_char_classes.h"
 
 #define NO_ID (-1)
 

@@ -5,7 +5,7 @@ import time
 import pytest
 from split_scoring import boundary_counts, boundary_offsets, f1_score
 
-from kcorpus.transforms.sentences import BACKENDS, SentenceSplitter, make_splitter, split_sentences
+from kcorpus.transforms.text.sentences import BACKENDS, SentenceSplitter, make_splitter, split_sentences
 
 # tests/testdata/split/golden.jsonl: real paragraphs with kss 6.0.6's default-backend (pecab) splits.
 # kowiki: the first 25 KB of bench_split.py's held-out sample (odd-index articles), F1 0.992 when made;
