@@ -17,6 +17,8 @@ from kcorpus.transforms.record import Document, new_document
 from kcorpus.transforms.rules.boilerplate import BoilerplateRemover
 from kcorpus.transforms.rules.filters import FilterConfig, check_document, check_sentence
 from kcorpus.transforms.rules.pii import mask_pii, may_hold_pii
+from kcorpus.transforms.rules.repetition import title_repeat_reason
+from kcorpus.transforms.rules.script import script_reason
 from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
 from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
 
@@ -134,9 +136,12 @@ class DocumentPreparer:
         filters: FilterConfig,
         remove_patterns: Sequence[str] = (),
         boilerplate: Sequence[str] | Callable[[Mapping[str, Any]], Sequence[str]] = (),
+        title_line: bool = False,
     ) -> None:
-        """`boilerplate`: rule set names, or a function of a document's metadata that names them."""
+        """`boilerplate`: rule set names, or a function of a document's metadata that names them;
+        `title_line`: the first line of a document is its title (`title_repeat` applies)."""
         self.cleaner = cleaner
+        self.title_line = title_line
         self.splitter = splitter
         self.filters = filters
         self.remove_patterns = tuple(remove_patterns)
@@ -219,13 +224,15 @@ class DocumentPreparer:
                 reason = check_sentence(sentence, filters)
                 if reason is None:
                     kept_here.append(sentence)
-                else:
-                    reasons.append(reason)
+                else:  # a text mostly in another script is named by it, whatever cleaning left of it
+                    reasons.append(script_reason(unit) or reason)
                     dropped.append(sentence)
             if kept_here:
                 kept.extend(kept_here)
                 paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
-        doc_reason = check_document(kept, reasons, filters, paragraphs)
+        doc_reason = (self.title_line and title_repeat_reason(paragraphs)) or check_document(
+            kept, reasons, filters, paragraphs
+        )
         # Not dataclasses.replace: it costs as much as the filters of a short comment.
         document = None if doc_reason else new_document(doc.id, "\n".join(kept), doc.source, doc.metadata)
         return new_prepared(

@@ -27,6 +27,7 @@ from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
 from kcorpus.transforms.prepare import DocumentPreparer, identity
+from kcorpus.transforms.readers.options import as_options
 from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
 from kcorpus.transforms.rules.decontaminate import CONTAMINATED, EvalIndex, decontaminate
@@ -75,13 +76,15 @@ class PrepareBatchFn(beam.DoFn):
             from kcorpus.transforms.text.clean import make_cleaner
 
             cleaner = make_cleaner(source.preset, **dict(source.clean_options))
-        default_sets = reader_for(source.format).boilerplate_for
+        reader = reader_for(source.format)
+        default_sets = reader.boilerplate_for
         return DocumentPreparer(
             cleaner=cleaner,
             splitter=splitter if source.split_sentences else None,
             filters=self.config.filters,
             remove_patterns=source.remove_patterns,
             boilerplate=default_sets if source.boilerplate is None else source.boilerplate,
+            title_line=reader.title_line(as_options(dict(source.options))),
         )
 
     def start_bundle(self) -> None:

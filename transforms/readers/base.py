@@ -43,6 +43,10 @@ class Reader:
         """The default boilerplate rule sets of one document of this format (by its metadata)."""
         return self.boilerplate
 
+    def title_line(self, options: ReadOptions) -> bool:
+        """Whether the first line of every document is its title (the `title_repeat` rule reads it)."""
+        return bool(options.title_field)
+
     def check(self, path: str, options: ReadOptions) -> None:
         """Raise ValueError if the options contradict the file (e.g. threads in a one-comment-per-line file)."""
 

@@ -207,6 +207,9 @@ class PetitionsReader(LineReader):
     name = "petitions"
     boilerplate = ("petitions",)
 
+    def title_line(self, options: ReadOptions) -> bool:
+        return True
+
     def parse_text(self, parser: LineParser, text: str, offset: int, raw: bytes,
                    line: int | None) -> list[Record | CommentRow]:
         def to_record(obj: dict, fallback_id: str, dead: DeadFactory) -> Record:

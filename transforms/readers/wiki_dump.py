@@ -29,6 +29,9 @@ class WikiDumpReader(Reader):
     """Pages are read whole from one file; the costly wikitext conversion is `page_record`."""
 
     name = "wiki-dump"
+
+    def title_line(self, options: ReadOptions) -> bool:
+        return options.title
     has_pages = True
 
     def pages(self, path: str) -> Iterator[Any]:

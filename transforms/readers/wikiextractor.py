@@ -22,6 +22,9 @@ class WikiExtractorReader(Reader):
 
     name = "wikiextractor"
     boilerplate = ("wikiextractor",)
+
+    def title_line(self, options: ReadOptions) -> bool:
+        return options.title
     range_based = True
 
     def range_readable(self, path: str, options: ReadOptions) -> bool:

@@ -34,8 +34,10 @@ class Rule:
 
 
 # Naver's comment notices are whole comments: only a line that is the notice and nothing else goes, so a
-# comment quoting "삭제된 댓글입니다" in a sentence stays.
-_NOTICE_BY = r"(?:(?:작성자|운영자|관리자|신고|클린봇)에? ?의해 |운영 ?규정 미준수로 인해 |규정 위반으로 |(?:신고|규정)에 의해 )?"
+# comment quoting "삭제된 댓글입니다" in a sentence stays. The deletion notices are one family, whoever deleted
+# ("삭제된 댓글입니다", "ⓘ 관계자에 의해 ...", "ⓘ {nickname}에 의해 ...", "운영규정 미준수로 인해 ..."):
+# the agent is any 1-30 characters before "에 의해" (a nickname may hold anything).
+_NOTICE_BY = r"(?:[^\n]{1,30}?(?:에게|에)? ?의해 |운영 ?규정 미준수로 인해 |규정 위반으로 )?"
 _NAVER_COMMENTS = (
     Rule(
         "cleanbot",

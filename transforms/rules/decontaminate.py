@@ -9,7 +9,8 @@ space, runs of one character squeezed to one (`ㅋㅋㅋㅋ` = `ㅋ`). An evalua
   and a changed word at one end still match);
 - shorter still, but `min_chars`+ letters: the whole text, matched against whole lines (sentences) of a
   document and runs of consecutive lines (a comment the splitter cut in two);
-- under `min_chars` letters (`최고`, `굳 ㅋ`): not indexed; such texts are no evidence of contamination.
+- under `min_chars` letters (`최고`, `굳 ㅋ`, `삼가 고인의 명복을 빕니다`): not indexed; such texts are stock
+  phrases that any comment corpus shares with any comment evaluation set, no evidence of contamination.
 
 Matching is hashing: each kind is a sorted array of 64-bit polynomial hashes of the evaluation texts (a few
 MB for NSMC test), and a whole batch of documents is hashed at once with prefix sums over its code points,
@@ -62,7 +63,8 @@ class DecontaminateConfig:
         options: reader options, as for a source.
         ngram: eojeol per n-gram for evaluation texts of at least that many eojeol.
         char_ngram: letters per n-gram for shorter evaluation texts of at least that many letters.
-        min_chars: evaluation texts with fewer letters than this are not indexed (too common to matter).
+        min_chars: evaluation texts with fewer letters than this are not indexed (too common to matter): the
+            minimum length of a whole-text match.
         action: `drop` a contaminated document, or `redact` the lines that match (dropped if none is left).
     """
 
@@ -71,7 +73,10 @@ class DecontaminateConfig:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     ngram: int = 13
     char_ngram: int = 30
-    min_chars: int = 10
+    # Between two halves of NSMC test, every whole-text match under 12 letters was a stock phrase (`정말 재밌게
+    # 잘 봤습니다`, `컴퓨터 전기세가 아깝다`) and under 15 junk (`가나다라마바사아자차카타파하`); from 15 letters,
+    # reposts of one comment (bench/RESULTS.md). NSMC test holds `삼가 고인의 명복을 빕니다..` (11 letters).
+    min_chars: int = 15
     action: str = "drop"
 
     def __post_init__(self) -> None:

@@ -84,7 +84,9 @@ class FilterConfig:
     # them ordinary ones that restate their title, a law's name or their demand (bench/RESULTS.md).
     dup_ngram_char_fractions: tuple[float, ...] = (0.30, 0.28, 0.26, 0.24, 0.22, 0.20)
     repetition_min_lines: int = 3
-    repetition_min_words: int = 100
+    # 100 dropped a 162-eojeol petition quoting one law clause twice (dup_7gram); from 300 eojeol (about
+    # 1,400 characters) a repeated passage is no longer one quote or one restated plea (bench/RESULTS.md).
+    repetition_min_words: int = 300
     max_punctuation_run: int = 3
     masks: str = "keep"
     mask_token: str = "OOO"

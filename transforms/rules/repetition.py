@@ -344,3 +344,18 @@ try:
 except ImportError:  # installed without a C compiler: the same reasons, slower
     text_ngram_repetition_reason = python_text_ngram_repetition_reason
     NGRAMS_COMPILED = False
+
+
+def title_repeat_reason(paragraphs: Sequence[str]) -> str | None:
+    """`title_repeat` when every paragraph after the first says the first again (a petition whose body is
+    its title once more): the letters of the rest are those of the first, once or several times over; case,
+    spaces and punctuation aside. None for a single paragraph or a body that says anything else."""
+    if len(paragraphs) < 2:
+        return None
+    title = letters(paragraphs[0]).casefold()
+    # Checked only where the body is short enough to be the title a few times: a cheap test for long texts.
+    if not title or sum(map(len, paragraphs[1:])) > 4 * (len(paragraphs[0]) + 10):
+        return None
+    body = letters("".join(paragraphs[1:])).casefold()
+    copies, rest = divmod(len(body), len(title))
+    return "title_repeat" if copies and not rest and body == title * copies else None

@@ -21,7 +21,6 @@ PLANTED = {
     "comments:99000001": ("eval:6825595", "whole text"),
     "comments:99000002": ("eval:9504429", "30 letters"),
     "comments:99000003": ("eval:6825595", "whole text"),
-    "comments:99000004": ("eval:7898805", "whole text"),
     "petitions:990001": ("eval:6900881", "13 eojeol"),
     "petitions:990002": ("eval:9933994", "30 letters"),
     "petitions:990003": ("eval:8425305", "whole text"),
@@ -65,6 +64,8 @@ def test_planted_eval_comments_are_dropped_as_contaminated_and_nothing_else(deco
     kept = {d["id"] for d in jsonl(decontaminated, "docs/*.jsonl")}
     assert not kept & set(PLANTED)
     assert "petitions:990006" in kept  # a short eval text inside a longer sentence is not contamination
+    # A 13-letter evaluation review is under `min_chars` (15): texts that short are shared stock phrases.
+    assert "comments:99000004" in kept
 
 
 def test_rejected_records_quote_the_matching_lines(decontaminated):
@@ -79,7 +80,7 @@ def test_rejected_records_quote_the_matching_lines(decontaminated):
 def test_counts_reconcile_per_source(decontaminated):
     stats = json.loads((decontaminated / "stats.json").read_text(encoding="utf-8"))
     assert stats["total"]["reconciled"]
-    for name, contaminated in (("comments", 4), ("petitions", 5)):
+    for name, contaminated in (("comments", 3), ("petitions", 5)):
         block = stats["sources"][name]
         assert block["dropped_by_reason"]["contaminated"] == contaminated
         assert block["counters"]["decontaminate:dropped:contaminated"] == contaminated
@@ -91,7 +92,7 @@ def test_counts_reconcile_per_source(decontaminated):
         "action": "drop",
         "eval_texts": 400,
         "eval_dead_lettered": 0,
-        "eval_texts_by_match": {"eojeol": 62, "chars": 41, "whole": 230, "too_short": 67},
+        "eval_texts_by_match": {"eojeol": 62, "chars": 41, "whole": 160, "too_short": 137},
     }
 
 
@@ -109,7 +110,6 @@ def test_without_decontamination_only_planted_documents_come_back(tmp_path, deco
         "comments:99000001",
         "comments:99000002",
         "comments:99000003",
-        "comments:99000004",
         "petitions:990001",
         "petitions:990002",
     }
@@ -125,7 +125,7 @@ def test_redact_removes_the_matching_lines_and_keeps_the_rest(tmp_path):
     assert docs["petitions:990003"].startswith("DDT농가에 대한 배려\n")
     counters = stats["total"]["counters"]
     assert counters["decontaminate:redacted"] == 5  # the petitions; each comment is one line: dropped
-    assert stats["total"]["dropped_by_reason"]["contaminated"] == 4
+    assert stats["total"]["dropped_by_reason"]["contaminated"] == 3
     assert stats["total"]["reconciled"]
 
 
@@ -155,7 +155,7 @@ def test_build_eval_index_reads_with_the_corpus_readers():
         ids = built["index"] | beam.Map(lambda index: (len(index.ids), index.ids[0], dict(index.counts)))
         assert_that(
             ids,
-            equal_to([(400, "eval:10017929", {"eojeol": 62, "chars": 41, "whole": 230, "too_short": 67})]),
+            equal_to([(400, "eval:10017929", {"eojeol": 62, "chars": 41, "whole": 160, "too_short": 137})]),
         )
 
 
@@ -164,7 +164,7 @@ def test_build_corpus_leaves_examples_of_every_rule(decontaminated):
     rules = {(r["kind"], r["rule"]) for r in rows}
     assert {("document_drop", "contaminated"), ("document_drop", "too_short"), ("rewrite", "clean")} <= rules
     contaminated = [r for r in rows if r["rule"] == "contaminated"]
-    assert len(contaminated) == 9 and {r["id"] for r in contaminated} == set(PLANTED)
+    assert len(contaminated) == 8 and {r["id"] for r in contaminated} == set(PLANTED)
     assert all(sum(1 for r in rows if (r["kind"], r["rule"]) == rule) <= 10 for rule in rules)
     assert rows == sorted(rows, key=lambda r: (r["kind"], r["rule"])) and len(rows) == len(
         {(r["kind"], r["rule"], r["id"], r["before"]) for r in rows}

@@ -21,6 +21,10 @@ def removed(sets: list[str], text: str) -> tuple[str, dict[str, int], int]:
         ("삭제된 댓글입니다.", "", "deleted"),
         ("작성자에 의해 삭제된 댓글입니다.", "", "deleted"),
         ("운영규정 미준수로 인해 삭제된 댓글입니다.", "", "deleted"),
+        # The deletion notices as Naver's pages show them today: one family, whoever deleted the comment.
+        ("ⓘ 관계자에 의해 삭제된 댓글입니다", "", "deleted"),
+        ("ⓘ 영화광123에 의해 삭제된 댓글입니다.", "", "deleted"),
+        ("ⓘ 클린봇에 의해 삭제된 댓글입니다", "", "deleted"),
         ("내용을 표시할 수 없는 댓글입니다.", "", "hidden"),
     ],
 )
@@ -31,6 +35,14 @@ def test_naver_comment_notices_are_removed_whole(text, expected, rule):
 def test_a_comment_quoting_a_notice_is_kept():
     text = "삭제된 댓글입니다 라는 말만 보이네 뭐가 있었던거야"
     assert removed(["naver_comments"], text) == (text, {}, 0)
+    text = "이 영화는 감독에 의해 삭제된 장면이 너무 많다"
+    assert removed(["naver_comments"], text) == (text, {}, 0)
+
+
+def test_a_deletion_notice_line_goes_and_the_thread_stays():
+    thread = "ⓘ 관계자에 의해 삭제된 댓글입니다\n지루하지는 않은데 완전 막장임... 돈주고 보기에는...."
+    expected = "지루하지는 않은데 완전 막장임... 돈주고 보기에는...."
+    assert removed(["naver_comments"], thread) == (expected, {"naver_comments:deleted": 1}, 1)
 
 
 def test_petition_notices_and_masked_urls():

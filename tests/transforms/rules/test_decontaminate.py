@@ -160,3 +160,16 @@ def test_evidence_quotes_the_matching_lines():
 def test_config_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         DecontaminateConfig(**kwargs)
+
+
+def test_a_stock_condolence_phrase_of_an_eval_set_is_not_a_leak():
+    # NSMC ratings_test.txt rows 7444279 and 9822635 (CC0): the phrase every news comment section repeats.
+    evals = [("eval:7444279", "▶◀ 삼가 고인의 명복을 빕니다."), ("eval:9822635", "삼가 고인의 명복을 빕니다..")]
+    comment = "삼가 고인의 명복을 빕니다"
+    default = DecontaminateConfig(paths=("eval.txt",))
+    assert default.min_chars == 15
+    assert build_index(evals, default).counts["too_short"] == 2  # 11 letters: not indexed
+    assert find_matches([comment], build_index(evals, default), default) == [None]
+    before = DecontaminateConfig(paths=("eval.txt",), min_chars=10)  # the old floor called it a leak
+    matches = find_matches([comment], build_index(evals, before), before)
+    assert matches == [Match("eval:7444279", "whole", (0,))]

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from kcorpus.transforms.prepare import DocumentPreparer
+from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.rules.filters import FilterConfig, check_sentence
 from kcorpus.transforms.rules.repetition import (
@@ -16,6 +17,7 @@ from kcorpus.transforms.rules.repetition import (
     repeated_token_share,
     repeated_unit_share,
     spam_reason,
+    title_repeat_reason,
     top_ngram_share,
     words,
 )
@@ -126,6 +128,64 @@ def test_real_petitions_repeated_pasted_text_is_dropped_title_echo_is_kept():
             "다자녀혜택": None,
         }
     )
+
+
+def _short_petitions() -> dict[str, Document]:
+    """Petitions 2017-08 rows 1003, 1172 and 1107 (tests/testdata/quality/README.md)."""
+    path = QUALITY / "petitions_short_docs.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    return {
+        r["petition_idx"]: Document(r["petition_idx"], f"{r['title']}\n{r['content']}", "petitions") for r in rows
+    }
+
+
+def test_a_short_petition_quoting_a_law_clause_twice_is_kept():
+    """162 eojeol that quote 유아교육법 24조 twice: `dup_7gram` under the old 100-word floor, kept from 300."""
+    doc = _short_petitions()["1003"]
+    split = make_splitter("kcorpus")
+    old = DocumentPreparer(
+        cleaner=make_cleaner("kcelectra"), splitter=split, filters=FilterConfig(repetition_min_words=100)
+    )
+    assert old.prepare(doc).reason == "dup_7gram"
+    assert CFG.repetition_min_words == 300
+    new = DocumentPreparer(cleaner=make_cleaner("kcelectra"), splitter=split, filters=CFG)
+    assert new.prepare(doc).reason is None
+
+
+def test_a_petition_whose_body_repeats_its_title_is_caught_by_name():
+    docs = _short_petitions()
+    titled = DocumentPreparer(
+        cleaner=make_cleaner("kcelectra"), splitter=make_splitter("kcorpus"), filters=CFG, title_line=True
+    )
+    assert titled.prepare(docs["1172"]).reason == "title_repeat"  # 사립유치원 어린이도 평등하게 지원해주세요 x2
+    assert titled.prepare(docs["1003"]).reason is None
+    # 청원에 동의합니다 x2: too short for KcELECTRA's 10 characters first; with a lower floor, the title rule.
+    assert titled.prepare(docs["1107"]).reason == "too_short"
+    low_floor = DocumentPreparer(
+        cleaner=lambda t: t, splitter=None, filters=FilterConfig(min_chars=5), title_line=True
+    )
+    assert low_floor.prepare(docs["1107"]).reason == "title_repeat"
+    # Only where the reader says the first line is a title: a reply that repeats a comment is not a stub.
+    untitled = DocumentPreparer(cleaner=make_cleaner("kcelectra"), splitter=None, filters=CFG)
+    assert untitled.prepare(docs["1172"]).reason is None
+
+
+def test_title_repeat_reason():
+    assert title_repeat_reason(["청원합니다 꼭 들어주세요", "청원합니다, 꼭 들어주세요!"]) == "title_repeat"
+    assert title_repeat_reason(["꼭 들어주세요", "꼭 들어주세요 꼭 들어주세요"]) == "title_repeat"
+    assert title_repeat_reason(["꼭 들어주세요", "꼭 들어주세요 감사합니다"]) is None
+    assert title_repeat_reason(["꼭 들어주세요"]) is None
+    assert title_repeat_reason(["...", "..."]) is None  # no letter in the title
+
+
+def test_readers_say_which_formats_start_with_a_title():
+    from kcorpus.transforms.readers.options import ReadOptions
+
+    assert reader_for("petitions").title_line(ReadOptions())
+    assert reader_for("wikiextractor").title_line(ReadOptions())
+    assert not reader_for("wikiextractor").title_line(ReadOptions(title=False))
+    assert not reader_for("nsmc").title_line(ReadOptions())
+    assert reader_for("jsonl").title_line(ReadOptions(title_field="title"))
 
 
 def test_five_megabyte_line_of_one_sentence_is_dropped():
