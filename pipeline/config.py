@@ -36,6 +36,9 @@ class SourceConfig:
         boilerplate: boilerplate rule sets (`transforms/rules/boilerplate.py`) to apply; None: the format's
             default (`petitions`, `comments`, Modu newspaper, `wikiextractor`), `()`: none.
         allow_missing: a path that matches no file is not an error (the source may read nothing at all).
+        fold_digits: near dedup shingles this source's documents with every number made `0` (FineWeb), so one
+            template filled with other dates is one document; None: the format's default (on for petitions,
+            Wikipedia and Modu, off for comments and NSMC, where it merges different scores).
     """
 
     name: str
@@ -48,6 +51,7 @@ class SourceConfig:
     remove_patterns: tuple[str, ...] = ()
     boilerplate: tuple[str, ...] | None = None
     allow_missing: bool = False
+    fold_digits: bool | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import re
 from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
@@ -17,6 +18,8 @@ import numpy as np
 from kcorpus.transforms.text.passes import collapse_whitespace
 
 SCOPES = ("global", "per_source")
+# A number: a run of digits, with decimal or thousands separators (datatrove's `norm_numbers`, FineWeb).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Columns of the (permutations x shingles) matrix computed at once: 128 x 16384 x 4 bytes = 8 MB.
 _CHUNK_COLUMNS = 16384
 
@@ -80,6 +83,16 @@ def dedup_text(text: str) -> str:
     """The normalization exact dedup compares: whitespace runs collapsed, ends stripped (case is kept)."""
     # The same as `re.sub(r"\s+", " ", text).strip()`: `\s` and `str.split()` agree on every code point.
     return collapse_whitespace(text)
+
+
+def fold_digits(text: str) -> str:
+    """`text` with every number made `0`, the form near dedup shingles for a source that folds digits: one
+    template filled with different dates or counts (`5월 31일은 그레고리력으로 151번째 ...`) is one document.
+
+    As FineWeb (datatrove's `norm_numbers`): a whole number, decimals included, becomes one `0`, so `1월 1일`
+    and `12월 31일` have the same shingles.
+    """
+    return _NUMBER.sub("0", text) if any(map(str.isdigit, text)) else text
 
 
 def digest(text: str, size: int = 16) -> bytes:

@@ -24,7 +24,7 @@ from kcorpus.pipeline.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import RunRecord, write_run
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.dedup import dedup_text, digest, lsh_keys_and_signatures
+from kcorpus.transforms.dedup import dedup_text, digest, fold_digits, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
 from kcorpus.transforms.prepare import DocumentPreparer, identity
 from kcorpus.transforms.readers.options import as_options
@@ -64,6 +64,7 @@ class PrepareBatchFn(beam.DoFn):
             splitter = make_splitter(self.config.split.backend)
         self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}
         self.sources = {s.name: s for s in self.config.sources}
+        self.folded = {s.name for s in self.config.sources if _folds_digits(s)}
         # What a worker holds by now (Beam, its imports, the compiled rules) lives as long as the worker: out
         # of the collector's sight, its full collections no longer walk it again and again while every
         # document allocates (they cost ~10% of this stage's CPU on comments). Reference counting still frees
@@ -235,7 +236,9 @@ class PrepareBatchFn(beam.DoFn):
         texts = [dedup_text(d.text) for d, _ in kept]
         near = self.config.dedup.near
         if near.enabled:
-            keys, signatures = lsh_keys_and_signatures(texts, near)
+            folded = self.folded
+            shingled = [fold_digits(t) if d.source in folded else t for (d, _), t in zip(kept, texts, strict=True)]
+            keys, signatures = lsh_keys_and_signatures(shingled, near)
         else:
             keys, signatures = [[] for _ in kept], [b"" for _ in kept]
         meta = []
@@ -273,6 +276,11 @@ class PrepareBatchFn(beam.DoFn):
                 rate,
             )
 
+
+
+def _folds_digits(source: SourceConfig) -> bool:
+    """Whether near dedup folds this source's numbers: its `fold_digits`, or its format's default."""
+    return reader_for(source.format).fold_digits if source.fold_digits is None else source.fold_digits
 
 
 def _sorted_counts(tally: dict[str, collections.Counter[str]]) -> list[tuple[tuple[str, str], int]]:

@@ -14,6 +14,7 @@ from kcorpus.transforms.dedup import (
     digest,
     duplicate_losers,
     estimated_jaccard,
+    fold_digits,
     ids_by_key,
     jaccard,
     lsh_keys_and_signatures,
@@ -175,3 +176,10 @@ def test_estimated_jaccards_equal_the_one_pair_function_bit_for_bit():
     assert estimated_jaccards(a, b).tolist() == expected
     with pytest.raises(ValueError):
         estimated_jaccards(a[:, :64], b)
+
+
+def test_fold_digits_makes_every_number_one_zero():
+    assert fold_digits("5월 31일은 그레고리력으로 151번째(윤년일 경우 152번째)") == "0월 0일은 그레고리력으로 0번째(윤년일 경우 0번째)"
+    assert fold_digits("12월 19일") == fold_digits("1월 9일") == "0월 0일"
+    assert fold_digits("4.8 (10자 제한), 1,200원") == "0 (0자 제한), 0원"
+    assert fold_digits("숫자 없는 문장") == "숫자 없는 문장"

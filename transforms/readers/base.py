@@ -30,6 +30,9 @@ class Reader:
         folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
         has_pages: records come from `pages` + `page_record`, which Beam reshuffles in between.
         boilerplate: the boilerplate rule sets (`transforms/rules/boilerplate.py`) on by default for this format.
+        fold_digits: near dedup sees through numbers by default (`sources[].fold_digits`): on for edited and
+            long-form text, where a template filled with other numbers is a stub; off for comments, where
+            `종합 평점은 9점 드립니다` and `... 3점 ...` are different opinions.
     """
 
     name = ""
@@ -38,6 +41,7 @@ class Reader:
     folder_is_input = False
     has_pages = False
     boilerplate: tuple[str, ...] = ()
+    fold_digits: bool = False
 
     def boilerplate_for(self, metadata: Mapping[str, Any]) -> tuple[str, ...]:
         """The default boilerplate rule sets of one document of this format (by its metadata)."""

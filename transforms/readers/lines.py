@@ -206,6 +206,7 @@ class PetitionsReader(LineReader):
 
     name = "petitions"
     boilerplate = ("petitions",)
+    fold_digits = True
 
     def title_line(self, options: ReadOptions) -> bool:
         return True

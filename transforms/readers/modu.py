@@ -190,6 +190,7 @@ class ModuReader(Reader):
     """`modu`: a Modu JSON file (.json[.gz|.bz2]), a .zip of them, or a folder of both."""
 
     name = "modu"
+    fold_digits = True
     folder_is_input = True
 
     def boilerplate_for(self, metadata: Mapping[str, Any]) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ class WikiDumpReader(Reader):
     """Pages are read whole from one file; the costly wikitext conversion is `page_record`."""
 
     name = "wiki-dump"
+    fold_digits = True
 
     def title_line(self, options: ReadOptions) -> bool:
         return options.title

@@ -22,6 +22,7 @@ class WikiExtractorReader(Reader):
 
     name = "wikiextractor"
     boilerplate = ("wikiextractor",)
+    fold_digits = True
 
     def title_line(self, options: ReadOptions) -> bool:
         return options.title
