@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vocab-report": ("kcorpus.pipeline.commands.vocab_report", "compare two vocabularies (json, md, html)"),
     "pack": ("kcorpus.pipeline.commands.pack", "tokenize and pack a corpus into Arrow shards for pretraining"),
     "run": ("kcorpus.pipeline.commands.run", "run a profile's stages resumably and write the run report"),
+    "audit": ("kcorpus.pipeline.commands.audit", "sample a built corpus: kept documents diffed with their inputs, drops per rule"),
 }
 
 

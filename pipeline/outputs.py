@@ -58,6 +58,7 @@ OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
     "train-vocab": _VOCAB_FILES,
     "vocab-merge": _VOCAB_FILES,
     "vocab-report": ("report.json", "report.md", "report.html"),
+    "audit": ("audit.json", "audit.md", "audit.html"),
     "run": (
         "corpus",
         "vocab",

@@ -185,7 +185,11 @@ class BuildCorpus(beam.PTransform):
             | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out)
         )
         names = [s.name for s in cfg.sources]
-        extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}}
+        # Where each source was read from: what `kcorpus audit` needs to find a kept document's input again.
+        inputs = {
+            s.name: {"format": s.format, "paths": list(s.paths), "options": dict(s.options)} for s in cfg.sources
+        }
+        extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}, "inputs": inputs}
         summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
         return (
             (*counts, written.counts)
