@@ -73,10 +73,14 @@ def measure(out: Path, overrides: dict[str, object]) -> dict[str, dict[str, int]
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, dict[str, int]] = {}
     for name, (fmt, path, split) in SOURCES.items():
+        reader = reader_for(fmt)
+        # As the build: the format says whether a document's first line is a title (older code has no such rule).
+        titled = {"title_line": reader.title_line(ReadOptions())} if hasattr(reader, "title_line") else {}
         preparer = DocumentPreparer(
             cleaner=make_cleaner("kcelectra"),
             splitter=make_splitter("kcorpus") if split else None,
             filters=filters,
+            **titled,
         )
         lists: dict[str, list[str]] = collections.defaultdict(list)
         counts: collections.Counter[str] = collections.Counter()
