@@ -181,14 +181,15 @@ def _match(fmt: str, patterns: list[str]) -> list[str]:
         if "://" in pattern:
             from apache_beam.io.filesystems import FileSystems
 
+            import kcorpus.pipeline.filesystems  # noqa: F401 -- registers the opener of remote inputs
+
             try:
                 files += sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
             except (OSError, ValueError):
                 continue
         else:
-            files += (
-                sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern] * os.path.exists(pattern)
-            )
+            matched = glob.glob(pattern, recursive=True) if glob.has_magic(pattern) else [pattern]
+            files += sorted(p for p in matched if os.path.exists(p))
     return expand_paths(fmt, files)
 
 
