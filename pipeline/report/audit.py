@@ -25,8 +25,9 @@ DROP_TEXT_CHARS = 400
 TITLE = "kcorpus audit"
 LEGEND = (
     "Kept documents are compared with the record their reader gives for the same id, word by word (line breaks "
-    "aside): removed words are marked [-like this-], added ones {+like this+}; long unchanged stretches are cut "
-    "to … . Dropped records are those rejected/ holds (all of them, a sample or none: output.dropped)."
+    "aside): removed words are struck through and added ones underlined ([-like this-] and {+like this+} in "
+    "Markdown); long unchanged stretches are cut to … . Dropped records are those rejected/ holds (all of them, "
+    "a sample or none: output.dropped)."
 )
 _DETAIL_KEYS = ("duplicate_of", "contaminated_by", "document_id", "level")
 
