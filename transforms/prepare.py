@@ -19,6 +19,7 @@ from kcorpus.transforms.rules.filters import FilterConfig, check_document, check
 from kcorpus.transforms.rules.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
 from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
+from kcorpus.transforms.text.segments import cut_long, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -34,7 +35,8 @@ class Prepared:
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
     the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
-    `dropped_sentences` the sentences themselves; `rewrites` counts the rewrites by counter name
+    `dropped_sentences` the sentences themselves (as the filters saw them: cleaned, and in a split source
+    with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites` counts the rewrites by counter name
     (`prepare:rewritten:<rule>` once per changed document for control characters, masks and punctuation
     runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
     rule changed (the build samples them into `examples/`).
@@ -141,6 +143,8 @@ class DocumentPreparer:
         self.filters = filters
         self.remove_patterns = tuple(remove_patterns)
         self.boilerplate = boilerplate
+        # In a split source the floor and ceiling shape lines (`segments.py`) and the floor is the document's.
+        self._line_filters = dataclasses.replace(filters, min_chars=0, max_chars=0)
         self._removers: dict[tuple[str, ...], BoilerplateRemover] = {}
 
     def remover(self, doc: Document) -> BoilerplateRemover:
@@ -211,6 +215,12 @@ class DocumentPreparer:
         units_in = 0
         for units in self.paragraph_units(text):
             units_in += len(units)
+            if self.splitter is not None:
+                kept_here = self._paragraph_lines(units, examples, reasons, dropped)
+                if kept_here:
+                    kept.extend(kept_here)
+                    paragraphs.append("\n".join(kept_here))
+                continue
             kept_here = []
             for unit in units:
                 sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
@@ -221,11 +231,11 @@ class DocumentPreparer:
                     kept_here.append(sentence)
                 else:
                     reasons.append(reason)
-                    dropped.append(sentence)
+                    dropped.append(unit if reason == "empty" else sentence)  # what cleaning emptied
             if kept_here:
                 kept.extend(kept_here)
                 paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
-        doc_reason = check_document(kept, reasons, filters, paragraphs)
+        doc_reason = self._floor_reason(kept) or check_document(kept, reasons, filters, paragraphs)
         # Not dataclasses.replace: it costs as much as the filters of a short comment.
         document = None if doc_reason else new_document(doc.id, "\n".join(kept), doc.source, doc.metadata)
         return new_prepared(
@@ -238,3 +248,46 @@ class DocumentPreparer:
             tuple(dropped),
             tuple(examples),
         )
+
+    def _floor_reason(self, lines: list[str]) -> str | None:
+        """In a split source, the floor is the document's: it needs a line of `min_chars` (else `too_short`),
+        and only such lines count towards `min_sentences` (a title or heading line is no sentence)."""
+        if self.splitter is None or not lines:
+            return None
+        full = sum(len(line) >= self.filters.min_chars for line in lines)
+        if not full:
+            return "too_short"
+        return "too_few_sentences" if full < self.filters.min_sentences else None
+
+    def _paragraph_lines(
+        self, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
+    ) -> list[str]:
+        """The kept lines of one split paragraph: its sentences cleaned, over-long ones cut, short ones joined
+        to a neighbour (`segments.py`), then the sentence rules but the floor and ceiling; what a rule drops
+        is noted in `reasons` and `dropped`."""
+        cleaner, filters = self.cleaner, self.filters
+        tidy = getattr(cleaner, "single_spaced", False)
+        sentences: list[str] = []
+        for unit in units:
+            sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
+            if sentence != unit:
+                examples.append(("clean", unit, sentence))
+            if not sentence or sentence.isspace():
+                reasons.append("empty")
+                dropped.append(unit)  # what cleaning emptied
+                continue
+            for piece in cut_long(sentence, filters.max_chars, filters.min_chars):
+                if filters.max_chars and len(piece) > filters.max_chars:  # no space to cut at
+                    reasons.append("too_long")
+                    dropped.append(piece)
+                else:
+                    sentences.append(piece)
+        lines = []
+        for line in join_short(sentences, filters.min_chars):
+            reason = check_sentence(line, self._line_filters)
+            if reason is None:
+                lines.append(line)
+            else:
+                reasons.append(reason)
+                dropped.append(line)
+        return lines
