@@ -145,6 +145,8 @@ class DocumentPreparer:
         self.boilerplate = boilerplate
         # In a split source the floor and ceiling shape lines (`segments.py`) and the floor is the document's.
         self._line_filters = dataclasses.replace(filters, min_chars=0, max_chars=0)
+        # A cleaner whose output has single inner spaces only needs no collapse and no strip after it.
+        self._tidy = getattr(cleaner, "single_spaced", False)
         self._removers: dict[tuple[str, ...], BoilerplateRemover] = {}
 
     def remover(self, doc: Document) -> BoilerplateRemover:
@@ -219,7 +221,7 @@ class DocumentPreparer:
                 kept_here = self._paragraph_lines(units, examples, reasons, dropped)
                 if kept_here:
                     kept.extend(kept_here)
-                    paragraphs.append("\n".join(kept_here))
+                    paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
                 continue
             kept_here = []
             for unit in units:
@@ -254,10 +256,14 @@ class DocumentPreparer:
         and only such lines count towards `min_sentences` (a title or heading line is no sentence)."""
         if self.splitter is None or not lines:
             return None
-        full = sum(len(line) >= self.filters.min_chars for line in lines)
-        if not full:
-            return "too_short"
-        return "too_few_sentences" if full < self.filters.min_sentences else None
+        min_chars, needed = self.filters.min_chars, max(self.filters.min_sentences, 1)
+        full = 0
+        for line in lines:
+            if len(line) >= min_chars:
+                full += 1
+                if full == needed:
+                    return None
+        return "too_few_sentences" if full else "too_short"
 
     def _paragraph_lines(
         self, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
@@ -265,29 +271,36 @@ class DocumentPreparer:
         """The kept lines of one split paragraph: its sentences cleaned, over-long ones cut, short ones joined
         to a neighbour (`segments.py`), then the sentence rules but the floor and ceiling; what a rule drops
         is noted in `reasons` and `dropped`."""
-        cleaner, filters = self.cleaner, self.filters
-        tidy = getattr(cleaner, "single_spaced", False)
+        cleaner, tidy = self.cleaner, self._tidy
+        min_chars, max_chars = self.filters.min_chars, self.filters.max_chars
         sentences: list[str] = []
+        short = False
         for unit in units:
             sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
             if sentence != unit:
                 examples.append(("clean", unit, sentence))
-            if not sentence or sentence.isspace():
+            n = len(sentence)
+            if not n:
                 reasons.append("empty")
                 dropped.append(unit)  # what cleaning emptied
-                continue
-            for piece in cut_long(sentence, filters.max_chars, filters.min_chars):
-                if filters.max_chars and len(piece) > filters.max_chars:  # no space to cut at
-                    reasons.append("too_long")
-                    dropped.append(piece)
-                else:
-                    sentences.append(piece)
-        lines = []
-        for line in join_short(sentences, filters.min_chars):
-            reason = check_sentence(line, self._line_filters)
-            if reason is None:
-                lines.append(line)
+            elif max_chars and n > max_chars:
+                for piece in cut_long(sentence, max_chars, min_chars):
+                    if len(piece) > max_chars:  # no space to cut at
+                        reasons.append("too_long")
+                        dropped.append(piece)
+                    else:
+                        sentences.append(piece)
+                        short = short or len(piece) < min_chars
             else:
+                sentences.append(sentence)
+                if n < min_chars:
+                    short = True
+        lines = join_short(sentences, min_chars) if short else sentences
+        failed = None
+        for i, line in enumerate(lines):
+            reason = check_sentence(line, self._line_filters)
+            if reason is not None:
                 reasons.append(reason)
                 dropped.append(line)
-        return lines
+                failed = [*(failed or ()), i]
+        return lines if failed is None else [line for i, line in enumerate(lines) if i not in failed]

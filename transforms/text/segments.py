@@ -24,8 +24,6 @@ _CUT_TIERS = (
 def join_short(sentences: list[str], min_chars: int) -> list[str]:
     """The sentences of one paragraph with every sentence under `min_chars` characters joined (by a space) to
     the previous one, or to the next one when it comes first; a paragraph under the floor stays one line."""
-    if not min_chars or all(len(s) >= min_chars for s in sentences):
-        return sentences
     lines: list[str] = []
     carried = ""  # short sentences at the start of the paragraph, waiting for the next one
     for sentence in sentences:
