@@ -5,7 +5,7 @@ from kcorpus.pipeline.commands.build_corpus import run
 from testdata_paths import TESTDATA
 
 
-def build(tmp_path: Path, dropped: str) -> Path:
+def build(tmp_path: Path, dropped: str, rate: float = 0.01) -> Path:
     cfg = tmp_path / f"whole_{dropped}.yaml"
     cfg.write_text(
         f"""
@@ -16,7 +16,7 @@ sources:
     preset: kcelectra
     split_sentences: true
 filters: {{min_chars: 10, max_chars: 1000, min_sentences: 2}}
-output: {{num_shards: 2, dropped: {dropped}}}
+output: {{num_shards: 2, dropped: {dropped}, dropped_sample_rate: {rate}}}
 """,
         encoding="utf-8",
     )
@@ -58,8 +58,14 @@ def test_sentences_removed_from_kept_documents_are_written_and_their_characters_
     assert stats["total"]["reconciled"] and stats["total"]["kept"] + stats["total"]["dropped"] == 9
 
 
-def test_sentence_records_follow_output_dropped_but_are_always_counted(tmp_path):
-    out = build(tmp_path, "none")
-    assert records(out, "rejected") == []
+def test_sentence_records_are_sampled_with_their_document_and_always_counted(tmp_path):
+    # Sample keys (blake2b of the node) of the documents that lose a sentence: 672 0.41, 677 0.13, 862 0.35,
+    # 869 0.25; a rate of 0.3 keeps the records of 677 and 869 only, every one of a document or none.
+    out = build(tmp_path, "sample", 0.3)
+    removed = [r for r in records(out, "rejected") if r.get("level") == "sentence"]
+    assert sorted((r["id"], r["reason"]) for r in removed) == [
+        ("petitions:677", "empty"),
+        ("petitions:869", "repetitive"),
+    ]
     stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
     assert stats["total"]["removed_inside_kept"]["low_hangul"] == {"sentences": 2, "characters": 30}
