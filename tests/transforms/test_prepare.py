@@ -202,3 +202,12 @@ def test_an_over_long_run_on_sentence_is_kept_in_pieces_between_words():
     lines = out.document.text.split("\n")
     assert max(map(len, lines)) <= 1000
     assert " ".join(lines).split() == " ".join(cleaned).split()  # every eojeol kept, none cut inside
+
+
+def test_only_a_run_without_a_space_over_the_ceiling_leaves_a_split_document():
+    prep = DocumentPreparer(cleaner=identity, splitter=split_on_da, filters=FilterConfig(max_chars=30))
+    url = "http://example.com/" + "a" * 20
+    out = prep.prepare(Document("w:2", f"{url} 이 주소는 지금 열리지 않는다. 다시 확인했다.", "w"))
+    assert out.document is not None
+    assert out.document.text == "이 주소는 지금 열리지 않는다. 다시 확인했다."
+    assert (out.sentence_reasons, out.dropped_sentences) == (("too_long",), (url,))
