@@ -36,9 +36,9 @@ class Prepared:
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
     the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
     `dropped_sentences` the sentences themselves (as the filters saw them: cleaned, and in a split source
-    with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites` counts the rewrites by counter name
-    (`prepare:rewritten:<rule>` once per changed document for control characters, masks and punctuation
-    runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
+    with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites`
+    counts the rewrites by counter name (`prepare:rewritten:<rule>` once per changed document for control
+    characters, masks and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
     rule changed (the build samples them into `examples/`).
     """
 
