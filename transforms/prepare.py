@@ -38,8 +38,8 @@ class Prepared:
     `dropped_sentences` the sentences themselves (as the filters saw them: cleaned, and in a split source
     with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites`
     counts the rewrites by counter name (`prepare:rewritten:<rule>` once per changed document for control
-    characters, masks and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
-    rule changed (the build samples them into `examples/`).
+    characters, masks and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds
+    `(rule, before, after)` for every text a rule changed (the build samples them into `examples/`).
     """
 
     document: Document | None
