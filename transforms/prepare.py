@@ -21,6 +21,7 @@ from kcorpus.transforms.rules.repetition import title_repeat_reason
 from kcorpus.transforms.rules.script import script_reason
 from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
 from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
+from kcorpus.transforms.text.segments import cut_long, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -36,10 +37,11 @@ class Prepared:
 
     `document` is the kept document (its text: kept sentences joined by "\\n") or None; `reason` names why
     the whole document was dropped; `sentence_reasons` lists the reason of every dropped sentence and
-    `dropped_sentences` the sentences themselves; `rewrites` counts the rewrites by counter name
-    (`prepare:rewritten:<rule>` once per changed document for control characters, masks and punctuation
-    runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds `(rule, before, after)` for every text a
-    rule changed (the build samples them into `examples/`).
+    `dropped_sentences` the sentences themselves (as the filters saw them: cleaned, and in a split source
+    with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites`
+    counts the rewrites by counter name (`prepare:rewritten:<rule>` once per changed document for control
+    characters, masks and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds
+    `(rule, before, after)` for every text a rule changed (the build samples them into `examples/`).
     """
 
     document: Document | None
@@ -146,6 +148,10 @@ class DocumentPreparer:
         self.filters = filters
         self.remove_patterns = tuple(remove_patterns)
         self.boilerplate = boilerplate
+        # In a split source the floor and ceiling shape lines (`segments.py`) and the floor is the document's.
+        self._line_filters = dataclasses.replace(filters, min_chars=0, max_chars=0)
+        # A cleaner whose output has single inner spaces only needs no collapse and no strip after it.
+        self._tidy = getattr(cleaner, "single_spaced", False)
         self._removers: dict[tuple[str, ...], BoilerplateRemover] = {}
 
     def remover(self, doc: Document) -> BoilerplateRemover:
@@ -216,6 +222,12 @@ class DocumentPreparer:
         units_in = 0
         for units in self.paragraph_units(text):
             units_in += len(units)
+            if self.splitter is not None:
+                kept_here = self._paragraph_lines(units, examples, reasons, dropped)
+                if kept_here:
+                    kept.extend(kept_here)
+                    paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
+                continue
             kept_here = []
             for unit in units:
                 sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
@@ -226,12 +238,14 @@ class DocumentPreparer:
                     kept_here.append(sentence)
                 else:  # a text mostly in another script is named by it, whatever cleaning left of it
                     reasons.append(script_reason(unit) or reason)
-                    dropped.append(sentence)
+                    dropped.append(unit if reason == "empty" else sentence)  # what cleaning emptied
             if kept_here:
                 kept.extend(kept_here)
                 paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
-        doc_reason = (self.title_line and title_repeat_reason(paragraphs)) or check_document(
-            kept, reasons, filters, paragraphs
+        doc_reason = (
+            self._floor_reason(kept)
+            or (self.title_line and title_repeat_reason(paragraphs))
+            or check_document(kept, reasons, filters, paragraphs)
         )
         # Not dataclasses.replace: it costs as much as the filters of a short comment.
         document = None if doc_reason else new_document(doc.id, "\n".join(kept), doc.source, doc.metadata)
@@ -245,3 +259,57 @@ class DocumentPreparer:
             tuple(dropped),
             tuple(examples),
         )
+
+    def _floor_reason(self, lines: list[str]) -> str | None:
+        """In a split source, the floor is the document's: it needs a line of `min_chars` (else `too_short`),
+        and only such lines count towards `min_sentences` (a title or heading line is no sentence)."""
+        if self.splitter is None or not lines:
+            return None
+        min_chars, needed = self.filters.min_chars, max(self.filters.min_sentences, 1)
+        full = 0
+        for line in lines:
+            if len(line) >= min_chars:
+                full += 1
+                if full == needed:
+                    return None
+        return "too_few_sentences" if full else "too_short"
+
+    def _paragraph_lines(
+        self, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
+    ) -> list[str]:
+        """The kept lines of one split paragraph: its sentences cleaned, over-long ones cut, short ones joined
+        to a neighbour (`segments.py`), then the sentence rules but the floor and ceiling; what a rule drops
+        is noted in `reasons` and `dropped`."""
+        cleaner, tidy = self.cleaner, self._tidy
+        min_chars, max_chars = self.filters.min_chars, self.filters.max_chars
+        sentences: list[str] = []
+        short = False
+        for unit in units:
+            sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
+            if sentence != unit:
+                examples.append(("clean", unit, sentence))
+            n = len(sentence)
+            if not n:  # a text mostly in another script is named by it, whatever cleaning left of it
+                reasons.append(script_reason(unit) or "empty")
+                dropped.append(unit)  # what cleaning emptied
+            elif max_chars and n > max_chars:
+                for piece in cut_long(sentence, max_chars, min_chars):
+                    if len(piece) > max_chars:  # no space to cut at
+                        reasons.append("too_long")
+                        dropped.append(piece)
+                    else:
+                        sentences.append(piece)
+                        short = short or len(piece) < min_chars
+            else:
+                sentences.append(sentence)
+                if n < min_chars:
+                    short = True
+        lines = join_short(sentences, min_chars) if short else sentences
+        failed = None
+        for i, line in enumerate(lines):
+            reason = check_sentence(line, self._line_filters)
+            if reason is not None:
+                reasons.append(script_reason(line) or reason)
+                dropped.append(line)
+                failed = [*(failed or ()), i]
+        return lines if failed is None else [line for i, line in enumerate(lines) if i not in failed]

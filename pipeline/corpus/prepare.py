@@ -13,7 +13,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apache_beam as beam
@@ -35,6 +35,8 @@ from kcorpus.transforms.sharding import shard_of
 
 log = logging.getLogger(__name__)
 
+# The `details` of a sentence removed from a kept document (document drops carry no `level`).
+SENTENCE_LEVEL = {"level": "sentence"}
 # Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
 SPILL_BYTES = 16 << 20
 PROGRESS_SECONDS = 10.0
@@ -174,6 +176,8 @@ class PrepareBatchFn(beam.DoFn):
                 yield from self._spill_dropped(dropped, output)
                 continue
             counts["filter:kept"] += 1
+            if prepared.sentence_reasons:
+                yield from self._sentence_drops(item, prepared.sentence_reasons, prepared.dropped_sentences, counts)
             kept.append((prepared.document, payload))
             raw_texts.append(item.text)
         self.docs_seen += docs_seen
@@ -217,6 +221,18 @@ class PrepareBatchFn(beam.DoFn):
             self.examples.note(REWRITE, "decontaminate", doc.id, doc.source, doc.text, after.text)
             out.append((after, after.to_json()))
         return out
+
+    def _sentence_drops(
+        self, doc: Document, reasons: Sequence[str], sentences: Sequence[str], counts: collections.Counter[str]
+    ) -> Iterator[Any]:
+        """The sentences that left a kept document: counted (`filter:sentences_removed:<reason>` and their
+        characters, `filter:chars_removed:<reason>`) and written to `rejected/` with `"level": "sentence"`,
+        sampled with their document (the same node key)."""
+        for reason, sentence in zip(reasons, sentences, strict=True):
+            counts[f"filter:sentences_removed:{reason}"] += 1
+            counts[f"filter:chars_removed:{reason}"] += len(sentence)
+            dropped = Dropped(doc.id, doc.source, "filter", reason, sentence, SENTENCE_LEVEL)
+            yield from self._spill_dropped(dropped, self.config.output)
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
         node = node_key(item.id, item.source)

@@ -24,6 +24,11 @@ def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]
             stage, _, rest = name.partition(":")
             if rest.startswith("dropped:") and stage in ("read", "filter", "decontaminate", "dedup"):
                 dropped_by_reason[rest.removeprefix("dropped:")] += n
+        removed: dict[str, dict[str, int]] = {}
+        for name, n in counters.items():
+            for prefix, key in (("filter:sentences_removed:", "sentences"), ("filter:chars_removed:", "characters")):
+                if name.startswith(prefix):
+                    removed.setdefault(name.removeprefix(prefix), {"sentences": 0, "characters": 0})[key] = n
         dead = counters.get("read:dead_letter", 0) + counters.get("prepare:dead_letter", 0)
         inputs = (
             counters.get("read:documents", 0)
@@ -39,6 +44,8 @@ def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]
             "dead_lettered": dead,
             "dropped_by_reason": dict(sorted(dropped_by_reason.items())),
             "sentences": counters.get("write:sentences", 0),
+            # Sentences the filters removed from the documents they kept, and their characters, per rule.
+            "removed_inside_kept": dict(sorted(removed.items())),
             "reconciled": inputs == kept + dropped + dead,
             "counters": dict(sorted(counters.items())),
         }

@@ -150,6 +150,21 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
         drops.charts.append(
             svg_hbars("Dropped sentences per rule", list(sentences), list(sentences.values()))
         )
+    removed = [
+        (src, rule, figures) for src in sources
+        for rule, figures in (per_in.get(src, {}).get("removed_inside_kept") or {}).items()
+    ]  # fmt: skip
+    if removed:
+        drops.tables.append((
+            ["source", "removed inside kept documents (rule)", "sentences", "characters", "share of chars out"],
+            [[src, rule, fmt_number(f.get("sentences", 0)), fmt_number(f.get("characters", 0)),
+              pct(f.get("characters", 0) / scan.characters[src]) if scan.complete and scan.characters[src] else ""]
+             for src, rule, f in removed],
+        ))  # fmt: skip
+        drops.notes.append(
+            "Removed inside kept documents: the sentences a rule took out of a document it kept (written to "
+            'rejected/ with "level": "sentence"), and their characters.'
+        )
     dedup = corpus["dedup"]
     drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
                          [[r, fmt_number(c), pct(share)] for r, c, share in dedup]))  # fmt: skip

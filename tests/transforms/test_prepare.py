@@ -1,8 +1,13 @@
 import re
 
 from kcorpus.transforms.prepare import DocumentPreparer, identity, normalize_text
+from kcorpus.transforms.readers.options import ReadOptions
+from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.rules.filters import FilterConfig
+from kcorpus.transforms.text.clean import make_cleaner
+from kcorpus.transforms.text.sentences import make_splitter
+from testdata_paths import TESTDATA
 
 
 def split_on_da(text: str) -> list[str]:
@@ -39,8 +44,9 @@ def test_split_source_splits_paragraphs_and_cleans_each_sentence():
     )
     out = prep.prepare(Document("w:1", "서울은 대한민국의 수도이다. OOO는 정말 큰 도시이다.\n짧다.", "w"))
     assert out.document is not None
-    assert out.document.text == "서울은 대한민국의 수도이다.\n는 정말 큰 도시이다."
-    assert out.sentences_in == 3 and out.sentence_reasons == ("too_short",)
+    # A paragraph under the floor (`짧다.`) is a line of its own in a split source, not a dropped sentence.
+    assert out.document.text == "서울은 대한민국의 수도이다.\n는 정말 큰 도시이다.\n짧다."
+    assert out.sentences_in == 3 and out.sentence_reasons == ()
 
 
 def test_document_rules_name_the_reason():
@@ -144,3 +150,64 @@ def test_document_repetition_sees_paragraphs_and_sentences():
         "서울은 대한민국의 수도이다. 부산은 항구 도시이다.\n서울은 대한민국의 수도이다. 부산은 항구 도시이다."
     )
     assert prep.prepare(Document("w:2", text, "w")).reason == "dup_paragraphs"
+
+
+def whole_docs_petitions() -> dict[str, Document]:
+    """Real petitions (tests/testdata/whole_docs/README.md) as the petitions reader gives them."""
+    reader = reader_for("petitions")
+    path = str(TESTDATA / "whole_docs" / "petitions_2017-08_lines")
+    return {d.id: d for d in reader.read(path, ReadOptions(), "petitions")}
+
+
+def petitions_preparer(**filters: int) -> DocumentPreparer:
+    return DocumentPreparer(
+        cleaner=make_cleaner("kcelectra"),
+        splitter=make_splitter(),
+        filters=FilterConfig(**filters),
+        boilerplate=reader_for("petitions").boilerplate_for,
+    )
+
+
+def test_a_short_answer_sentence_stays_with_its_question():
+    docs = whole_docs_petitions()
+    prep = petitions_preparer(min_chars=10, min_sentences=2)
+    for doc_id, line in [
+        ("petitions:528", "사람들이 왜 아이를 낳지 않을까요?? 단순합니다."),
+        ("petitions:696", "제가 다니는 학교가 이상하다고요? 아닙니다."),
+    ]:
+        out = prep.prepare(docs[doc_id])
+        assert out.document is not None and line in out.document.text.split("\n")
+        assert out.sentence_reasons == ()
+
+
+def test_a_title_under_the_floor_stays_the_first_line_and_a_period_after_every_word_loses_nothing():
+    docs = whole_docs_petitions()
+    prep = petitions_preparer(min_chars=10, min_sentences=2)
+    title = prep.prepare(docs["petitions:1001"])
+    assert title.document is not None and title.document.text.split("\n")[0] == "반별인건비지원"
+    dotted = prep.prepare(docs["petitions:859"])
+    assert dotted.document is not None and dotted.sentence_reasons == ()
+    assert dotted.document.text.split() == docs["petitions:859"].text.split()
+
+
+def test_an_over_long_run_on_sentence_is_kept_in_pieces_between_words():
+    doc = whole_docs_petitions()["petitions:669"]
+    prep = petitions_preparer(min_chars=10, max_chars=1000, min_sentences=2)
+    text, _, _ = prep.scrub(doc)
+    cleaned = [prep.cleaner(u) for u in prep.units(text)]
+    longest = max(cleaned, key=len)
+    assert len(longest) == 1081  # the run-on the ceiling used to drop whole
+    out = prep.prepare(doc)
+    assert out.document is not None and out.sentence_reasons == ()
+    lines = out.document.text.split("\n")
+    assert max(map(len, lines)) <= 1000
+    assert " ".join(lines).split() == " ".join(cleaned).split()  # every eojeol kept, none cut inside
+
+
+def test_only_a_run_without_a_space_over_the_ceiling_leaves_a_split_document():
+    prep = DocumentPreparer(cleaner=identity, splitter=split_on_da, filters=FilterConfig(max_chars=30))
+    url = "http://example.com/" + "a" * 20
+    out = prep.prepare(Document("w:2", f"{url} 이 주소는 지금 열리지 않는다. 다시 확인했다.", "w"))
+    assert out.document is not None
+    assert out.document.text == "이 주소는 지금 열리지 않는다. 다시 확인했다."
+    assert (out.sentence_reasons, out.dropped_sentences) == (("too_long",), (url,))

@@ -136,8 +136,13 @@ def test_sample_end_to_end_exact_counts(sample_run):
     assert text == "\n".join(t + "\n" for t in first_docs)
     assert sum(len(t.split("\n")) for t in (d["text"] for d in docs)) == total["sentences"]
     dropped = rejected_of(out, "dropped") + rejected_of(out, "duplicates")
-    assert len(dropped) == total["dropped"]
-    assert all(len(t) >= 10 for d in docs for t in d["text"].split("\n"))
+    # Sentences removed from kept documents are written too (`dropped: all`), with their level.
+    removed = [r for r in dropped if r.get("level") == "sentence"]
+    assert len(dropped) - len(removed) == total["dropped"]
+    assert len(removed) == sum(f["sentences"] for f in total["removed_inside_kept"].values())
+    # The floor is each comment's; in the split sources it is the document's (a title line may be shorter).
+    assert all(len(t) >= 10 for d in docs if d["source"] == "nsmc" for t in d["text"].split("\n"))
+    assert all(max(map(len, d["text"].split("\n"))) >= 10 for d in docs)
 
 
 def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
@@ -168,13 +173,14 @@ def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
 
 EXPECTED_TOTAL = {
     "input": 10812,
-    "kept": 9706,
-    "dropped": 1106,
+    "kept": 9707,
+    "dropped": 1105,
     "dead_lettered": 0,
     "dropped_by_reason": {
         # Gopher's document repetition rules: petitions pasted two or three times over. The n-gram rules
-        # start at 300 eojeol: "곱셈적 함수", whose formulas once removed leave its phrases repeated, is kept.
-        "dup_lines": 4,
+        # start at 300 eojeol.
+        "dup_line_chars": 1,
+        "dup_lines": 3,
         "empty": 15,
         "exact_duplicate": 25,
         "low_hangul": 48,  # measured over letters: punctuation runs no longer doom a line
@@ -184,12 +190,19 @@ EXPECTED_TOTAL = {
         "ooo_only": 2,
         "repetitive": 18,  # true spam only: parallel constructions are kept
         "script:kana": 1,  # Japanese spam, `low_hangul` before
-        "too_short": 979,  # punctuation runs squeezed: "아휴 진짜......" is 8 characters, not 38
+        # punctuation runs squeezed: "아휴 진짜......" is 8 characters, not 38; in the split sources a short
+        # sentence joins its neighbour (petition 859, a period after every word, is kept whole)
+        "too_short": 978,
     },
-    "sentences": 21507,  # the wikiextractor boilerplate set keeps two more article sentences; 곱셈적 함수 kept
+    # Split sources keep their short sentences, joined to a neighbour, and titles and headings as lines.
+    "sentences": 22403,
+    "removed_inside_kept": {
+        "empty": {"sentences": 2, "characters": 94},  # a URL the kcelectra preset removes, a line of "ㆍ"
+        "low_hangul": {"sentences": 24, "characters": 706},  # signatures (`kakao-…`), Latin headings, LaTeX
+    },
 }
 EXPECTED_INPUTS = {"kowiki": 124, "nsmc": 10352, "petitions": 336}
-EXPECTED_KEPT = {"kowiki": 112, "nsmc": 9294, "petitions": 300}
+EXPECTED_KEPT = {"kowiki": 112, "nsmc": 9294, "petitions": 301}
 # LSH candidate pairs (distinct, identical signatures included) vs those verified by estimated Jaccard;
 # the 4 rejected are 2 NSMC and 2 petition pairs at exact 5-gram Jaccard 0.44-0.70.
 EXPECTED_NEAR_PAIRS = {"dedup:near_candidates": 44, "dedup:near_rejected": 4, "dedup:near_verified": 40}

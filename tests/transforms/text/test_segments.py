@@ -1,0 +1,41 @@
+from kcorpus.transforms.text.segments import cut_long, join_short
+
+
+def test_a_short_sentence_joins_the_previous_one_of_its_paragraph():
+    sentences = ["사람들이 왜 아이를 낳지 않을까요??", "단순합니다.", "애키우기 힘들기 때문입니다."]
+    assert join_short(sentences, 10) == ["사람들이 왜 아이를 낳지 않을까요?? 단순합니다.", "애키우기 힘들기 때문입니다."]
+
+
+def test_short_sentences_that_open_a_paragraph_join_the_next_one():
+    sentences = ["안녕하세요.", "끝.", "저는 현직 교사입니다.", "감사합니다."]
+    assert join_short(sentences, 10) == ["안녕하세요. 끝. 저는 현직 교사입니다. 감사합니다."]
+
+
+def test_a_paragraph_under_the_floor_stays_one_line_and_no_floor_changes_nothing():
+    assert join_short(["반별인건비지원"], 10) == ["반별인건비지원"]
+    assert join_short(["생애.", "끝."], 10) == ["생애. 끝."]
+    assert join_short(["짧다.", "짧다."], 0) == ["짧다.", "짧다."]
+    assert join_short([], 10) == []
+
+
+def test_cut_long_prefers_sentence_ends_then_commas_then_clause_endings_then_spaces():
+    assert cut_long("가나다라마바사. 아자차카타파하.", 12) == ["가나다라마바사.", "아자차카타파하."]
+    assert cut_long("가나다라마 바사, 아자차카 타파하", 12) == ["가나다라마 바사,", "아자차카 타파하"]
+    assert cut_long("가나다를 하고 마바사 아자차카", 12) == ["가나다를 하고", "마바사 아자차카"]
+    assert cut_long("가나다라 마바사아 자차카타", 12) == ["가나다라 마바사아", "자차카타"]
+
+
+def test_cut_long_keeps_pieces_long_and_the_last_one_over_the_floor():
+    text = "가나다라 마바사, 아자차카 타파하고 " * 30
+    pieces = cut_long(text.strip(), 100, 10)
+    assert " ".join(pieces) == text.strip()
+    assert all(50 <= len(p) <= 100 for p in pieces[:-1]) and 10 <= len(pieces[-1]) <= 100
+    # The last cut leaves the floor to the last piece, though a later comma is in reach.
+    assert cut_long("가나다라마바사, 아자차카타파, 하", 16, 5) == ["가나다라마바사,", "아자차카타파, 하"]
+
+
+def test_cut_long_never_cuts_inside_a_word():
+    url = "http://example.com/" + "a" * 40
+    assert cut_long(f"{url} 가나다 라마바", 20) == [url, "가나다 라마바"]
+    assert cut_long("가" * 30, 20) == ["가" * 30]
+    assert cut_long("가나다", 0) == ["가나다"] and cut_long("가나다", 3) == ["가나다"]
