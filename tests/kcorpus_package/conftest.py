@@ -42,3 +42,32 @@ def spm_pack(tmp_path_factory, spm_dir):
 def stream_pack(tmp_path_factory, wordpiece_dir):
     """KcBERT WordPiece, `cross_document` layout, 128 tokens."""
     return build_pack(tmp_path_factory.mktemp("cd") / "out", wordpiece_dir, max_length=128, layout="cross_document")
+
+
+def add_source_column(pack):
+    """Until pack writes it: each row's `source` (dictionary<int32, string>), the corpus `source` of its
+    document, as the shared pack interface defines the column."""
+    import json
+
+    import pyarrow as pa
+
+    source_of = {}
+    for path in sorted((CORPUS / "docs").glob("*.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            doc = json.loads(line)
+            source_of[doc["id"]] = doc["source"]
+    for shard in sorted(pack.glob("*/*.arrow")):
+        table = pa.ipc.open_stream(shard.read_bytes()).read_all()  # not mapped: rewritten below
+        names = [source_of[d] for d in table.column("doc_id").to_pylist()]
+        source = pa.array(names, type=pa.string()).dictionary_encode()
+        table = table.append_column("source", pa.chunked_array([source]).cast(pa.dictionary(pa.int32(), pa.string())))
+        with pa.OSFile(str(shard), "wb") as f, pa.ipc.new_stream(f, table.schema) as writer:
+            for batch in table.to_batches(max_chunksize=100):
+                writer.write_batch(batch)
+    return pack
+
+
+@pytest.fixture(scope="session")
+def sourced_pack(tmp_path_factory, wordpiece_dir):
+    """KcBERT WordPiece, `pair` layout, 128 tokens, with each row's source."""
+    return add_source_column(build_pack(tmp_path_factory.mktemp("src") / "out", wordpiece_dir, max_length=128))
