@@ -42,7 +42,7 @@ def _tile_spans(word_pos: np.ndarray, segment: np.ndarray, max_ngram: int, rng: 
     """Cut each segment's words (`word_pos` in order, `segment` their run id) into consecutive spans of
     1..max_ngram words; returns a bool per word: does a span start at it."""
     n = word_pos.shape[0]
-    lengths = rng.choice(np.arange(1, max_ngram + 1), size=n, p=ngram_weights(max_ngram))
+    lengths = 1 + np.searchsorted(np.cumsum(ngram_weights(max_ngram))[:-1], rng.random(n), side="right")
     first = np.concatenate([[True], segment[1:] != segment[:-1]]) if n else np.zeros(0, bool)
     seg_first = np.flatnonzero(first)
     seg_of_word = np.cumsum(first) - 1

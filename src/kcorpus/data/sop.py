@@ -18,27 +18,27 @@ def swap_segments(token_type_ids: np.ndarray, starts: np.ndarray, lengths: np.nd
 
     A swapped row becomes `[CLS] B [SEP] A [SEP]` with token_type_ids 0 for `[CLS] B [SEP]` and 1 for
     `A [SEP]`; `flat_array[index]` applies the swap to any per-token column."""
-    total = token_type_ids.shape[0]
-    row = np.repeat(np.arange(len(starts)), lengths)
-    index = np.arange(total, dtype=np.int64)
-    flat_index = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, lengths)] or [np.zeros(0, np.int64)])
-    types = token_type_ids[flat_index]
-    segment_a = np.bincount(row, weights=(types == 0), minlength=len(starts)).astype(np.int64)  # [CLS] A [SEP]
+    starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
+    index = np.arange(token_type_ids.shape[0], dtype=np.int64)
+    zeros = np.concatenate([[0], np.cumsum(token_type_ids == 0)])
+    segment_a = zeros[starts + lengths] - zeros[starts]  # [CLS] A [SEP]
     two = segment_a < lengths
     swap = rng.random(len(starts)) < 0.5
     labels = np.where(two, swap.astype(np.int64), IGNORE)
-    swapped = (two & swap)[row]
-    if not swapped.any():
-        return index, token_type_ids.copy(), labels
-    r = flat_index - np.asarray(starts)[row]  # offset inside the row
-    c0, length = segment_a[row], np.asarray(lengths)[row]
+    rows = np.flatnonzero(two & swap)
+    new_types = token_type_ids.copy()
+    if rows.size == 0:
+        return index, new_types, labels
+    length = np.repeat(lengths[rows], lengths[rows])
+    first = np.repeat(starts[rows], lengths[rows])
+    r = np.arange(length.shape[0]) - np.repeat(np.cumsum(lengths[rows]) - lengths[rows], lengths[rows])
+    c0 = np.repeat(segment_a[rows], lengths[rows])
     la, lb = c0 - 2, length - c0 - 1
     source = np.select(
         [r == 0, r <= lb, r == lb + 1, r <= lb + 1 + la],
         [0, c0 + r - 1, c0 - 1, r - lb - 1],
         default=length - 1,
     )
-    index[flat_index[swapped]] = (flat_index - r + source)[swapped]
-    new_types = token_type_ids.copy()
-    new_types[flat_index[swapped]] = (r >= lb + 2)[swapped].astype(token_type_ids.dtype)
+    index[first + r] = first + source
+    new_types[first + r] = (r >= lb + 2).astype(token_type_ids.dtype)
     return index, new_types, labels
