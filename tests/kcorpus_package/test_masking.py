@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,24 @@ def test_word_masking_without_marks_is_refused(wordpiece_pack):
         MLMCollator(ds.mask_id, ds.vocab_size, masking="whole_word")(ds.batch([0]), request())
     with pytest.raises(ValueError, match="masking must be one of"):
         MLMCollator(ds.mask_id, ds.vocab_size, masking="span")
+
+
+@pytest.mark.parametrize("pad_to", ["max_length", "none"])
+def test_word_start_column_reaches_the_collator(worded_pack, pad_to):
+    import pyarrow as pa
+
+    ds = PackedDataset(worded_pack / "train")
+    assert ds.has_word_start
+    column = [flag for shard in ds.files for flag in
+              pa.ipc.open_stream(shard.read_bytes()).read_all().column("word_start").to_pylist()]
+    rows = [0, 7, 99, 100, 101, len(ds) - 1, 333]  # record batches of 100 rows: offsets inside them
+    batch = ds.batch(rows, pad_to, word_start=True)
+    if pad_to == "none":
+        got = [batch["word_start"][0, a:b].tolist() for a, b in itertools.pairwise(batch["cu_seqlens"])]
+    else:
+        got = [w[m == 1].tolist() for w, m in zip(batch["word_start"], batch["attention_mask"])]
+    assert got == [column[r] for r in rows]
+    assert "word_start" not in ds.batch(rows, pad_to)
+    collator = MLMCollator.for_dataset(ds, masking="whole_word")  # no warning: the pack has the column
+    out = collator(batch, request())
+    assert "word_start" not in out and (out["labels"] != -100).any()
