@@ -84,23 +84,23 @@ def main(argv: list[str] | None = None) -> None:
         size = args.batch_size
         requests = [BatchRequest(0, k, 0, order[k * size : (k + 1) * size]) for k in range(args.batches)]
         padded = [ds.batch(r.indices, word_start=True) for r in requests]
-        times: dict[str, list[float]] = {name: [] for name in collators}
+        flat = [ds.batch(r.indices, pad_to="none", word_start=True) for r in requests]
+        times = {(name, mode): [] for mode in ("max_length", "none") for name in collators}
         for _ in range(args.repeats):
-            for name, collator in collators.items():
+            for (name, mode), values in times.items():
+                collator = collators[name]
                 start = time.perf_counter()
-                for batch, request in zip(padded, requests):
+                for batch, request in zip(padded if mode == "max_length" else flat, requests):
                     collator(batch, request)
-                times[name].append((time.perf_counter() - start) / len(requests))
-        base = statistics.median(times["token"])
-        print(f"\ncollator time per batch ({size} rows x {args.max_length}, padded; median of {args.repeats} rounds "
-              f"of {args.batches} batches):")
-        for name, values in times.items():
-            median = statistics.median(values)
-            print(f"  {name:<11} {median * 1e3:7.2f} ms   {median / base:4.2f}x token")
+                values.append((time.perf_counter() - start) / len(requests))
+        print(f"\ncollator time per batch ({size} rows, max_length {args.max_length}; median of {args.repeats} rounds "
+              f"of {args.batches} batches), ratio to token masking of the same batches:")
+        for (name, mode), values in times.items():
+            median, base = statistics.median(values), statistics.median(times["token", mode])
+            print(f"  {name:<11} pad_to={mode!r:<8} {median * 1e3:7.2f} ms   {median / base:4.2f}x token")
 
         positions = sum(b["input_ids"].size for b in padded)
         real = sum(int(b["attention_mask"].sum()) for b in padded)
-        flat = [ds.batch(r.indices, pad_to="none") for r in requests]
         flat_positions = sum(b["input_ids"].size for b in flat)
         print(f"\npadding share of the same {len(requests)} batches: pad_to='max_length' "
               f"{1 - real / positions:.1%} ({positions:,} positions for {real:,} tokens); pad_to='none' "

@@ -38,20 +38,21 @@ def _runs(eligible: np.ndarray, row_start: np.ndarray) -> np.ndarray:
     return eligible & (~previous | row_start)
 
 
-def _tile_spans(word_pos: np.ndarray, segment: np.ndarray, max_ngram: int, rng: np.random.Generator) -> np.ndarray:
-    """Cut each segment's words (`word_pos` in order, `segment` their run id) into consecutive spans of
-    1..max_ngram words; returns a bool per word: does a span start at it."""
-    n = word_pos.shape[0]
-    lengths = 1 + np.searchsorted(np.cumsum(ngram_weights(max_ngram))[:-1], rng.random(n), side="right")
-    first = np.concatenate([[True], segment[1:] != segment[:-1]]) if n else np.zeros(0, bool)
+def _tile_spans(first: np.ndarray, max_ngram: int, rng: np.random.Generator) -> np.ndarray:
+    """Cut the words (in order; `first` marks the first word of each segment, a run between special tokens)
+    into consecutive spans of 1..max_ngram words, restarting at every segment; a bool per word: does a span
+    start at it."""
+    n = first.shape[0]
+    draw = rng.random(n)
+    lengths = np.ones(n, dtype=np.int64)
+    for threshold in np.cumsum(ngram_weights(max_ngram))[:-1]:  # inverse CDF: a few compares beat searchsorted
+        lengths += draw >= threshold
     seg_first = np.flatnonzero(first)
     seg_of_word = np.cumsum(first) - 1
     # span k of a segment starts at word  seg_first + (lengths of that segment's draws 0..k-1)
     exclusive = np.cumsum(lengths) - lengths
-    within = exclusive - exclusive[seg_first][seg_of_word]
-    seg_end = np.append(seg_first[1:], n)
-    target = seg_first[seg_of_word] + within
-    valid = target < seg_end[seg_of_word]
+    target = exclusive + (seg_first - exclusive[seg_first])[seg_of_word]
+    valid = target < np.append(seg_first[1:], n)[seg_of_word]
     starts = np.zeros(n, dtype=bool)
     starts[target[valid]] = True
     return starts
@@ -67,9 +68,8 @@ def unit_starts(eligible: np.ndarray, row_start: np.ndarray, word_start: np.ndar
     if masking == "whole_word":
         return words
     word_pos = np.flatnonzero(words)
-    segment = np.cumsum(runs)[word_pos]
     starts = np.zeros_like(eligible)
-    starts[word_pos[_tile_spans(word_pos, segment, max_ngram, rng)]] = True
+    starts[word_pos[_tile_spans(runs[word_pos], max_ngram, rng)]] = True
     return starts
 
 
