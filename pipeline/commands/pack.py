@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=layout_default("seed"))
     parser.add_argument(
+        "--word-start",
+        action=argparse.BooleanOptionalAction,
+        default=layout_default("word_start"),
+        help="write the word_start column (True on the first token of every eojeol) for whole-word masking",
+    )
+    parser.add_argument(
         "--validation-fraction",
         type=float,
         default=job_default("validation_fraction"),
@@ -117,6 +123,7 @@ def main(args: argparse.Namespace) -> int:
                 single_segment_prob=args.single_segment_prob,
                 short_seq_prob=args.short_seq_prob,
                 seed=args.seed,
+                word_start=args.word_start,
             ),
             input_format=args.input_format,
             validation_fraction=args.validation_fraction,

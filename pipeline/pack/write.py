@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 import apache_beam as beam
 import numpy as np
+import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
@@ -53,6 +54,11 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
     if job.validation_fraction > 0:
         counts["validation"] = job.num_validation_shards or estimate(job.validation_fraction)
     return counts
+
+
+def shard_schema(dtype: str, config: PackConfig) -> pa.Schema:
+    """The Arrow schema of the shards of a pack with `config`."""
+    return arrow_shards.packed_schema(np.dtype(dtype), config.word_start, config.layout == "nsp")
 
 
 def packs_per_document(config: PackConfig) -> bool:
@@ -88,11 +94,11 @@ def route_rows(element: tuple[ShardKey, chunks.ChunkWire], plans: dict):
         yield (shard, group), part.to_wire()
 
 
-def serialize_group(element, dtype: str, rows_per_batch: int):
+def serialize_group(element, dtype: str, config: PackConfig, rows_per_batch: int):
     """((shard, group), [row slices]) -> (shard, (group, its record-batch messages))."""
     (shard, group), parts = element
     columns = chunks.merge_rows([PackedChunk.from_wire(w) for w in parts])
-    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    schema = shard_schema(dtype, config)
     return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
 
 
@@ -100,9 +106,9 @@ class AssembleShardFn(beam.DoFn):
     """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically; its
     manifest record."""
 
-    def __init__(self, out: str, dtype: str, counts: dict[str, int]):
+    def __init__(self, out: str, dtype: str, config: PackConfig, counts: dict[str, int]):
         self._out = out
-        self._dtype = np.dtype(dtype)
+        self._schema = shard_schema(dtype, config)
         self._counts = counts
         self._sequences = Metrics.counter("pack", "pack:sequences:written")
         self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
@@ -110,7 +116,7 @@ class AssembleShardFn(beam.DoFn):
     def process(self, element, plans):
         (split, index), groups = element
         messages = [m for _, m in sorted((g for g in groups if g), key=lambda g: g[0])]  # [] marks the shard
-        data = arrow_shards.join_stream(arrow_shards.packed_schema(self._dtype), messages)
+        data = arrow_shards.join_stream(self._schema, messages)
         stats = plans.get((split, index), ([], PackStats()))[1]
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
@@ -149,7 +155,7 @@ def serialize_stream_group(element, config: PackConfig, special: SpecialIds, dty
     """`cross_document`: ((shard, group), [pieces of each batch]) -> (shard, (group, its record batches))."""
     (shard, group), parts = element
     columns = stream_chunks.stream_piece_columns([p for part in parts for p in part], config, special)
-    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    schema = shard_schema(dtype, config)
     return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
 
 
@@ -166,7 +172,7 @@ class WriteShards(beam.PTransform):
             keys = metered_map("RowKeys", chunk_keys, config.max_length)
             plan = metered_map("PlanGroups", plan_shard, rows)
             route_step, route_fn = "RouteRows", route_rows
-            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, rows)
+            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, config, rows)
         else:
             keys = metered_map("StreamKeys", stream_keys)
             plan = metered_map("PlanGroups", plan_stream_shard, config, rows)
@@ -186,6 +192,6 @@ class WriteShards(beam.PTransform):
             (serialized, keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
             | "MergeShardKeys" >> beam.Flatten()
             | "GroupBySerializedShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, counts)),
+            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, config, counts)),
                                           beam.pvalue.AsDict(plans))
         )

@@ -17,10 +17,11 @@ output does not depend on how documents are bundled or ordered across workers.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -38,6 +39,7 @@ class PackConfig:
     short_seq_prob: float = 0.0
     min_target_length: int = 8
     seed: int = 0
+    word_start: bool = True
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -61,40 +63,50 @@ class SpecialIds:
     pad: int
 
 
-# (id, ids bytes, sentence lengths bytes as uint32, ids dtype string): what crosses Beam stages
-WireDoc = tuple[str, bytes, bytes, str]
+# (id, ids bytes, sentence lengths bytes as uint32, ids dtype string, uint8 eojeol-start flags bytes or None,
+#  corpus source): what crosses Beam stages
+WireDoc = tuple[str, bytes, bytes, str, bytes | None, str]
 
 
 @dataclasses.dataclass(frozen=True)
 class TokenizedDoc:
-    """A document's sentences as token ids (no special tokens): `ids` concatenated, `lengths` per sentence."""
+    """A document's sentences as token ids (no special tokens): `ids` concatenated, `lengths` per sentence,
+    `word_start` 1 on every token that opens an eojeol (None when not computed), the corpus `source`."""
 
     id: str
     ids: np.ndarray
     lengths: np.ndarray
+    word_start: np.ndarray | None = None
+    source: str = ""
 
     @property
     def num_tokens(self) -> int:
         return int(self.ids.shape[0])
 
     def to_wire(self) -> WireDoc:
-        """Plain (str, bytes, bytes, str) for Beam's fast tuple coder instead of pickled arrays."""
-        return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str
+        """Plain strings and bytes for Beam's fast tuple coder instead of pickled arrays."""
+        flags = self.word_start.astype(np.uint8, copy=False).tobytes() if self.word_start is not None else None
+        return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str, flags, self.source
 
     @classmethod
     def from_wire(cls, wire: WireDoc) -> TokenizedDoc:
-        doc_id, ids, lengths, dtype = wire
-        return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32))
+        doc_id, ids, lengths, dtype, flags, source = wire
+        return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32),
+                   np.frombuffer(flags, dtype=np.uint8) if flags is not None else None, source)
 
 
 @dataclasses.dataclass(frozen=True)
 class PackedSequence:
-    """One training sequence: `input_ids` with specials, 0/1 `token_type_ids`, 0/1 `special_tokens_mask`."""
+    """One training sequence: `input_ids` with specials, 0/1 `token_type_ids`, 0/1 `special_tokens_mask`,
+    0/1 `word_start` (None when not computed), the `source` of its first document."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
     special_tokens_mask: np.ndarray
     doc_id: str
+    source: str = ""
+    word_start: np.ndarray | None = None
+    next_sentence_label: int | None = None
 
     @property
     def length(self) -> int:
@@ -208,22 +220,30 @@ def _plan_document(lengths: list[int], base: int, config: PackConfig, rng: _Lazy
 @dataclasses.dataclass(frozen=True)
 class DocBlock:
     """Many tokenized documents as flat arrays: `ids` concatenated, `lengths` of every sentence,
-    `sentences` per document, in document order."""
+    `sentences` per document, in document order; `sources` per document; `word_start` aligned with `ids`
+    (None when not computed)."""
 
     doc_ids: list[str]
     ids: np.ndarray
     lengths: np.ndarray
     sentences: np.ndarray
+    sources: list[str]
+    word_start: np.ndarray | None = None
 
     @classmethod
     def from_docs(cls, docs: Sequence[TokenizedDoc]) -> DocBlock:
         dtype = np.result_type(*{d.ids.dtype for d in docs}) if docs else np.dtype(np.uint32)
+        flags = [d.word_start for d in docs]
+        if any(f is None for f in flags) and not all(f is None for f in flags):
+            raise ValueError("documents of one block mix word_start flags and none")
         return cls(
             [d.id for d in docs],
             np.concatenate([d.ids for d in docs]).astype(dtype, copy=False) if docs else np.zeros(0, dtype),
             np.concatenate([d.lengths for d in docs]).astype(np.uint32, copy=False)
             if docs else np.zeros(0, np.uint32),
             np.fromiter((d.lengths.shape[0] for d in docs), dtype=np.int64, count=len(docs)),
+            [d.source for d in docs],
+            np.concatenate(flags).astype(np.uint8, copy=False) if docs and flags[0] is not None else None,
         )
 
     def doc_tokens(self) -> np.ndarray:
@@ -250,13 +270,18 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class PackedColumns:
-    """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays."""
+    """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays;
+    `doc_ids` and `sources` per row; `word_start` (uint8, 0 on specials) when computed; `next_sentence_label`
+    (int8 per row) in the `nsp` layout."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
     special_tokens_mask: np.ndarray
     offsets: np.ndarray
     doc_ids: list[str]
+    sources: list[str]
+    word_start: np.ndarray | None = None
+    next_sentence_label: np.ndarray | None = None
 
     @property
     def num_rows(self) -> int:
@@ -269,8 +294,16 @@ class PackedColumns:
     def row(self, i: int) -> PackedSequence:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return PackedSequence(
-            self.input_ids[lo:hi], self.token_type_ids[lo:hi], self.special_tokens_mask[lo:hi], self.doc_ids[i]
+            self.input_ids[lo:hi], self.token_type_ids[lo:hi], self.special_tokens_mask[lo:hi], self.doc_ids[i],
+            self.sources[i], self.word_start[lo:hi] if self.word_start is not None else None,
+            int(self.next_sentence_label[i]) if self.next_sentence_label is not None else None,
         )
+
+    def row_tokens(self) -> np.ndarray:
+        """Content tokens (not inserted by the packer) of every row (int64)."""
+        specials = np.add.reduceat(self.special_tokens_mask, self.offsets[:-1], dtype=np.int64) \
+            if self.num_rows else np.zeros(0, np.int64)
+        return self.lengths - specials
 
     def sequences(self) -> Iterator[PackedSequence]:
         return (self.row(i) for i in range(self.num_rows))
@@ -326,11 +359,17 @@ def _columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndar
     ids[end - 1] = special.sep
     source = _ranges(segs[:, [0, 2]].ravel(), np.stack([la, lb], axis=1).ravel())
     ids[mask == 0] = block.ids[source]
+    flags = None
+    if block.word_start is not None:
+        flags = np.zeros(total, dtype=np.uint8)
+        flags[mask == 0] = block.word_start[source]
     step = np.zeros(total + 1, dtype=np.int8)
     step[(first + la + 2)[has_b]] = 1
     step[end[has_b]] = -1
     types = np.cumsum(step[:-1], dtype=np.int8).view(np.uint8)
-    return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in doc_index.tolist()])
+    rows = doc_index.tolist()
+    return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in rows],
+                         [block.sources[i] for i in rows], flags)
 
 
 def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
@@ -351,9 +390,14 @@ def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) ->
     seq_len = np.minimum(room, length - cuts) + 1
     offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
     np.cumsum(seq_len, out=offsets[1:])
-    owners = keep[np.searchsorted(ends, cuts, side="right")]
+    flags = None
+    if block.word_start is not None:
+        flags = np.zeros(length, dtype=np.uint8)
+        flags[is_sep == 0] = block.word_start
+        flags = np.insert(flags, cuts, 0)
+    owners = keep[np.searchsorted(ends, cuts, side="right")].tolist()
     return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
-                         [block.doc_ids[i] for i in owners.tolist()])
+                         [block.doc_ids[i] for i in owners], [block.sources[i] for i in owners], flags)
 
 
 def pack_block_by_document(
@@ -386,9 +430,36 @@ def content_tokens(seq: PackedSequence) -> np.ndarray:
     return seq.input_ids[seq.special_tokens_mask == 0]
 
 
+SourceCounts = dict[str, dict[str, int]]  # {source: {"documents", "sequences", "tokens"}}
+
+
+def documents_by_source(sources: Iterable[str]) -> dict[str, int]:
+    """How many documents each source has."""
+    return dict(collections.Counter(sources))
+
+
+def source_counts(documents: Mapping[str, int], row_sources: Sequence[str], row_tokens: np.ndarray) -> SourceCounts:
+    """Documents, sequences and content tokens per corpus source: a row's tokens go to the row's source."""
+    out: SourceCounts = {}
+    for source, count in documents.items():
+        out.setdefault(source, {"documents": 0, "sequences": 0, "tokens": 0})["documents"] += count
+    for source, tokens in zip(row_sources, row_tokens.tolist()):
+        counts = out.setdefault(source, {"documents": 0, "sequences": 0, "tokens": 0})
+        counts["sequences"] += 1
+        counts["tokens"] += tokens
+    return out
+
+
+def merge_source_counts(a: SourceCounts, b: SourceCounts) -> SourceCounts:
+    """Counts of two parts, summed per source, in source order."""
+    return {name: {key: a.get(name, {}).get(key, 0) + b.get(name, {}).get(key, 0)
+                   for key in ("documents", "sequences", "tokens")}
+            for name in sorted(a.keys() | b.keys())}
+
+
 @dataclasses.dataclass
 class PackStats:
-    """Token accounting of a packing run; `dropped_tokens` must be 0."""
+    """Token accounting of a packing run; `dropped_tokens` must be 0. `sources`: the same per corpus source."""
 
     documents: int = 0
     corpus_tokens: int = 0
@@ -396,6 +467,7 @@ class PackStats:
     content_tokens: int = 0
     special_tokens: int = 0
     padding_tokens: int = 0
+    sources: SourceCounts = dataclasses.field(default_factory=dict)
 
     @property
     def sequence_tokens(self) -> int:
@@ -411,26 +483,32 @@ class PackStats:
         return self.padding_tokens / total if total else 0.0
 
     @classmethod
-    def of_columns(cls, columns: PackedColumns, documents: int, corpus_tokens: int, max_length: int) -> PackStats:
+    def of_columns(cls, columns: PackedColumns, documents: Mapping[str, int], corpus_tokens: int,
+                   max_length: int) -> PackStats:
+        """The stats of packed rows; `documents`: the documents counted here, per source."""
         lengths = columns.lengths
         specials = int(columns.special_tokens_mask.sum(dtype=np.int64))
         return cls(
-            documents=documents,
+            documents=sum(documents.values()),
             corpus_tokens=corpus_tokens,
             sequences=columns.num_rows,
             content_tokens=int(lengths.sum()) - specials,
             special_tokens=specials,
             padding_tokens=int((max_length - lengths).sum()),
+            sources=merge_source_counts({}, source_counts(documents, columns.sources, columns.row_tokens())),
         )
 
     def merge(self, other: PackStats) -> PackStats:
-        return PackStats(*(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)))
+        counts = (getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)
+                  if f.name != "sources")
+        return PackStats(*counts, sources=merge_source_counts(self.sources, other.sources))
 
-    def to_dict(self) -> dict[str, int | float]:
-        out: dict[str, int | float] = dataclasses.asdict(self)
+    def to_dict(self) -> dict[str, int | float | SourceCounts]:
+        out: dict[str, int | float | SourceCounts] = dataclasses.asdict(self)
         out.update(
             sequence_tokens=self.sequence_tokens,
             dropped_tokens=self.dropped_tokens,
             padding_fraction=round(self.padding_fraction, 6),
+            sources=out.pop("sources"),
         )
         return out

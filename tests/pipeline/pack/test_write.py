@@ -34,7 +34,7 @@ def test_shards_serialized_in_groups_are_the_bytes_of_one_sorted_pack(tmp_path):
     tok_dir = kcbert_tokenizer_dir(tmp_path / "tok")
     tok = tokenizer_from_bytes((tok_dir / "tokenizer.json").read_bytes())
     raw = [json.loads(line) for p in sorted((CORPUS / "docs").glob("*.jsonl")) for line in p.open()]
-    wires = tokenize_wire(tok, [(d["id"], d["text"]) for d in raw], np.uint16)
+    wires = tokenize_wire(tok, [(d["id"], d["text"]) for d in raw], np.uint16, sources=[d["source"] for d in raw])
     counts = {"train": 2, "validation": 1}
     by_shard = defaultdict(list)
     for w in wires:
