@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=LAYOUTS,
         default=layout_default("layout"),
         help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
-        "cross_document: full-length sequences across documents separated by [SEP]",
+        "cross_document: full-length sequences across documents separated by [SEP]; "
+        "nsp: Google BERT's next-sentence pairs with a next_sentence_label column",
     )
     parser.add_argument(
         "--single-segment-prob",

@@ -63,6 +63,7 @@ def build_manifest(job: PackJob, corpus: CorpusInput, info: TokenizerInfo, dtype
             "padding_tokens": total.padding_tokens,
             "padding_fraction": round(total.padding_fraction, 6),
             "dropped_tokens": total.dropped_tokens,
+            "borrowed_tokens": total.borrowed_tokens,
             "rejected_documents": rejected,
             "sources": total.sources,
             "splits": {split: stats.to_dict() for split, stats in per_split.items()},

@@ -10,7 +10,9 @@ shard is cut into groups of whole record batches and serialized in parallel:
 `cross_document` (one stream through the shard's sorted documents, cut every `max_length - 1` tokens) takes
 the same path with documents instead of rows: StreamKeys (id, tie key, tokens) -> PlanGroups (the stream
 position where each group starts, as a document and offset) -> RouteDocuments (documents, cut into pieces
-where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). Both give the
+where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). `nsp` (B from
+any document of the shard) first gathers each shard's documents (GroupShardDocuments) and packs them in one
+place (PackShards, one chunk per shard), then takes the path of `pair`. All give the
 bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is written,
 with no rows when no document lands in it.
 """
@@ -63,7 +65,13 @@ def shard_schema(dtype: str, config: PackConfig) -> pa.Schema:
 
 def packs_per_document(config: PackConfig) -> bool:
     """Whether `Encode` packs (no sequence of the layout crosses a document)."""
-    return config.layout != "cross_document"
+    return config.layout in ("pair", "single")
+
+
+def pack_shard(element: tuple[ShardKey, Iterable[list]], config: PackConfig, special: SpecialIds):
+    """`nsp`: (shard, [documents of each batch]) -> (shard, all its documents packed as one chunk)."""
+    shard, parts = element
+    return shard, chunks.pack_chunk([d for part in parts for d in part], config, special).to_wire()
 
 
 def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
@@ -168,7 +176,10 @@ class WriteShards(beam.PTransform):
 
     def expand(self, keyed):
         job, counts, config, rows = self._job, self._counts, self._job.pack, self._job.rows_per_batch
-        if packs_per_document(config):
+        if config.layout == "nsp":  # B comes from any document of the shard: pack each shard in one place
+            keyed = (keyed | "GroupShardDocuments" >> beam.GroupByKey()
+                     | "PackShards" >> metered_map("PackShards", pack_shard, config, self._special))
+        if config.layout != "cross_document":
             keys = metered_map("RowKeys", chunk_keys, config.max_length)
             plan = metered_map("PlanGroups", plan_shard, rows)
             route_step, route_fn = "RouteRows", route_rows

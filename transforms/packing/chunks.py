@@ -129,10 +129,16 @@ class PackedChunk:
 
 
 def pack_chunk(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds) -> PackedChunk:
-    """Pack documents of one shard (`pair` or `single` layout) in (id, tie key) order."""
+    """Pack documents of one shard in (id, tie key) order: any of them (`pair` or `single` layout), or all of
+    them (`nsp`, which draws B from the shard's other documents)."""
     keyed = sorted(((d[0], tie_key(d[1])), d) for d in docs)
     block = block_from_wire([d for _, d in keyed])
-    columns, doc_index = pack_block_by_document(block, config, special)
+    if config.layout == "nsp":
+        from kcorpus.transforms.packing.nsp import pack_nsp
+
+        columns, doc_index = pack_nsp(block, config, special)
+    else:
+        columns, doc_index = pack_block_by_document(block, config, special)
     ties = b"".join(keyed[i][0][1] for i in doc_index.tolist())
     return PackedChunk(columns, ties, documents_by_source(block.sources), int(block.ids.shape[0]))
 

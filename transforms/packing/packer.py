@@ -9,6 +9,8 @@ Layouts:
 - `cross_document`: a stream of documents separated by `[SEP]`, cut every `max_length` tokens regardless of
   sentence and document boundaries (`[CLS] d1 [SEP] d2 [SEP] ... [SEP]`); for models without segment
   embeddings. Only the last sequence of a stream is short.
+- `nsp`: Google BERT's next-sentence-prediction pairs, B from another document half of the time
+  (`nsp.py`); the only layout that drops tokens (its truncation) and copies some (a random B).
 
 No token is ever dropped: a sentence longer than a sequence's room is split into pieces, and the sentences
 that do not fit start the next sequence. Randomness comes from an RNG seeded by (seed, document id), so the
@@ -25,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-LAYOUTS = ("pair", "single", "cross_document")
+LAYOUTS = ("pair", "single", "cross_document", "nsp")
 UINT16_LIMIT = 1 << 16
 
 
@@ -138,7 +140,7 @@ class _LazyRng:
         return self._rng
 
 
-def _units(lengths: Iterable[int], room: int) -> list[tuple[int, int]]:
+def sentence_units(lengths: Iterable[int], room: int) -> list[tuple[int, int]]:
     """(start, end) offsets of sentences in a document's flat ids; an over-long sentence is cut into pieces
     of at most `room` tokens, never dropped."""
     units: list[tuple[int, int]] = []
@@ -183,7 +185,7 @@ def _plan_document(lengths: list[int], base: int, config: PackConfig, rng: _Lazy
     # pair content room is max_length - 3; a single-segment sequence would have one more slot, but using the
     # same room keeps the draw order (and so the output) independent of the single/pair coin.
     specials = 3 if config.layout == "pair" else 2
-    units = _units(lengths, config.max_length - specials)
+    units = sentence_units(lengths, config.max_length - specials)
     groups: list[tuple[int, int]] = []  # [first unit, last unit) of each sequence
     targets = [_target_content(config, rng, specials)]
     first, used = 0, 0
@@ -338,7 +340,7 @@ def _plan_block(block: DocBlock, config: PackConfig) -> tuple[np.ndarray, np.nda
     return doc_index[order], segs[order]
 
 
-def _columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarray,
+def columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarray,
                            special: SpecialIds) -> PackedColumns:
     """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]` for every planned sequence, built with array operations."""
     la = segs[:, 1] - segs[:, 0]
@@ -406,16 +408,22 @@ def pack_block_by_document(
     """`pair` or `single` layout: the packed columns and, for every row, the block index of its document."""
     if config.layout == "cross_document":
         raise ValueError("cross_document sequences span documents; use pack_block")
+    if config.layout == "nsp":
+        raise ValueError("nsp draws segment B from other documents; use pack_block")
     doc_index, segs = _plan_block(block, config)
-    return _columns_from_segments(block, doc_index, segs, special), doc_index
+    return columns_from_segments(block, doc_index, segs, special), doc_index
 
 
 def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
     """Pack documents in block order with any layout, as columns."""
     if config.layout == "cross_document":
         return _stream_columns(block, config, special)
+    if config.layout == "nsp":
+        from kcorpus.transforms.packing.nsp import pack_nsp  # nsp.py builds on this module
+
+        return pack_nsp(block, config, special)[0]
     doc_index, segs = _plan_block(block, config)
-    return _columns_from_segments(block, doc_index, segs, special)
+    return columns_from_segments(block, doc_index, segs, special)
 
 
 def pack_documents(
@@ -459,7 +467,8 @@ def merge_source_counts(a: SourceCounts, b: SourceCounts) -> SourceCounts:
 
 @dataclasses.dataclass
 class PackStats:
-    """Token accounting of a packing run; `dropped_tokens` must be 0. `sources`: the same per corpus source."""
+    """Token accounting of a packing run; `dropped_tokens` is 0 but in `nsp` (its truncation).
+    `borrowed_tokens`: `nsp` copies of another document's tokens as a random B. `sources`: per corpus source."""
 
     documents: int = 0
     corpus_tokens: int = 0
@@ -467,6 +476,7 @@ class PackStats:
     content_tokens: int = 0
     special_tokens: int = 0
     padding_tokens: int = 0
+    borrowed_tokens: int = 0
     sources: SourceCounts = dataclasses.field(default_factory=dict)
 
     @property
@@ -475,7 +485,8 @@ class PackStats:
 
     @property
     def dropped_tokens(self) -> int:
-        return self.corpus_tokens - self.content_tokens
+        """Corpus tokens in no sequence: the content tokens but the borrowed copies reconcile with the corpus."""
+        return self.corpus_tokens - (self.content_tokens - self.borrowed_tokens)
 
     @property
     def padding_fraction(self) -> float:
@@ -488,6 +499,11 @@ class PackStats:
         """The stats of packed rows; `documents`: the documents counted here, per source."""
         lengths = columns.lengths
         specials = int(columns.special_tokens_mask.sum(dtype=np.int64))
+        borrowed = 0
+        if columns.next_sentence_label is not None and columns.num_rows:
+            # a random B: its tokens (type 1) but its [SEP]
+            b_tokens = np.add.reduceat(columns.token_type_ids, columns.offsets[:-1], dtype=np.int64) - 1
+            borrowed = int(b_tokens[columns.next_sentence_label == 1].sum())
         return cls(
             documents=sum(documents.values()),
             corpus_tokens=corpus_tokens,
@@ -495,6 +511,7 @@ class PackStats:
             content_tokens=int(lengths.sum()) - specials,
             special_tokens=specials,
             padding_tokens=int((max_length - lengths).sum()),
+            borrowed_tokens=borrowed,
             sources=merge_source_counts({}, source_counts(documents, columns.sources, columns.row_tokens())),
         )
 

@@ -354,3 +354,24 @@ def test_a_pack_written_before_word_start_and_source_still_loads():
     manifest = json.loads((old / "manifest.json").read_text())
     assert "sources" not in manifest["counts"] and "layout" in manifest["config"]
     assert sum(d.num_rows for d in loaded.values()) == manifest["counts"]["sequences"] == 31
+
+
+def test_cli_nsp_layout_writes_next_sentence_label(tmp_path, kcbert, capsys):
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--out", str(tmp_path / "out"),
+            "--max-length", "128", "--layout", "nsp", "--short-seq-prob", "0.1", "--validation-fraction", "0.1",
+            "--num-shards", "2", "--local-mode", "in_memory"]
+    assert cli.main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["config"]["layout"] == "nsp" and manifest["config"]["short_seq_prob"] == 0.1
+    # truncation drops tokens and random Bs copy some: both counted, and they reconcile with the corpus
+    assert printed["corpus_tokens"] == 58140 and printed["dropped_tokens"] > 0 and printed["borrowed_tokens"] > 0
+    assert printed["tokens"] - printed["borrowed_tokens"] + printed["dropped_tokens"] == 58140
+    train = datasets.load_from_disk(str(tmp_path / "out" / "train"))
+    assert train.features["next_sentence_label"].dtype == "int8"
+    labels = train["next_sentence_label"]
+    assert set(labels) == {0, 1}
+    for row in train.select(range(50)):
+        types = row["token_type_ids"]
+        assert row["input_ids"][0] == 2 and types[-1] == 1 and row["special_tokens_mask"].count(1) == 3
+        assert len(types) <= 128

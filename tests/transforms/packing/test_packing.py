@@ -171,7 +171,7 @@ def test_missing_special_token_is_a_clear_error(tokenizer):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"layout": "nsp"}, {"max_length": 4}, {"short_seq_prob": 1.5}, {"min_target_length": 1000}]
+    "kwargs", [{"layout": "sop"}, {"max_length": 4}, {"short_seq_prob": 1.5}, {"min_target_length": 1000}]
 )
 def test_bad_config_is_rejected(kwargs):
     with pytest.raises(ValueError):
