@@ -10,6 +10,7 @@ import pytest
 from kcorpus.data import BatchRequest, MLMCollator, PackedDataLoader, PackedDataset
 from kcorpus.data.masking import choose_tokens, ngram_weights, unit_starts, vocab_word_starts
 from kcorpus.data.vocab_check import load_vocab
+from packing_fixtures import PACK_DATA
 
 
 def request(step: int = 0) -> BatchRequest:
@@ -24,14 +25,14 @@ def vocab_words(tokenizer_dir, marker: str) -> np.ndarray:
     return np.asarray([t.startswith("▁") for t in tokens])
 
 
-def words_of(batch, starts_by_id) -> list[np.ndarray]:
-    """The flat token positions of every word of a padded batch (a word ends at the next word start or at
-    a special or padding token)."""
-    ids = batch["input_ids"].reshape(-1)
+def words_of(batch, flags: np.ndarray) -> list[np.ndarray]:
+    """The flat token positions of every word of a padded batch, `flags` marking word starts (a word ends at
+    the next word start or at a special or padding token)."""
     real = (batch["special_tokens_mask"].reshape(-1) == 0) & (batch["attention_mask"].reshape(-1) == 1)
+    width = batch["input_ids"].shape[1]
     words, current = [], []
-    for i in range(ids.shape[0]):
-        if not real[i] or starts_by_id[ids[i]] or i % batch["input_ids"].shape[1] == 0:
+    for i in range(real.shape[0]):
+        if not real[i] or flags[i] or i % width == 0:
             if current:
                 words.append(np.asarray(current))
             current = []
@@ -77,35 +78,60 @@ def test_max_predictions_drops_whole_units():
 
 
 @pytest.mark.parametrize("tokenizer, marker", [("wordpiece", "##"), ("spm", "▁")])
+@pytest.mark.parametrize("words", ["column", "vocabulary"])
 @pytest.mark.parametrize("masking", ["whole_word", "ngram"])
-def test_words_are_never_split_and_the_share_holds(request_fixture, tokenizer, marker, masking):
-    pack, tokenizer_dir = request_fixture(tokenizer)
+def test_words_are_never_split_and_the_share_holds(packs, tokenizer, marker, words, masking):
+    """Words are the pack's eojeols (`word_start`), or for a pack without that column the vocabulary's
+    `##` / `▁` pieces, which the collator then says once."""
+    pack, tokenizer_dir = packs[tokenizer, words]
     ds = PackedDataset(pack / "train")
-    assert not ds.has_word_start  # this pack predates the column: the vocabulary's marks group words
-    with pytest.warns(UserWarning, match=f"no word_start column.*{marker}"):
+    assert ds.has_word_start == (words == "column")
+    if words == "column":
         collator = MLMCollator.for_dataset(ds, tokenizer=tokenizer_dir, masking=masking, seed=3)
+    else:
+        with pytest.warns(UserWarning, match=f"no word_start column.*{marker}"):
+            collator = MLMCollator.for_dataset(ds, tokenizer=tokenizer_dir, masking=masking, seed=3)
     starts_by_id = vocab_words(tokenizer_dir, marker)
-    predicted = eligible = split = 0
+    predicted = eligible = split = joined = 0
     for step, indices in enumerate(np.array_split(np.arange(len(ds)), 8)):
-        plain = ds.batch(indices)
+        plain = ds.batch(indices, word_start=True)
+        flags = plain["word_start"].reshape(-1) if words == "column" else starts_by_id[plain["input_ids"].reshape(-1)]
         out = collator(plain, request(step))
         target = (out["labels"] != -100).reshape(-1)
-        for word in words_of(plain, starts_by_id):
+        for word in words_of(plain, flags):
             split += int(0 < target[word].sum() < len(word))
+            joined += int(starts_by_id[plain["input_ids"].reshape(-1)[word[1:]]].any())
         assert np.array_equal(out["labels"].reshape(-1)[target], plain["input_ids"].reshape(-1)[target])
         predicted += int(target.sum())
         eligible += int(((plain["special_tokens_mask"] == 0) & (plain["attention_mask"] == 1)).sum())
     assert split == 0
     assert abs(predicted / eligible - 0.15) < 0.015
+    # eojeols hold pieces the vocabulary alone would start a word with (punctuation, `달라"고`); its words don't
+    assert (joined > 0) == (words == "column")
     # the check sees split words: token masking splits some
     token = MLMCollator.for_dataset(ds, seed=3)(plain, request())
     target = (token["labels"] != -100).reshape(-1)
-    assert sum(0 < target[w].sum() < len(w) for w in words_of(plain, starts_by_id)) > 0
+    assert sum(0 < target[w].sum() < len(w) for w in words_of(plain, flags)) > 0
 
 
 @pytest.fixture
-def request_fixture(wordpiece_pack, wordpiece_dir, spm_pack, spm_dir):
-    return {"wordpiece": (wordpiece_pack, wordpiece_dir), "spm": (spm_pack, spm_dir)}.get
+def packs(wordpiece_pack, wordpiece_pack_without_words, wordpiece_dir, spm_pack, spm_pack_without_words, spm_dir):
+    return {
+        ("wordpiece", "column"): (wordpiece_pack, wordpiece_dir),
+        ("wordpiece", "vocabulary"): (wordpiece_pack_without_words, wordpiece_dir),
+        ("spm", "column"): (spm_pack, spm_dir),
+        ("spm", "vocabulary"): (spm_pack_without_words, spm_dir),
+    }
+
+
+def test_a_pack_of_the_old_format_masks_words_by_the_vocabulary(wordpiece_dir):
+    ds = PackedDataset(PACK_DATA / "old_pack" / "train")
+    assert not ds.has_word_start and not ds.has_source and ds.sources == []
+    with pytest.warns(UserWarning, match="no word_start column") as caught:
+        collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="whole_word")
+    assert len(caught) == 1
+    out = collator(ds.batch(range(len(ds))), request())
+    assert (out["labels"] != -100).any()
 
 
 def test_ngram_units_hold_one_to_max_ngram_words(wordpiece_pack, wordpiece_dir):
@@ -127,9 +153,8 @@ def test_ngram_units_hold_one_to_max_ngram_words(wordpiece_pack, wordpiece_dir):
 
 def test_max_predictions_caps_every_sequence(wordpiece_pack):
     ds = PackedDataset(wordpiece_pack / "train")
-    with pytest.warns(UserWarning):  # the manifest's tokenizer gives the ## marks
-        collator = MLMCollator.for_dataset(ds, masking="ngram", max_predictions=5, mlm_probability=0.3, seed=1)
-    out = collator(ds.batch(range(512)), request())
+    collator = MLMCollator.for_dataset(ds, masking="ngram", max_predictions=5, mlm_probability=0.3, seed=1)
+    out = collator(ds.batch(range(512), word_start=True), request())
     per_row = (out["labels"] != -100).sum(axis=1)
     assert per_row.max() == 5 and per_row.min() == 0
 
@@ -137,10 +162,9 @@ def test_max_predictions_caps_every_sequence(wordpiece_pack):
 @pytest.mark.parametrize("mask_fraction, random_fraction", [(0.8, 0.1), (0.85, 0.0), (1.0, 0.0)])
 def test_replacement_split_with_word_masking(wordpiece_pack, wordpiece_dir, mask_fraction, random_fraction):
     ds = PackedDataset(wordpiece_pack / "train")
-    with pytest.warns(UserWarning):
-        collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="whole_word", seed=2,
-                                           mask_fraction=mask_fraction, random_fraction=random_fraction)
-    plain = ds.batch(range(len(ds)))
+    collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="whole_word", seed=2,
+                                       mask_fraction=mask_fraction, random_fraction=random_fraction)
+    plain = ds.batch(range(len(ds)), word_start=True)
     out = collator(plain, request())
     target = out["labels"] != -100
     masked = (out["input_ids"][target] == ds.mask_id).mean()
@@ -152,8 +176,7 @@ def test_replacement_split_with_word_masking(wordpiece_pack, wordpiece_dir, mask
 
 def test_masks_are_the_same_whoever_builds_the_batch(wordpiece_pack, wordpiece_dir):
     ds = PackedDataset(wordpiece_pack / "train")
-    with pytest.warns(UserWarning):
-        collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="ngram", seed=7)
+    collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="ngram", seed=7)
     runs = [list(PackedDataLoader(ds, 64, seed=7, collator=collator, num_workers=w)) for w in (0, 2)]
     assert all(np.array_equal(a["labels"], b["labels"]) for a, b in zip(*runs))
 
@@ -172,10 +195,10 @@ def test_word_masking_without_marks_is_refused(wordpiece_pack):
 
 
 @pytest.mark.parametrize("pad_to", ["max_length", "none"])
-def test_word_start_column_reaches_the_collator(worded_pack, pad_to):
+def test_word_start_column_reaches_the_collator(wordpiece_pack, pad_to):
     import pyarrow as pa
 
-    ds = PackedDataset(worded_pack / "train")
+    ds = PackedDataset(wordpiece_pack / "train")
     assert ds.has_word_start
     column = [flag for shard in ds.files for flag in
               pa.ipc.open_stream(shard.read_bytes()).read_all().column("word_start").to_pylist()]

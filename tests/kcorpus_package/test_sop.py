@@ -74,11 +74,10 @@ def test_labels_match_the_swap(wordpiece_pack, pad_to):
     assert abs(counts[1] / (counts[0] + counts[1]) - 0.5) < 0.1
 
 
-def test_sop_and_word_masking_together_keep_words_whole(wordpiece_pack, wordpiece_dir):
+def test_sop_then_ngram_masking_predicts_the_swapped_tokens(wordpiece_pack, wordpiece_dir):
     ds = PackedDataset(wordpiece_pack / "train")
-    with pytest.warns(UserWarning):
-        collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, sentence_order=True, masking="ngram")
-    plain = ds.batch(range(200))
+    collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, sentence_order=True, masking="ngram")
+    plain = ds.batch(range(200), word_start=True)
     out = collator(plain, BatchRequest(0, 0, 0, np.arange(200)))
     target = out["labels"] != -100
     assert np.all(out["special_tokens_mask"][target] == 0)
