@@ -20,18 +20,24 @@ def segments(ids, types, specials):
     return real[real_types == 0].tolist(), real[real_types == 1].tolist()
 
 
+def swapped(types, starts, lengths, rng):
+    """(gather index, new token types, labels) of one swap."""
+    swap = swap_segments(types, starts, lengths, rng)
+    return swap.apply(np.arange(len(types))), swap.apply_types(types), swap.labels
+
+
 def test_swap_of_one_row():
     types = np.array([0, 0, 0, 0, 1, 1, 1, 0, 0, 0])  # [CLS] a a [SEP] b b [SEP] | [CLS] c [SEP]
     rng = np.random.default_rng(0)
     while True:
-        index, new_types, labels = swap_segments(types, np.array([0, 7]), np.array([7, 3]), rng)
+        index, new_types, labels = swapped(types, np.array([0, 7]), np.array([7, 3]), rng)
         if labels[0] == 1:
             break
     assert labels.tolist() == [1, -100]
     assert index.tolist() == [0, 4, 5, 3, 1, 2, 6, 7, 8, 9]  # [CLS] b b [SEP] a a [SEP]
     assert new_types.tolist() == [0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
     types = np.array([0, 0, 0, 0, 1, 1])  # [CLS] a a [SEP] b [SEP]
-    draws = [swap_segments(types, np.array([0]), np.array([6]), np.random.default_rng(s)) for s in range(8)]
+    draws = [swapped(types, np.array([0]), np.array([6]), np.random.default_rng(s)) for s in range(8)]
     assert {int(labels[0]) for _, _, labels in draws} == {0, 1}
     for index, new_types, labels in draws:
         if labels[0] == 1:

@@ -79,10 +79,9 @@ class MLMCollator:
         starts, lengths = _rows(batch)
         out = dict(batch)
         if self.sentence_order:
-            index, types, labels = swap_segments(flat["token_type_ids"], starts, lengths, rng)
-            flat = {k: v[index] for k, v in flat.items()}
-            flat["token_type_ids"] = types
-            out["sentence_order_label"] = labels
+            swap = swap_segments(flat["token_type_ids"], starts, lengths, rng)
+            flat = {k: swap.apply_types(v) if k == "token_type_ids" else swap.apply(v) for k, v in flat.items()}
+            out["sentence_order_label"] = swap.labels
         input_ids = flat["input_ids"].copy()
         eligible = flat["special_tokens_mask"] == 0
         if "attention_mask" in batch:

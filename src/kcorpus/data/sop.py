@@ -7,28 +7,47 @@ as they are and get the label -100, which the loss ignores (as HF `AlbertForPreT
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 IGNORE = -100
 
 
+@dataclasses.dataclass(frozen=True)
+class SegmentSwap:
+    """The swapped rows' tokens: position `dest[i]` takes the token at `src[i]` and token type `types[i]`;
+    every other token stays. `labels`: sentence_order_label per row."""
+
+    dest: np.ndarray
+    src: np.ndarray
+    types: np.ndarray
+    labels: np.ndarray
+
+    def apply(self, column: np.ndarray) -> np.ndarray:
+        out = column.copy()
+        out[self.dest] = column[self.src]
+        return out
+
+    def apply_types(self, token_type_ids: np.ndarray) -> np.ndarray:
+        out = token_type_ids.copy()
+        out[self.dest] = self.types
+        return out
+
+
 def swap_segments(token_type_ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gather index over the flat tokens, new token_type_ids, sentence_order_label per row).
+                  rng: np.random.Generator) -> SegmentSwap:
+    """Swap A and B of each two-segment row (flat tokens; rows by `starts`, `lengths`) with probability 0.5.
 
     A swapped row becomes `[CLS] B [SEP] A [SEP]` with token_type_ids 0 for `[CLS] B [SEP]` and 1 for
-    `A [SEP]`; `flat_array[index]` applies the swap to any per-token column."""
+    `A [SEP]`."""
     starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
-    index = np.arange(token_type_ids.shape[0], dtype=np.int64)
     zeros = np.concatenate([[0], np.cumsum(token_type_ids == 0)])
     segment_a = zeros[starts + lengths] - zeros[starts]  # [CLS] A [SEP]
     two = segment_a < lengths
     swap = rng.random(len(starts)) < 0.5
     labels = np.where(two, swap.astype(np.int64), IGNORE)
     rows = np.flatnonzero(two & swap)
-    new_types = token_type_ids.copy()
-    if rows.size == 0:
-        return index, new_types, labels
     length = np.repeat(lengths[rows], lengths[rows])
     first = np.repeat(starts[rows], lengths[rows])
     r = np.arange(length.shape[0]) - np.repeat(np.cumsum(lengths[rows]) - lengths[rows], lengths[rows])
@@ -39,6 +58,4 @@ def swap_segments(token_type_ids: np.ndarray, starts: np.ndarray, lengths: np.nd
         [0, c0 + r - 1, c0 - 1, r - lb - 1],
         default=length - 1,
     )
-    index[first + r] = first + source
-    new_types[first + r] = (r >= lb + 2).astype(token_type_ids.dtype)
-    return index, new_types, labels
+    return SegmentSwap(first + r, first + source, (r >= lb + 2).astype(token_type_ids.dtype), labels)
