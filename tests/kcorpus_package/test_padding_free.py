@@ -183,6 +183,8 @@ def test_a_tokenizer_from_another_pack_is_refused(wordpiece_pack, wordpiece_dir,
     PackedDataset(wordpiece_pack / "train", tokenizer=wordpiece_dir)  # its own: fine
     with pytest.raises(ValueError, match="does not belong to the pack"):
         PackedDataset(wordpiece_pack / "train", tokenizer=spm_dir)
+    own = PreTrainedTokenizerFast(tokenizer_file=str(wordpiece_dir / "tokenizer.json"))
+    assert MLMCollator.for_dataset(PackedDataset(wordpiece_pack / "train"), tokenizer=own).mask_id == 4
     other = PreTrainedTokenizerFast(tokenizer_file=str(spm_dir / "tokenizer.json"))
     with pytest.raises(ValueError, match="tokens, the pack"):
         MLMCollator.for_dataset(PackedDataset(wordpiece_pack / "train"), tokenizer=other)
