@@ -114,8 +114,9 @@ class MLMCollator:
         if "word_start" in flat:
             return flat["word_start"].astype(bool)
         if self.word_starts is None:
-            raise ValueError(f"masking={self.masking!r} needs the pack's word_start column or word_starts= (build "
-                             "the collator with MLMCollator.for_dataset(dataset, tokenizer=...))")
+            raise ValueError(f"masking={self.masking!r} needs the batch's word_start (PackedDataset.batch(..., "
+                             "word_start=True); PackedDataLoader asks for it) or, for a pack without that column, "
+                             "word_starts= (MLMCollator.for_dataset(dataset, tokenizer=...) builds it)")
         return self.word_starts[input_ids]
 
     @classmethod
