@@ -14,12 +14,11 @@ from kcorpus.transforms.packing.nsp import pack_nsp, plan_nsp
 from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
-    PackStats,
     SpecialIds,
     TokenizedDoc,
-    documents_by_source,
     pack_block_by_document,
 )
+from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 from kcorpus.transforms.packing.tokenize import tokenize_documents
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
