@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 LAYOUTS = ("pair", "single", "cross_document", "nsp")
+# `short_seq_prob` when none is given: Google BERT's 0.1 in its own layout, else none (ELECTRA passes 0.05)
+SHORT_SEQ_PROB = {"nsp": 0.1}
 UINT16_LIMIT = 1 << 16
 
 
@@ -37,7 +39,7 @@ class PackConfig:
     max_length: int = 512
     layout: str = "pair"
     single_segment_prob: float = 0.0
-    short_seq_prob: float = 0.0
+    short_seq_prob: float | None = None  # None: SHORT_SEQ_PROB of the layout
     min_target_length: int = 8
     seed: int = 0
     word_start: bool = True
@@ -45,6 +47,8 @@ class PackConfig:
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unknown layout {self.layout!r}; valid: {', '.join(LAYOUTS)}")
+        if self.short_seq_prob is None:
+            object.__setattr__(self, "short_seq_prob", SHORT_SEQ_PROB.get(self.layout, 0.0))
         if self.max_length < 8:
             raise ValueError(f"max_length must be at least 8, got {self.max_length}")
         for name in ("single_segment_prob", "short_seq_prob"):
