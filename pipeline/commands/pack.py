@@ -44,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--short-seq-prob",
         type=float,
         default=layout_default("short_seq_prob"),
-        help="chance of a random shorter target length (ELECTRA: 0.05)",
+        help="chance of a random shorter target length (ELECTRA: 0.05; default: 0.1 with --layout nsp, "
+        "Google BERT's, else 0)",
     )
     parser.add_argument("--seed", type=int, default=layout_default("seed"))
     parser.add_argument(

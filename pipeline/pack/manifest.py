@@ -16,7 +16,7 @@ from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import CorpusInput
 from kcorpus.pipeline.pack.tokenize import TokenizerInfo
 from kcorpus.transforms.packing import arrow_shards
-from kcorpus.transforms.packing.packer import PackStats
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import source_path
 from kcorpus.transforms.record import DeadLetter, Dropped
 

@@ -35,7 +35,8 @@ from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_ma
 from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
 from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
 from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.packer import PackConfig, PackStats, SpecialIds
+from kcorpus.transforms.packing.packer import PackConfig, SpecialIds
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import sha256_hex
 
 # A shard is serialized in at most this many groups of whole record batches (enough to spread one shard over

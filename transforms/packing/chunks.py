@@ -24,13 +24,12 @@ from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
     PackedColumns,
-    PackStats,
     SpecialIds,
     WireDoc,
-    documents_by_source,
     pack_block,
     pack_block_by_document,
 )
+from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8
 # (row doc ids, row sources, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,

@@ -18,13 +18,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from kcorpus.transforms.packing.chunks import rows_per_group, tie_key
-from kcorpus.transforms.packing.packer import (
-    PackConfig,
-    PackedColumns,
+from kcorpus.transforms.packing.packer import PackConfig, PackedColumns, SpecialIds, WireDoc
+from kcorpus.transforms.packing.stats import (
     PackStats,
     SourceCounts,
-    SpecialIds,
-    WireDoc,
     documents_by_source,
     merge_source_counts,
     source_counts,

@@ -358,7 +358,7 @@ def test_a_pack_written_before_word_start_and_source_still_loads():
 
 def test_cli_nsp_layout_writes_next_sentence_label(tmp_path, kcbert, capsys):
     argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--out", str(tmp_path / "out"),
-            "--max-length", "128", "--layout", "nsp", "--short-seq-prob", "0.1", "--validation-fraction", "0.1",
+            "--max-length", "128", "--layout", "nsp", "--validation-fraction", "0.1",
             "--num-shards", "2", "--local-mode", "in_memory"]
     assert cli.main(argv) == 0
     printed = json.loads(capsys.readouterr().out)

@@ -14,12 +14,11 @@ from kcorpus.transforms.packing.nsp import pack_nsp, plan_nsp
 from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
-    PackStats,
     SpecialIds,
     TokenizedDoc,
-    documents_by_source,
     pack_block_by_document,
 )
+from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 from kcorpus.transforms.packing.tokenize import tokenize_documents
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
@@ -93,6 +92,12 @@ def test_rows_depend_on_the_shard_documents_and_the_seed_only(docs):
         pack_block_by_document(DocBlock.from_docs(docs), config, SPECIAL)
 
 
+def test_google_short_sequence_share_is_the_default_of_the_nsp_layout_only():
+    assert PackConfig(layout="nsp").short_seq_prob == 0.1
+    assert PackConfig().short_seq_prob == PackConfig(layout="cross_document").short_seq_prob == 0.0
+    assert PackConfig(layout="nsp", short_seq_prob=0.0).short_seq_prob == 0.0
+
+
 def made_up_documents(count: int, sentences: int, seed: int = 0) -> DocBlock:
     """`count` documents of `sentences` sentences of 2-6 tokens each."""
     rng = np.random.default_rng(seed)
@@ -113,6 +118,6 @@ def test_half_of_the_pairs_of_many_sentence_chunks_are_random_and_a_tenth_of_doc
     content = (table[:, 1] - table[:, 0]) + (table[:, 3] - table[:, 2])
     short_docs = [d for d in range(400) if np.median(content[doc_index == d]) < 61 - 6]
     assert 0.07 < len(short_docs) / 400 < 0.13
-    _, no_short = plan_nsp(block, PackConfig(max_length=64, layout="nsp", seed=2))
+    _, no_short = plan_nsp(block, PackConfig(max_length=64, layout="nsp", short_seq_prob=0.0, seed=2))
     content = (no_short[:, 1] - no_short[:, 0]) + (no_short[:, 3] - no_short[:, 2])
     assert np.median(content) == 61

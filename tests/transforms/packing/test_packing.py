@@ -11,7 +11,6 @@ import pytest
 from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
-    PackStats,
     SpecialIds,
     TokenizedDoc,
     content_tokens,
@@ -19,6 +18,7 @@ from kcorpus.transforms.packing.packer import (
     pack_block,
     pack_documents,
 )
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
     special_ids,
