@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=LAYOUTS,
         default=layout_default("layout"),
         help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
-        "cross_document: full-length sequences across documents separated by [SEP]",
+        "cross_document: full-length sequences across documents separated by [SEP]; "
+        "nsp: Google BERT's next-sentence pairs with a next_sentence_label column",
     )
     parser.add_argument(
         "--single-segment-prob",
@@ -43,9 +44,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--short-seq-prob",
         type=float,
         default=layout_default("short_seq_prob"),
-        help="chance of a random shorter target length (ELECTRA: 0.05)",
+        help="chance of a random shorter target length (ELECTRA: 0.05; default: 0.1 with --layout nsp, "
+        "Google BERT's, else 0)",
     )
     parser.add_argument("--seed", type=int, default=layout_default("seed"))
+    parser.add_argument(
+        "--word-start",
+        action=argparse.BooleanOptionalAction,
+        default=layout_default("word_start"),
+        help="write the word_start column (True on the first token of every eojeol) for whole-word masking",
+    )
     parser.add_argument(
         "--validation-fraction",
         type=float,
@@ -117,6 +125,7 @@ def main(args: argparse.Namespace) -> int:
                 single_segment_prob=args.single_segment_prob,
                 short_seq_prob=args.short_seq_prob,
                 seed=args.seed,
+                word_start=args.word_start,
             ),
             input_format=args.input_format,
             validation_fraction=args.validation_fraction,

@@ -5,7 +5,9 @@
 
 BASE and OTHER are vocab dirs, vocab.txt, tokenizer.json or .model files. A WordPiece BASE gives a WordPiece
 dir; a SentencePiece BASE (its .model is needed) gives a SentencePiece dir whose spm.model has the appended
-pieces scored below the base's lowest (transforms/vocab/spm_model.py).
+pieces scored below the base's lowest (transforms/vocab/spm_model.py). A stock SentencePiece BASE (`<unk> <s>
+</s>`, like KoBERT's) gets BERT's specials first, with a notice: its unknown piece is renamed `[UNK]` and the
+specials it lacks are appended after its pieces (`with_bert_specials`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from kcorpus.transforms.vocab.files import (
     write_wordpiece_dir,
 )
 from kcorpus.transforms.vocab.merge import MergeResult, merge_vocabs
-from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable
+from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable, with_bert_specials
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +52,9 @@ def main(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as error:
         print(f"kcorpus vocab-merge: error: {error}", file=sys.stderr)
         return 2
+    if "added_specials" in result:
+        print(f"kcorpus vocab-merge: notice: {args.base} lacks BERT's special tokens: {result['added_specials']}",
+              file=sys.stderr)
     print(f"{result['size']} tokens ({result['appended']} appended) in {args.out}", file=sys.stderr)
     return 0
 
@@ -71,29 +76,34 @@ def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: in
           allow_jamo: bool = False, overwrite: bool = False) -> dict:
     plan = check_output(out_dir, "vocab-merge", [base_path, other_path], overwrite=overwrite)
     base = load_vocab(base_path)
-    missing = [t for t in SPECIAL_TOKENS if t not in base.tokens]
+    base_tokens = base.tokens
+    proto = added = None
+    if base.kind == SENTENCEPIECE:
+        with open(spm_model_path(base_path), "rb") as f:
+            proto, added = with_bert_specials(f.read())
+        base_tokens = [p for p, _ in read_spm_model(proto).pieces]
+    missing = [t for t in SPECIAL_TOKENS if t not in base_tokens]
     if missing:
         raise ValueError(f"{base_path}: BASE lacks the special tokens {missing}")
     other = load_vocab(other_path)
-    proto = None
-    if base.kind == SENTENCEPIECE:
-        with open(spm_model_path(base_path), "rb") as f:
-            proto = f.read()
-    result = merge_vocabs(base.tokens, other.tokens, other_is_sentencepiece=other.kind == SENTENCEPIECE,
+    result = merge_vocabs(base_tokens, other.tokens, other_is_sentencepiece=other.kind == SENTENCEPIECE,
                           base_is_sentencepiece=proto is not None)
     _refuse_decomposed(result, allow_jamo)
     if proto is not None and read_spm_model(proto).model_type == "bpe":
-        result = result.keep_appended(bpe_reachable(base.tokens, result.tokens[result.base_size :]))
+        result = result.keep_appended(bpe_reachable(base_tokens, result.tokens[result.base_size :]))
     with claim_output(plan):
         if proto is not None:
             written = write_sentencepiece_dir(out_dir, append_pieces(proto, result.tokens[result.base_size :]),
                                               model_max_length=model_max_length)
         else:
             written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
+        counts = {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()}
+        if added is not None and added.notice():
+            counts["added_specials"] = added.notice()
         manifest = {
             "kind": base.kind,
             "vocab_size": len(result.tokens),
-            "merge": {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()},
+            "merge": counts,
             "files": {name: sha256_file(os.path.join(out_dir, name)) for name in written},
         }
         write_json(os.path.join(out_dir, "manifest.json"), manifest)

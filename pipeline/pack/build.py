@@ -53,7 +53,7 @@ def build(
     read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
     per_document = (job.pack, info.special) if packs_per_document(job.pack) else None
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
-        job.tokenizer, job.validation_fraction, counts, dtype.name, per_document
+        job.tokenizer, job.validation_fraction, counts, dtype.name, per_document, job.pack.word_start
     )
     shards = tokenized.keyed | "WriteShards" >> WriteShards(job, info.special, dtype.name, counts)
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()

@@ -16,7 +16,7 @@ from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import CorpusInput
 from kcorpus.pipeline.pack.tokenize import TokenizerInfo
 from kcorpus.transforms.packing import arrow_shards
-from kcorpus.transforms.packing.packer import PackStats
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import source_path
 from kcorpus.transforms.record import DeadLetter, Dropped
 
@@ -63,7 +63,9 @@ def build_manifest(job: PackJob, corpus: CorpusInput, info: TokenizerInfo, dtype
             "padding_tokens": total.padding_tokens,
             "padding_fraction": round(total.padding_fraction, 6),
             "dropped_tokens": total.dropped_tokens,
+            "borrowed_tokens": total.borrowed_tokens,
             "rejected_documents": rejected,
+            "sources": total.sources,
             "splits": {split: stats.to_dict() for split, stats in per_split.items()},
         },
         "shards": [
@@ -90,8 +92,9 @@ def write_metadata(shards: list[dict], rejected: list, job: PackJob, corpus: Cor
         rows = sum(s["stats"].sequences for s in split_shards)
         size = sum(s["bytes"] for s in split_shards)
         base = FileSystems.join(job.out, split)
-        write_atomic(FileSystems.join(base, "dataset_info.json"),
-                     arrow_shards.dataset_info_json(dtype, rows, size, split).encode())
+        info_json = arrow_shards.dataset_info_json(dtype, rows, size, split, job.pack.word_start,
+                                                   job.pack.layout == "nsp")
+        write_atomic(FileSystems.join(base, "dataset_info.json"), info_json.encode())
         write_atomic(FileSystems.join(base, "state.json"),
                      arrow_shards.state_json(files, [s["sha256"] for s in split_shards], split).encode())
     write_atomic(FileSystems.join(job.out, "dataset_dict.json"), arrow_shards.dataset_dict_json(list(counts)).encode())

@@ -34,9 +34,10 @@ class _TokenizeBatch(beam.DoFn):
     to `dropped`."""
 
     def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
-                 pack: tuple[PackConfig, SpecialIds] | None = None):
+                 pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True):
         self._tokenizer_path = tokenizer
         self._pack = pack
+        self._word_start = word_start
         self._dtype = dtype
         self._validation_fraction = validation_fraction
         self._counts = counts
@@ -48,7 +49,8 @@ class _TokenizeBatch(beam.DoFn):
         self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
 
     def process(self, docs: Sequence[DocTuple]):
-        encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype)
+        encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype,
+                                self._word_start, [source for _, _, source in docs])
         by_shard: dict[tuple[str, int], list] = {}
         for (doc_id, text, source), wire in zip(docs, encoded):
             if not wire[1]:
@@ -73,9 +75,9 @@ class TokenizeDocuments(beam.PTransform):
     """Batches of documents -> per shard, its tokenized documents (packed when `pack` is given)."""
 
     def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
-                 pack: tuple[PackConfig, SpecialIds] | None = None):
+                 pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True):
         super().__init__()
-        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype, pack)
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype, pack, word_start)
 
     def expand(self, batches):
         return batches | "Encode" >> beam.ParDo(Metered("Encode", self._fn)).with_outputs("dropped", main="keyed")

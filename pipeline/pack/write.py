@@ -10,7 +10,9 @@ shard is cut into groups of whole record batches and serialized in parallel:
 `cross_document` (one stream through the shard's sorted documents, cut every `max_length - 1` tokens) takes
 the same path with documents instead of rows: StreamKeys (id, tie key, tokens) -> PlanGroups (the stream
 position where each group starts, as a document and offset) -> RouteDocuments (documents, cut into pieces
-where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). Both give the
+where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). `nsp` (B from
+any document of the shard) first gathers each shard's documents (GroupShardDocuments) and packs them in one
+place (PackShards, one chunk per shard), then takes the path of `pair`. All give the
 bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is written,
 with no rows when no document lands in it.
 """
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 
 import apache_beam as beam
 import numpy as np
+import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
@@ -32,7 +35,8 @@ from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_ma
 from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
 from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
 from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.packer import PackConfig, PackStats, SpecialIds
+from kcorpus.transforms.packing.packer import PackConfig, SpecialIds
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import sha256_hex
 
 # A shard is serialized in at most this many groups of whole record batches (enough to spread one shard over
@@ -55,9 +59,20 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
     return counts
 
 
+def shard_schema(dtype: str, config: PackConfig) -> pa.Schema:
+    """The Arrow schema of the shards of a pack with `config`."""
+    return arrow_shards.packed_schema(np.dtype(dtype), config.word_start, config.layout == "nsp")
+
+
 def packs_per_document(config: PackConfig) -> bool:
     """Whether `Encode` packs (no sequence of the layout crosses a document)."""
-    return config.layout != "cross_document"
+    return config.layout in ("pair", "single")
+
+
+def pack_shard(element: tuple[ShardKey, Iterable[list]], config: PackConfig, special: SpecialIds):
+    """`nsp`: (shard, [documents of each batch]) -> (shard, all its documents packed as one chunk)."""
+    shard, parts = element
+    return shard, chunks.pack_chunk([d for part in parts for d in part], config, special).to_wire()
 
 
 def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
@@ -88,11 +103,11 @@ def route_rows(element: tuple[ShardKey, chunks.ChunkWire], plans: dict):
         yield (shard, group), part.to_wire()
 
 
-def serialize_group(element, dtype: str, rows_per_batch: int):
+def serialize_group(element, dtype: str, config: PackConfig, rows_per_batch: int):
     """((shard, group), [row slices]) -> (shard, (group, its record-batch messages))."""
     (shard, group), parts = element
     columns = chunks.merge_rows([PackedChunk.from_wire(w) for w in parts])
-    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    schema = shard_schema(dtype, config)
     return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
 
 
@@ -100,9 +115,9 @@ class AssembleShardFn(beam.DoFn):
     """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically; its
     manifest record."""
 
-    def __init__(self, out: str, dtype: str, counts: dict[str, int]):
+    def __init__(self, out: str, dtype: str, config: PackConfig, counts: dict[str, int]):
         self._out = out
-        self._dtype = np.dtype(dtype)
+        self._schema = shard_schema(dtype, config)
         self._counts = counts
         self._sequences = Metrics.counter("pack", "pack:sequences:written")
         self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
@@ -110,7 +125,7 @@ class AssembleShardFn(beam.DoFn):
     def process(self, element, plans):
         (split, index), groups = element
         messages = [m for _, m in sorted((g for g in groups if g), key=lambda g: g[0])]  # [] marks the shard
-        data = arrow_shards.join_stream(arrow_shards.packed_schema(self._dtype), messages)
+        data = arrow_shards.join_stream(self._schema, messages)
         stats = plans.get((split, index), ([], PackStats()))[1]
         name = arrow_shards.shard_name(index, self._counts[split])
         write_atomic(FileSystems.join(self._out, split, name), data)
@@ -149,7 +164,7 @@ def serialize_stream_group(element, config: PackConfig, special: SpecialIds, dty
     """`cross_document`: ((shard, group), [pieces of each batch]) -> (shard, (group, its record batches))."""
     (shard, group), parts = element
     columns = stream_chunks.stream_piece_columns([p for part in parts for p in part], config, special)
-    schema = arrow_shards.packed_schema(np.dtype(dtype))
+    schema = shard_schema(dtype, config)
     return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
 
 
@@ -162,11 +177,14 @@ class WriteShards(beam.PTransform):
 
     def expand(self, keyed):
         job, counts, config, rows = self._job, self._counts, self._job.pack, self._job.rows_per_batch
-        if packs_per_document(config):
+        if config.layout == "nsp":  # B comes from any document of the shard: pack each shard in one place
+            keyed = (keyed | "GroupShardDocuments" >> beam.GroupByKey()
+                     | "PackShards" >> metered_map("PackShards", pack_shard, config, self._special))
+        if config.layout != "cross_document":
             keys = metered_map("RowKeys", chunk_keys, config.max_length)
             plan = metered_map("PlanGroups", plan_shard, rows)
             route_step, route_fn = "RouteRows", route_rows
-            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, rows)
+            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, config, rows)
         else:
             keys = metered_map("StreamKeys", stream_keys)
             plan = metered_map("PlanGroups", plan_stream_shard, config, rows)
@@ -186,6 +204,6 @@ class WriteShards(beam.PTransform):
             (serialized, keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
             | "MergeShardKeys" >> beam.Flatten()
             | "GroupBySerializedShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, counts)),
+            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, config, counts)),
                                           beam.pvalue.AsDict(plans))
         )

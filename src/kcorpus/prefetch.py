@@ -116,6 +116,9 @@ class _PinnedSlot:
             self.copied = None
         staged = {}
         for key, value in batch.items():
+            if _is_scalar(value):  # max_seqlen of a padding-free batch: an int the kernel takes on the host
+                staged[key] = value
+                continue
             host = torch.as_tensor(value)
             buffer = self.buffers.get(key)
             if buffer is None or buffer.dtype != host.dtype or buffer.numel() < host.numel():
@@ -150,7 +153,8 @@ def prefetch_to_device(
         slot = slots[launched % len(slots)]
         staged = slot.stage(runtime, batch)
         with runtime.on_stream(stream):
-            on_device = {key: runtime.to_device(value) for key, value in staged.items()}
+            on_device = {key: value if _is_scalar(value) else runtime.to_device(value)
+                         for key, value in staged.items()}
             event = runtime.record_event(stream)
         slot.copied = event
         in_flight.append((on_device, event))
@@ -164,7 +168,8 @@ def prefetch_to_device(
         current = runtime.current_stream()
         runtime.wait_event(current, event)
         for tensor in on_device.values():
-            runtime.record_stream(tensor, current)
+            if not _is_scalar(tensor):
+                runtime.record_stream(tensor, current)
         launch()  # refills the slot of the batch handed over before this one
         yield on_device
 
@@ -174,4 +179,8 @@ def move_to_device(batches: Iterator[Mapping[str, Any]], device: Any) -> Iterato
     import torch
 
     for batch in batches:
-        yield {key: torch.as_tensor(value).to(device) for key, value in batch.items()}
+        yield {key: value if _is_scalar(value) else torch.as_tensor(value).to(device) for key, value in batch.items()}
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float))

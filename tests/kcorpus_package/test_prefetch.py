@@ -178,7 +178,15 @@ def test_loader_with_prefetch_hands_over_the_cpu_loaders_batches(ds):
     prefetched = list(PackedDataLoader(ds, 32, seed=3, runtime=runtime, prefetch=3))
     assert as_lists(prefetched) == plain
     assert all(isinstance(b["input_ids"], torch.Tensor) for b in prefetched)
-    assert set(prefetched[0]) == {"input_ids", "token_type_ids", "attention_mask", "special_tokens_mask"}
+    assert set(prefetched[0]) == {"input_ids", "token_type_ids", "attention_mask", "special_tokens_mask", "source"}
+
+
+def test_padding_free_batches_keep_max_seqlen_on_the_host(ds):
+    plain = list(PackedDataLoader(ds, 32, seed=3, pad_to="none"))
+    prefetched = list(PackedDataLoader(ds, 32, seed=3, pad_to="none", runtime=LazyRuntime(), prefetch=2))
+    assert [b["max_seqlen"] for b in prefetched] == [b["max_seqlen"] for b in plain]
+    assert all(type(b["max_seqlen"]) is int and b["cu_seqlens"].dtype == torch.int32 for b in prefetched)
+    assert as_lists(prefetched) == as_lists(plain)
 
 
 def test_resume_counts_handed_over_batches_not_prefetched_ones(ds):

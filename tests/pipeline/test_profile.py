@@ -130,7 +130,7 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ({**MINIMAL, "pack": {"max_length": "512"}}, "pack.max_length: expected an integer, got '512'"),
         (
             {**MINIMAL, "pack": {"layout": "pairs"}},
-            "pack.layout: expected 'pair', 'single' or 'cross_document'",
+            "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp'",
         ),
         ({**MINIMAL, "pack": {"max_length": 4}}, "pack: max_length must be at least 8, got 4"),
         ({**MINIMAL, "pack": {"validation_fraction": 1.0}}, "pack: validation_fraction must be in [0, 1)"),
@@ -173,7 +173,7 @@ def test_a_profile_with_five_mistakes_reports_all_five():
         "filters.min_chars: expected an integer, got 'ten'",
         "dedup.near.bands: expected an integer, got 1.5",
         "vocab.min_frequncy: " + VOCAB_KEYS,
-        "pack.layout: expected 'pair', 'single' or 'cross_document', got 'pairs'",
+        "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp', got 'pairs'",
     ]
 
 

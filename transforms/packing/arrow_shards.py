@@ -30,31 +30,48 @@ def _value(dtype: str) -> dict:
     return {"dtype": dtype, "_type": "Value"}
 
 
-def features_dict(ids_dtype: np.dtype) -> dict:
-    """The `datasets` features of a packed split, in `dataset_info.json` form."""
-    return {
+def features_dict(ids_dtype: np.dtype, word_start: bool = True, nsp: bool = False) -> dict:
+    """The `datasets` features of a packed split, in `dataset_info.json` form. `source` is dictionary-encoded
+    in the shards; `datasets` reads it as (and declares it) a string."""
+    features = {
         "input_ids": {"feature": _value(np.dtype(ids_dtype).name), "_type": "List"},
         "token_type_ids": {"feature": _value("uint8"), "_type": "List"},
         "special_tokens_mask": {"feature": _value("uint8"), "_type": "List"},
-        "length": _value("int32"),
-        "doc_id": _value("string"),
     }
+    if word_start:
+        features["word_start"] = {"feature": _value("bool"), "_type": "List"}
+    features.update(length=_value("int32"), doc_id=_value("string"), source=_value("string"))
+    if nsp:
+        features["next_sentence_label"] = _value("int8")
+    return features
 
 
-def packed_schema(ids_dtype: np.dtype) -> pa.Schema:
+SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())
+
+
+def packed_schema(ids_dtype: np.dtype, word_start: bool = True, nsp: bool = False) -> pa.Schema:
     """Arrow schema with the `huggingface` metadata `datasets` itself writes."""
     ids_type = pa.from_numpy_dtype(np.dtype(ids_dtype))
-    meta = json.dumps({"info": {"features": features_dict(ids_dtype)}}, separators=(", ", ": "))
-    return pa.schema(
-        [
-            ("input_ids", pa.list_(ids_type)),
-            ("token_type_ids", pa.list_(pa.uint8())),
-            ("special_tokens_mask", pa.list_(pa.uint8())),
-            ("length", pa.int32()),
-            ("doc_id", pa.string()),
-        ],
-        metadata={"huggingface": meta},
-    )
+    meta = json.dumps({"info": {"features": features_dict(ids_dtype, word_start, nsp)}}, separators=(", ", ": "))
+    fields = [
+        ("input_ids", pa.list_(ids_type)),
+        ("token_type_ids", pa.list_(pa.uint8())),
+        ("special_tokens_mask", pa.list_(pa.uint8())),
+    ]
+    if word_start:
+        fields.append(("word_start", pa.list_(pa.bool_())))
+    fields += [("length", pa.int32()), ("doc_id", pa.string()), ("source", SOURCE_TYPE)]
+    if nsp:
+        fields.append(("next_sentence_label", pa.int8()))
+    return pa.schema(fields, metadata={"huggingface": meta})
+
+
+def _source_column(sources: list[str]) -> pa.DictionaryArray:
+    """Row sources dictionary-encoded, the dictionary sorted (so a batch's bytes depend only on its rows)."""
+    names = sorted(set(sources))
+    index = {name: i for i, name in enumerate(names)}
+    codes = np.fromiter((index[s] for s in sources), dtype=np.int32, count=len(sources))
+    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(names, type=pa.string()))
 
 
 def _list_column(values: np.ndarray, offsets: np.ndarray, dtype: pa.DataType) -> pa.ListArray:
@@ -71,25 +88,41 @@ def record_batch(columns: PackedColumns, lo: int, hi: int, schema: pa.Schema) ->
     ids = columns.input_ids[start:stop]
     if ids.shape[0] and int(ids.max()) > np.iinfo(ids_type.to_pandas_dtype()).max:
         raise ValueError(f"token id {int(ids.max())} does not fit {ids_type}")
-    return pa.record_batch(
-        [
-            _list_column(ids, offsets, ids_type),
-            _list_column(columns.token_type_ids[start:stop], offsets, pa.uint8()),
-            _list_column(columns.special_tokens_mask[start:stop], offsets, pa.uint8()),
-            pa.array(np.diff(offsets).astype(np.int32), type=pa.int32()),
-            pa.array(columns.doc_ids[lo:hi], type=pa.string()),
-        ],
-        schema=schema,
-    )
+    arrays = [
+        _list_column(ids, offsets, ids_type),
+        _list_column(columns.token_type_ids[start:stop], offsets, pa.uint8()),
+        _list_column(columns.special_tokens_mask[start:stop], offsets, pa.uint8()),
+    ]
+    if "word_start" in schema.names:
+        if columns.word_start is None:
+            raise ValueError("the schema has word_start but the packed rows have no flags")
+        arrays.append(_list_column(columns.word_start[start:stop].view(np.bool_), offsets, pa.bool_()))
+    arrays += [
+        pa.array(np.diff(offsets).astype(np.int32), type=pa.int32()),
+        pa.array(columns.doc_ids[lo:hi], type=pa.string()),
+        _source_column(columns.sources[lo:hi]),
+    ]
+    if "next_sentence_label" in schema.names:
+        arrays.append(pa.array(columns.next_sentence_label[lo:hi], type=pa.int8()))
+    return pa.record_batch(arrays, schema=schema)
 
 
 def stream_bytes(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
     """One shard as Arrow IPC stream bytes, in fixed-size record batches (so the bytes are reproducible)."""
+    return join_stream(schema, [batch_messages(columns, schema, rows_per_batch)])
+
+
+def _batch_messages(batch: pa.RecordBatch, schema: pa.Schema, head: bytes, eos: bytes) -> bytes:
+    """One record batch's messages: its `source` dictionary, then the batch. Every batch carries its own
+    dictionary (a replacement, which IPC streams allow), so the bytes of a batch never depend on the batch
+    before it, and streams of row ranges join into the bytes of one stream."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, schema) as writer:
-        for lo in range(0, columns.num_rows, rows_per_batch):
-            writer.write_batch(record_batch(columns, lo, min(lo + rows_per_batch, columns.num_rows), schema))
-    return sink.getvalue().to_pybytes()
+        writer.write_batch(batch)
+    data = sink.getvalue().to_pybytes()
+    if not (data.startswith(head) and data.endswith(eos)):
+        raise ValueError("Arrow IPC stream does not start with its schema and end with end-of-stream")
+    return data[len(head) : len(data) - len(eos)]
 
 
 def _stream_ends(schema: pa.Schema) -> tuple[bytes, bytes]:
@@ -106,23 +139,30 @@ def batch_messages(columns: PackedColumns, schema: pa.Schema, rows_per_batch: in
     """The record-batch messages of `stream_bytes` alone (no schema message, no end-of-stream): the streams of
     consecutive row ranges, each a whole number of batches, concatenate into one stream (`join_stream`)."""
     head, eos = _stream_ends(schema)
-    data = stream_bytes(columns, schema, rows_per_batch)
-    if not (data.startswith(head) and data.endswith(eos)):
-        raise ValueError("Arrow IPC stream does not start with its schema and end with end-of-stream")
-    return data[len(head) : len(data) - len(eos)]
+    return b"".join(
+        _batch_messages(record_batch(columns, lo, min(lo + rows_per_batch, columns.num_rows), schema), schema, head,
+                        eos)
+        for lo in range(0, columns.num_rows, rows_per_batch)
+    )
 
 
 def join_stream(schema: pa.Schema, messages: Sequence[bytes]) -> bytes:
-    """One Arrow IPC stream from `batch_messages` parts in row order: the bytes `stream_bytes` gives for all."""
+    """One Arrow IPC stream from `batch_messages` parts in row order: the bytes `stream_bytes` gives for all.
+    A stream of no rows holds one empty record batch: `datasets` cannot cast the `source` column of a table
+    without any."""
     head, eos = _stream_ends(schema)
+    if not any(messages):
+        empty = pa.record_batch([pa.array([], type=field.type) for field in schema], schema=schema)
+        messages = [_batch_messages(empty, schema, head, eos)]
     return b"".join([head, *messages, eos])
 
 
-def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str) -> str:
+def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str, word_start: bool = True,
+                      nsp: bool = False) -> str:
     info = {
         "citation": "",
         "description": "Packed pretraining sequences written by `kcorpus pack`.",
-        "features": features_dict(ids_dtype),
+        "features": features_dict(ids_dtype, word_start, nsp),
         "homepage": "",
         "license": "",
         "splits": {split: {"name": split, "num_bytes": num_bytes, "num_examples": num_rows}},

@@ -24,17 +24,18 @@ from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
     PackedColumns,
-    PackStats,
     SpecialIds,
     WireDoc,
     pack_block,
     pack_block_by_document,
 )
+from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8
-# (row doc ids, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
-#  ids dtype, documents, corpus tokens)
-ChunkWire = tuple[list[str], bytes, bytes, bytes, bytes, bytes, str, int, int]
+# (row doc ids, row sources, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
+#  word_start or None, next_sentence_label or None, ids dtype, documents per source, corpus tokens)
+ChunkWire = tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes | None, bytes | None, str,
+                  dict[str, int], int]
 
 
 def tie_key(ids: bytes) -> bytes:
@@ -57,11 +58,16 @@ def block_from_wire(docs: Sequence[WireDoc]) -> DocBlock:
         raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
     dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
     lengths = b"".join(d[2] for d in docs)
+    flags = {d[4] is None for d in docs}
+    if len(flags) > 1:
+        raise ValueError("documents of one shard mix word_start flags and none")
     return DocBlock(
         [d[0] for d in docs],
         np.frombuffer(b"".join(d[1] for d in docs), dtype=dtype),
         np.frombuffer(lengths, dtype=np.uint32),
         np.fromiter((len(d[2]) // 4 for d in docs), dtype=np.int64, count=len(docs)),
+        [d[5] for d in docs],
+        None if flags == {True} else np.frombuffer(b"".join(d[4] for d in docs), dtype=np.uint8),
     )
 
 
@@ -72,7 +78,8 @@ def pack_sorted(
     tokens."""
     block = block_from_wire(sort_wire(docs))
     columns = pack_block(block, config, special)
-    stats = PackStats.of_columns(columns, len(block.doc_ids), int(block.ids.shape[0]), config.max_length)
+    stats = PackStats.of_columns(columns, documents_by_source(block.sources), int(block.ids.shape[0]),
+                                 config.max_length)
     return columns, stats
 
 
@@ -83,43 +90,56 @@ class PackedChunk:
 
     columns: PackedColumns
     row_ties: bytes
-    documents: int
+    documents: dict[str, int]
     corpus_tokens: int
 
     def to_wire(self) -> ChunkWire:
         c = self.columns
-        return (c.doc_ids, self.row_ties, np.diff(c.offsets).astype(np.uint32).tobytes(), c.input_ids.tobytes(),
-                c.token_type_ids.tobytes(), c.special_tokens_mask.tobytes(), c.input_ids.dtype.str,
-                self.documents, self.corpus_tokens)
+        nsp = c.next_sentence_label
+        return (c.doc_ids, c.sources, self.row_ties, np.diff(c.offsets).astype(np.uint32).tobytes(),
+                c.input_ids.tobytes(), c.token_type_ids.tobytes(), c.special_tokens_mask.tobytes(),
+                c.word_start.tobytes() if c.word_start is not None else None,
+                nsp.tobytes() if nsp is not None else None, c.input_ids.dtype.str, self.documents,
+                self.corpus_tokens)
 
     def stats(self, max_length: int) -> PackStats:
         return PackStats.of_columns(self.columns, self.documents, self.corpus_tokens, max_length)
 
     def rows(self, lo: int, hi: int) -> PackedChunk:
-        """Rows `lo:hi` (documents and corpus tokens are counted once, in the whole chunk: 0 here)."""
+        """Rows `lo:hi` (documents and corpus tokens are counted once, in the whole chunk: none here)."""
         c = self.columns
         start, stop = int(c.offsets[lo]), int(c.offsets[hi])
         columns = PackedColumns(c.input_ids[start:stop], c.token_type_ids[start:stop],
-                                c.special_tokens_mask[start:stop], c.offsets[lo : hi + 1] - start, c.doc_ids[lo:hi])
-        return PackedChunk(columns, self.row_ties[lo * TIE_BYTES : hi * TIE_BYTES], 0, 0)
+                                c.special_tokens_mask[start:stop], c.offsets[lo : hi + 1] - start, c.doc_ids[lo:hi],
+                                c.sources[lo:hi], c.word_start[start:stop] if c.word_start is not None else None,
+                                c.next_sentence_label[lo:hi] if c.next_sentence_label is not None else None)
+        return PackedChunk(columns, self.row_ties[lo * TIE_BYTES : hi * TIE_BYTES], {}, 0)
 
     @classmethod
     def from_wire(cls, wire: ChunkWire) -> PackedChunk:
-        doc_ids, ties, lengths, ids, types, mask, dtype, documents, corpus_tokens = wire
+        doc_ids, sources, ties, lengths, ids, types, mask, flags, nsp, dtype, documents, corpus_tokens = wire
         offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(lengths, dtype=np.uint32), out=offsets[1:])
         columns = PackedColumns(np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(types, dtype=np.uint8),
-                                np.frombuffer(mask, dtype=np.uint8), offsets, list(doc_ids))
-        return cls(columns, ties, documents, corpus_tokens)
+                                np.frombuffer(mask, dtype=np.uint8), offsets, list(doc_ids), list(sources),
+                                np.frombuffer(flags, dtype=np.uint8) if flags is not None else None,
+                                np.frombuffer(nsp, dtype=np.int8) if nsp is not None else None)
+        return cls(columns, ties, dict(documents), corpus_tokens)
 
 
 def pack_chunk(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds) -> PackedChunk:
-    """Pack documents of one shard (`pair` or `single` layout) in (id, tie key) order."""
+    """Pack documents of one shard in (id, tie key) order: any of them (`pair` or `single` layout), or all of
+    them (`nsp`, which draws B from the shard's other documents)."""
     keyed = sorted(((d[0], tie_key(d[1])), d) for d in docs)
     block = block_from_wire([d for _, d in keyed])
-    columns, doc_index = pack_block_by_document(block, config, special)
+    if config.layout == "nsp":
+        from kcorpus.transforms.packing.nsp import pack_nsp
+
+        columns, doc_index = pack_nsp(block, config, special)
+    else:
+        columns, doc_index = pack_block_by_document(block, config, special)
     ties = b"".join(keyed[i][0][1] for i in doc_index.tolist())
-    return PackedChunk(columns, ties, len(keyed), int(block.ids.shape[0]))
+    return PackedChunk(columns, ties, documents_by_source(block.sources), int(block.ids.shape[0]))
 
 
 def _row_order(doc_ids: list[str], ties: bytes) -> list[int]:
@@ -146,20 +166,31 @@ def merge_rows(chunks: Sequence[PackedChunk]) -> PackedColumns:
         raise ValueError(f"chunks of one shard have mixed id dtypes {sorted(d.name for d in dtypes)}")
     if not chunks:
         return PackedColumns(np.zeros(0, np.uint32), np.zeros(0, np.uint8), np.zeros(0, np.uint8),
-                             np.zeros(1, np.int64), [])
+                             np.zeros(1, np.int64), [], [])
+    if len({c.columns.word_start is None for c in chunks}) > 1:
+        raise ValueError("chunks of one shard mix word_start flags and none")
     doc_ids = [i for c in chunks for i in c.columns.doc_ids]
-    ids, types, mask = (np.concatenate([getattr(c.columns, name) for c in chunks])
-                        for name in ("input_ids", "token_type_ids", "special_tokens_mask"))
+    sources = [s for c in chunks for s in c.columns.sources]
+    names = ["input_ids", "token_type_ids", "special_tokens_mask"]
+    if chunks[0].columns.word_start is not None:
+        names.append("word_start")
+    per_token = [np.concatenate([getattr(c.columns, name) for c in chunks]) for name in names]
+    nsp = None
+    if chunks[0].columns.next_sentence_label is not None:
+        nsp = np.concatenate([c.columns.next_sentence_label for c in chunks])
     lengths = np.concatenate([np.diff(c.columns.offsets) for c in chunks])
     offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     order = _row_order(doc_ids, b"".join(c.row_ties for c in chunks))
     if order != list(range(len(order))):
         rows = np.asarray(order, dtype=np.int64)
-        ids, types, mask = (_gather_rows(v, offsets, rows) for v in (ids, types, mask))
+        per_token = [_gather_rows(v, offsets, rows) for v in per_token]
         offsets[1:] = np.cumsum(lengths[rows])
         doc_ids = [doc_ids[r] for r in order]
-    return PackedColumns(ids, types, mask, offsets, doc_ids)
+        sources = [sources[r] for r in order]
+        nsp = nsp[rows] if nsp is not None else None
+    flags = per_token[3] if len(per_token) > 3 else None
+    return PackedColumns(*per_token[:3], offsets, doc_ids, sources, flags, nsp)
 
 
 def merge_chunks(chunks: Iterable[PackedChunk], max_length: int) -> tuple[PackedColumns, PackStats]:

@@ -9,6 +9,8 @@ Layouts:
 - `cross_document`: a stream of documents separated by `[SEP]`, cut every `max_length` tokens regardless of
   sentence and document boundaries (`[CLS] d1 [SEP] d2 [SEP] ... [SEP]`); for models without segment
   embeddings. Only the last sequence of a stream is short.
+- `nsp`: Google BERT's next-sentence-prediction pairs, B from another document half of the time
+  (`nsp.py`); the only layout that drops tokens (its truncation) and copies some (a random B).
 
 No token is ever dropped: a sentence longer than a sequence's room is split into pieces, and the sentences
 that do not fit start the next sequence. Randomness comes from an RNG seeded by (seed, document id), so the
@@ -24,7 +26,9 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-LAYOUTS = ("pair", "single", "cross_document")
+LAYOUTS = ("pair", "single", "cross_document", "nsp")
+# `short_seq_prob` when none is given: Google BERT's 0.1 in its own layout, else none (ELECTRA passes 0.05)
+SHORT_SEQ_PROB = {"nsp": 0.1}
 UINT16_LIMIT = 1 << 16
 
 
@@ -35,13 +39,16 @@ class PackConfig:
     max_length: int = 512
     layout: str = "pair"
     single_segment_prob: float = 0.0
-    short_seq_prob: float = 0.0
+    short_seq_prob: float | None = None  # None: SHORT_SEQ_PROB of the layout
     min_target_length: int = 8
     seed: int = 0
+    word_start: bool = True
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unknown layout {self.layout!r}; valid: {', '.join(LAYOUTS)}")
+        if self.short_seq_prob is None:
+            object.__setattr__(self, "short_seq_prob", SHORT_SEQ_PROB.get(self.layout, 0.0))
         if self.max_length < 8:
             raise ValueError(f"max_length must be at least 8, got {self.max_length}")
         for name in ("single_segment_prob", "short_seq_prob"):
@@ -61,40 +68,50 @@ class SpecialIds:
     pad: int
 
 
-# (id, ids bytes, sentence lengths bytes as uint32, ids dtype string): what crosses Beam stages
-WireDoc = tuple[str, bytes, bytes, str]
+# (id, ids bytes, sentence lengths bytes as uint32, ids dtype string, uint8 eojeol-start flags bytes or None,
+#  corpus source): what crosses Beam stages
+WireDoc = tuple[str, bytes, bytes, str, bytes | None, str]
 
 
 @dataclasses.dataclass(frozen=True)
 class TokenizedDoc:
-    """A document's sentences as token ids (no special tokens): `ids` concatenated, `lengths` per sentence."""
+    """A document's sentences as token ids (no special tokens): `ids` concatenated, `lengths` per sentence,
+    `word_start` 1 on every token that opens an eojeol (None when not computed), the corpus `source`."""
 
     id: str
     ids: np.ndarray
     lengths: np.ndarray
+    word_start: np.ndarray | None = None
+    source: str = ""
 
     @property
     def num_tokens(self) -> int:
         return int(self.ids.shape[0])
 
     def to_wire(self) -> WireDoc:
-        """Plain (str, bytes, bytes, str) for Beam's fast tuple coder instead of pickled arrays."""
-        return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str
+        """Plain strings and bytes for Beam's fast tuple coder instead of pickled arrays."""
+        flags = self.word_start.astype(np.uint8, copy=False).tobytes() if self.word_start is not None else None
+        return self.id, self.ids.tobytes(), self.lengths.tobytes(), self.ids.dtype.str, flags, self.source
 
     @classmethod
     def from_wire(cls, wire: WireDoc) -> TokenizedDoc:
-        doc_id, ids, lengths, dtype = wire
-        return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32))
+        doc_id, ids, lengths, dtype, flags, source = wire
+        return cls(doc_id, np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(lengths, dtype=np.uint32),
+                   np.frombuffer(flags, dtype=np.uint8) if flags is not None else None, source)
 
 
 @dataclasses.dataclass(frozen=True)
 class PackedSequence:
-    """One training sequence: `input_ids` with specials, 0/1 `token_type_ids`, 0/1 `special_tokens_mask`."""
+    """One training sequence: `input_ids` with specials, 0/1 `token_type_ids`, 0/1 `special_tokens_mask`,
+    0/1 `word_start` (None when not computed), the `source` of its first document."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
     special_tokens_mask: np.ndarray
     doc_id: str
+    source: str = ""
+    word_start: np.ndarray | None = None
+    next_sentence_label: int | None = None
 
     @property
     def length(self) -> int:
@@ -126,7 +143,7 @@ class _LazyRng:
         return self._rng
 
 
-def _units(lengths: Iterable[int], room: int) -> list[tuple[int, int]]:
+def sentence_units(lengths: Iterable[int], room: int) -> list[tuple[int, int]]:
     """(start, end) offsets of sentences in a document's flat ids; an over-long sentence is cut into pieces
     of at most `room` tokens, never dropped."""
     units: list[tuple[int, int]] = []
@@ -171,7 +188,7 @@ def _plan_document(lengths: list[int], base: int, config: PackConfig, rng: _Lazy
     # pair content room is max_length - 3; a single-segment sequence would have one more slot, but using the
     # same room keeps the draw order (and so the output) independent of the single/pair coin.
     specials = 3 if config.layout == "pair" else 2
-    units = _units(lengths, config.max_length - specials)
+    units = sentence_units(lengths, config.max_length - specials)
     groups: list[tuple[int, int]] = []  # [first unit, last unit) of each sequence
     targets = [_target_content(config, rng, specials)]
     first, used = 0, 0
@@ -208,22 +225,30 @@ def _plan_document(lengths: list[int], base: int, config: PackConfig, rng: _Lazy
 @dataclasses.dataclass(frozen=True)
 class DocBlock:
     """Many tokenized documents as flat arrays: `ids` concatenated, `lengths` of every sentence,
-    `sentences` per document, in document order."""
+    `sentences` per document, in document order; `sources` per document; `word_start` aligned with `ids`
+    (None when not computed)."""
 
     doc_ids: list[str]
     ids: np.ndarray
     lengths: np.ndarray
     sentences: np.ndarray
+    sources: list[str]
+    word_start: np.ndarray | None = None
 
     @classmethod
     def from_docs(cls, docs: Sequence[TokenizedDoc]) -> DocBlock:
         dtype = np.result_type(*{d.ids.dtype for d in docs}) if docs else np.dtype(np.uint32)
+        flags = [d.word_start for d in docs]
+        if any(f is None for f in flags) and not all(f is None for f in flags):
+            raise ValueError("documents of one block mix word_start flags and none")
         return cls(
             [d.id for d in docs],
             np.concatenate([d.ids for d in docs]).astype(dtype, copy=False) if docs else np.zeros(0, dtype),
             np.concatenate([d.lengths for d in docs]).astype(np.uint32, copy=False)
             if docs else np.zeros(0, np.uint32),
             np.fromiter((d.lengths.shape[0] for d in docs), dtype=np.int64, count=len(docs)),
+            [d.source for d in docs],
+            np.concatenate(flags).astype(np.uint8, copy=False) if docs and flags[0] is not None else None,
         )
 
     def doc_tokens(self) -> np.ndarray:
@@ -250,13 +275,18 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class PackedColumns:
-    """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays."""
+    """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays;
+    `doc_ids` and `sources` per row; `word_start` (uint8, 0 on specials) when computed; `next_sentence_label`
+    (int8 per row) in the `nsp` layout."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
     special_tokens_mask: np.ndarray
     offsets: np.ndarray
     doc_ids: list[str]
+    sources: list[str]
+    word_start: np.ndarray | None = None
+    next_sentence_label: np.ndarray | None = None
 
     @property
     def num_rows(self) -> int:
@@ -269,8 +299,16 @@ class PackedColumns:
     def row(self, i: int) -> PackedSequence:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return PackedSequence(
-            self.input_ids[lo:hi], self.token_type_ids[lo:hi], self.special_tokens_mask[lo:hi], self.doc_ids[i]
+            self.input_ids[lo:hi], self.token_type_ids[lo:hi], self.special_tokens_mask[lo:hi], self.doc_ids[i],
+            self.sources[i], self.word_start[lo:hi] if self.word_start is not None else None,
+            int(self.next_sentence_label[i]) if self.next_sentence_label is not None else None,
         )
+
+    def row_tokens(self) -> np.ndarray:
+        """Content tokens (not inserted by the packer) of every row (int64)."""
+        specials = np.add.reduceat(self.special_tokens_mask, self.offsets[:-1], dtype=np.int64) \
+            if self.num_rows else np.zeros(0, np.int64)
+        return self.lengths - specials
 
     def sequences(self) -> Iterator[PackedSequence]:
         return (self.row(i) for i in range(self.num_rows))
@@ -305,7 +343,7 @@ def _plan_block(block: DocBlock, config: PackConfig) -> tuple[np.ndarray, np.nda
     return doc_index[order], segs[order]
 
 
-def _columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarray,
+def columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarray,
                            special: SpecialIds) -> PackedColumns:
     """`[CLS] A [SEP]` or `[CLS] A [SEP] B [SEP]` for every planned sequence, built with array operations."""
     la = segs[:, 1] - segs[:, 0]
@@ -326,11 +364,17 @@ def _columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndar
     ids[end - 1] = special.sep
     source = _ranges(segs[:, [0, 2]].ravel(), np.stack([la, lb], axis=1).ravel())
     ids[mask == 0] = block.ids[source]
+    flags = None
+    if block.word_start is not None:
+        flags = np.zeros(total, dtype=np.uint8)
+        flags[mask == 0] = block.word_start[source]
     step = np.zeros(total + 1, dtype=np.int8)
     step[(first + la + 2)[has_b]] = 1
     step[end[has_b]] = -1
     types = np.cumsum(step[:-1], dtype=np.int8).view(np.uint8)
-    return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in doc_index.tolist()])
+    rows = doc_index.tolist()
+    return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in rows],
+                         [block.sources[i] for i in rows], flags)
 
 
 def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
@@ -351,9 +395,14 @@ def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) ->
     seq_len = np.minimum(room, length - cuts) + 1
     offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
     np.cumsum(seq_len, out=offsets[1:])
-    owners = keep[np.searchsorted(ends, cuts, side="right")]
+    flags = None
+    if block.word_start is not None:
+        flags = np.zeros(length, dtype=np.uint8)
+        flags[is_sep == 0] = block.word_start
+        flags = np.insert(flags, cuts, 0)
+    owners = keep[np.searchsorted(ends, cuts, side="right")].tolist()
     return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
-                         [block.doc_ids[i] for i in owners.tolist()])
+                         [block.doc_ids[i] for i in owners], [block.sources[i] for i in owners], flags)
 
 
 def pack_block_by_document(
@@ -362,16 +411,22 @@ def pack_block_by_document(
     """`pair` or `single` layout: the packed columns and, for every row, the block index of its document."""
     if config.layout == "cross_document":
         raise ValueError("cross_document sequences span documents; use pack_block")
+    if config.layout == "nsp":
+        raise ValueError("nsp draws segment B from other documents; use pack_block")
     doc_index, segs = _plan_block(block, config)
-    return _columns_from_segments(block, doc_index, segs, special), doc_index
+    return columns_from_segments(block, doc_index, segs, special), doc_index
 
 
 def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
     """Pack documents in block order with any layout, as columns."""
     if config.layout == "cross_document":
         return _stream_columns(block, config, special)
+    if config.layout == "nsp":
+        from kcorpus.transforms.packing.nsp import pack_nsp  # nsp.py builds on this module
+
+        return pack_nsp(block, config, special)[0]
     doc_index, segs = _plan_block(block, config)
-    return _columns_from_segments(block, doc_index, segs, special)
+    return columns_from_segments(block, doc_index, segs, special)
 
 
 def pack_documents(
@@ -384,53 +439,3 @@ def pack_documents(
 def content_tokens(seq: PackedSequence) -> np.ndarray:
     """The corpus tokens of a sequence: everything the packer did not insert."""
     return seq.input_ids[seq.special_tokens_mask == 0]
-
-
-@dataclasses.dataclass
-class PackStats:
-    """Token accounting of a packing run; `dropped_tokens` must be 0."""
-
-    documents: int = 0
-    corpus_tokens: int = 0
-    sequences: int = 0
-    content_tokens: int = 0
-    special_tokens: int = 0
-    padding_tokens: int = 0
-
-    @property
-    def sequence_tokens(self) -> int:
-        return self.content_tokens + self.special_tokens
-
-    @property
-    def dropped_tokens(self) -> int:
-        return self.corpus_tokens - self.content_tokens
-
-    @property
-    def padding_fraction(self) -> float:
-        total = self.sequence_tokens + self.padding_tokens
-        return self.padding_tokens / total if total else 0.0
-
-    @classmethod
-    def of_columns(cls, columns: PackedColumns, documents: int, corpus_tokens: int, max_length: int) -> PackStats:
-        lengths = columns.lengths
-        specials = int(columns.special_tokens_mask.sum(dtype=np.int64))
-        return cls(
-            documents=documents,
-            corpus_tokens=corpus_tokens,
-            sequences=columns.num_rows,
-            content_tokens=int(lengths.sum()) - specials,
-            special_tokens=specials,
-            padding_tokens=int((max_length - lengths).sum()),
-        )
-
-    def merge(self, other: PackStats) -> PackStats:
-        return PackStats(*(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)))
-
-    def to_dict(self) -> dict[str, int | float]:
-        out: dict[str, int | float] = dataclasses.asdict(self)
-        out.update(
-            sequence_tokens=self.sequence_tokens,
-            dropped_tokens=self.dropped_tokens,
-            padding_fraction=round(self.padding_fraction, 6),
-        )
-        return out

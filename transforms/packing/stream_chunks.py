@@ -18,14 +18,22 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from kcorpus.transforms.packing.chunks import rows_per_group, tie_key
-from kcorpus.transforms.packing.packer import PackConfig, PackedColumns, PackStats, SpecialIds, WireDoc
+from kcorpus.transforms.packing.packer import PackConfig, PackedColumns, SpecialIds, WireDoc
+from kcorpus.transforms.packing.stats import (
+    PackStats,
+    SourceCounts,
+    documents_by_source,
+    merge_source_counts,
+    source_counts,
+)
 
-# A document's place in its shard's stream: (id, tie key, its number of tokens)
-DocKey = tuple[str, bytes, int]
+# A document's place in its shard's stream: (id, tie key, its number of tokens, its source)
+DocKey = tuple[str, bytes, int, str]
 # Where a group starts: (document id, tie key, offset in the document's tokens + [SEP])
 StreamSplitter = tuple[str, bytes, int]
-# A piece of a document in one group: (id, tie key, offset, ids bytes, ends with the document's [SEP], dtype)
-Piece = tuple[str, bytes, int, bytes, bool, str]
+# A piece of a document in one group: (id, tie key, offset, ids bytes, ends with the document's [SEP], dtype,
+# word_start bytes or None, source)
+Piece = tuple[str, bytes, int, bytes, bool, str, bytes | None, str]
 
 
 @functools.cache
@@ -35,7 +43,20 @@ def _itemsize(dtype: str) -> int:
 
 def doc_keys(docs: Iterable[WireDoc]) -> list[DocKey]:
     """The stream keys of documents (as `WireDoc`s)."""
-    return [(d[0], tie_key(d[1]), len(d[1]) // _itemsize(d[3])) for d in docs]
+    return [(d[0], tie_key(d[1]), len(d[1]) // _itemsize(d[3]), d[5]) for d in docs]
+
+
+def _stream_source_counts(ordered: Sequence[DocKey], room: int) -> SourceCounts:
+    """Documents per source; sequences and content tokens per source of each row's first document."""
+    kept = [k for k in ordered if k[2] > 0]
+    ends = np.cumsum(np.fromiter((k[2] + 1 for k in kept), dtype=np.int64, count=len(kept)))
+    length = int(ends[-1]) if ends.shape[0] else 0
+    cuts = np.arange(0, length, room, dtype=np.int64)
+    stops = np.minimum(cuts + room, length)
+    seps = np.searchsorted(ends - 1, stops, side="left") - np.searchsorted(ends - 1, cuts, side="left")
+    owners = np.searchsorted(ends, cuts, side="right").tolist()
+    documents = documents_by_source(k[3] for k in ordered)
+    return merge_source_counts({}, source_counts(documents, [kept[i][3] for i in owners], stops - cuts - seps))
 
 
 def plan_stream(
@@ -45,7 +66,7 @@ def plan_stream(
     stats of the shard's rows. Documents sharing a key (the same id and tokens twice) make one group."""
     ordered = sorted(keys)
     room = config.max_length - 1
-    spans = [n + 1 for _, _, n in ordered if n > 0]  # a document's tokens and its [SEP]; empty ones are left out
+    spans = [k[2] + 1 for k in ordered if k[2] > 0]  # a document's tokens and its [SEP]; empty ones are left out
     length = sum(spans)
     rows = math.ceil(length / room)
     stats = PackStats(
@@ -55,13 +76,14 @@ def plan_stream(
         content_tokens=length - len(spans),
         special_tokens=rows + len(spans),
         padding_tokens=rows * config.max_length - length - rows,
+        sources=_stream_source_counts(ordered, room),
     )
     if any(a[:2] == b[:2] for a, b in itertools.pairwise(ordered)):
         return [], stats
     span = rows_per_group(rows, rows_per_batch, max_groups) * room
     splitters: list[StreamSplitter] = []
     starts = itertools.accumulate(spans, initial=0)
-    docs = iter([(doc_id, tie) for doc_id, tie, n in ordered if n > 0])
+    docs = iter([(k[0], k[1]) for k in ordered if k[2] > 0])
     position = span
     for (doc_id, tie), start, size in zip(docs, starts, spans):
         while start <= position < start + size:
@@ -74,7 +96,7 @@ def split_documents(docs: Iterable[WireDoc], splitters: Sequence[StreamSplitter]
     """The pieces of documents by group: a document's tokens and [SEP], cut where a group starts inside it
     (an empty document has none)."""
     groups: dict[int, list[Piece]] = {}
-    for doc_id, ids, _lengths, dtype in docs:
+    for doc_id, ids, _lengths, dtype, flags, source in docs:
         size = _itemsize(dtype)
         n = len(ids) // size
         if not n:
@@ -82,13 +104,14 @@ def split_documents(docs: Iterable[WireDoc], splitters: Sequence[StreamSplitter]
         tie = tie_key(ids)
         first = bisect.bisect_right(splitters, (doc_id, tie, 0))  # the group of the document's first token
         if first == len(splitters) or splitters[first][:2] != (doc_id, tie):  # no group starts inside it
-            groups.setdefault(first, []).append((doc_id, tie, 0, ids, True, dtype))
+            groups.setdefault(first, []).append((doc_id, tie, 0, ids, True, dtype, flags, source))
             continue
         last = bisect.bisect_right(splitters, (doc_id, tie, n))
         cuts = [0, *(off for _, _, off in splitters[first:last]), n + 1]
         for group, (lo, hi) in enumerate(itertools.pairwise(cuts), start=first):
+            part = flags[lo : min(hi, n)] if flags is not None else None
             groups.setdefault(group, []).append((doc_id, tie, lo, ids[lo * size : min(hi, n) * size], hi == n + 1,
-                                                 dtype))
+                                                 dtype, part, source))
     return groups
 
 
@@ -113,8 +136,13 @@ def stream_piece_columns(pieces: Sequence[Piece], config: PackConfig, special: S
     cuts = np.arange(0, length, room, dtype=np.int64)
     ids = np.insert(stream, cuts, special.cls)
     mask = np.insert(is_sep, cuts, 1)
+    flags = None
+    if ordered and ordered[0][6] is not None:
+        flags = np.zeros(length, dtype=np.uint8)
+        flags[is_sep == 0] = np.frombuffer(b"".join(p[6] for p in ordered), dtype=np.uint8)
+        flags = np.insert(flags, cuts, 0)
     offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.minimum(room, length - cuts) + 1, out=offsets[1:])
-    owners = np.searchsorted(ends, cuts, side="right")
+    owners = np.searchsorted(ends, cuts, side="right").tolist()
     return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
-                         [ordered[i][0] for i in owners.tolist()])
+                         [ordered[i][0] for i in owners], [ordered[i][7] for i in owners], flags)

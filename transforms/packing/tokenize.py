@@ -1,7 +1,8 @@
 """Loading a `tokenizer.json` and turning documents into sentence token ids for the packer.
 
 The packer inserts `[CLS]`/`[SEP]` itself, so sentences are encoded without the tokenizer's post-processor,
-truncation or padding. `encode_batch_fast` (no offsets) is used when the installed `tokenizers` has it.
+truncation or padding. The offsets give every token's eojeol-start flag (`word_starts.py`); with the flags
+off, `encode_batch_fast` (no offsets) is used when the installed `tokenizers` has it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from kcorpus.transforms import files
 from kcorpus.transforms.korean import CLS, PAD, SEP
 from kcorpus.transforms.packing.packer import SpecialIds, TokenizedDoc, WireDoc
+from kcorpus.transforms.packing.word_starts import word_start_flags
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -77,45 +79,64 @@ def split_sentences(text: str) -> list[str]:
 
 
 def encode_flat(
-    tok: Tokenizer, texts: Sequence[str], dtype: np.dtype | str = np.uint32
-) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    tok: Tokenizer, texts: Sequence[str], dtype: np.dtype | str = np.uint32, word_starts: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[int], np.ndarray | None]:
     """Encode the sentences of many documents in one batched call: (flat ids as `dtype`, uint32 length of
-    every sentence, sentences per document)."""
+    every sentence, sentences per document, uint8 eojeol-start flag of every token or None).
+
+    Without `word_starts` the call is `encode_batch_fast` (no offsets) where the installed `tokenizers` has it.
+    """
     sentences: list[str] = []
     counts: list[int] = []
     for text in texts:
         doc_sentences = split_sentences(text)
         sentences.extend(doc_sentences)
         counts.append(len(doc_sentences))
-    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+    encode = tok.encode_batch if word_starts else getattr(tok, "encode_batch_fast", tok.encode_batch)
     encodings = encode(sentences, add_special_tokens=False) if sentences else []
     id_lists = [e.ids for e in encodings]
     lengths = np.fromiter(map(len, id_lists), dtype=np.uint32, count=len(id_lists))
-    flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=dtype, count=int(lengths.sum(dtype=np.int64)))
-    return flat, lengths, counts
+    total = int(lengths.sum(dtype=np.int64))
+    flat = np.fromiter(itertools.chain.from_iterable(id_lists), dtype=dtype, count=total)
+    flags = None
+    if word_starts:
+        # the sentences joined by "\n" (whitespace, so no eojeol crosses two), token offsets shifted to match
+        bases = np.cumsum([0, *(len(s) + 1 for s in sentences)], dtype=np.int64)[:-1]
+        starts = np.fromiter((o[0] for e in encodings for o in e.offsets), dtype=np.int64, count=total)
+        starts += np.repeat(bases, lengths)
+        firsts = (np.cumsum(lengths, dtype=np.int64) - lengths)[lengths > 0]
+        flags = word_start_flags("\n".join(sentences), starts, firsts)
+    return flat, lengths, counts, flags
 
 
 def tokenize_documents(
-    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32, word_starts: bool = True,
+    sources: Sequence[str] | None = None,
 ) -> list[TokenizedDoc]:
     """Encode the sentences of many documents in one batched call; ids as `dtype` (see `ids_dtype`)."""
-    return [TokenizedDoc.from_wire(w) for w in tokenize_wire(tok, docs, dtype)]
+    return [TokenizedDoc.from_wire(w) for w in tokenize_wire(tok, docs, dtype, word_starts, sources)]
 
 
 def tokenize_wire(
-    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32
+    tok: Tokenizer, docs: Sequence[tuple[str, str]], dtype: np.dtype | str = np.uint32, word_starts: bool = True,
+    sources: Sequence[str] | None = None,
 ) -> list[WireDoc]:
-    """`tokenize_documents` as wire tuples, cut from one bytes object per column (no array per document)."""
-    flat, lengths, counts = encode_flat(tok, [text for _, text in docs], dtype)
+    """`tokenize_documents` as wire tuples, cut from one bytes object per column (no array per document).
+    `sources` names each document's corpus source ("" when not given); `word_starts` adds the eojeol-start
+    flags (else the wire's flags are None)."""
+    flat, lengths, counts, flags = encode_flat(tok, [text for _, text in docs], dtype, word_starts)
     sent_ends = np.cumsum(np.asarray(counts, dtype=np.int64))
     token_ends = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])[sent_ends]
     ids_bytes, len_bytes = flat.tobytes(), lengths.tobytes()
+    flag_bytes = flags.tobytes() if flags is not None else None
     size, dtype_str = flat.dtype.itemsize, flat.dtype.str
+    sources = sources if sources is not None else [""] * len(docs)
     out: list[WireDoc] = []
     sent_pos = tok_pos = 0
-    for (doc_id, _), sent_end, tok_end in zip(docs, sent_ends.tolist(), token_ends.tolist()):
+    for (doc_id, _), source, sent_end, tok_end in zip(docs, sources, sent_ends.tolist(), token_ends.tolist()):
+        doc_flags = flag_bytes[tok_pos:tok_end] if flag_bytes is not None else None
         out.append((doc_id, ids_bytes[tok_pos * size : tok_end * size], len_bytes[sent_pos * 4 : sent_end * 4],
-                    dtype_str))
+                    dtype_str, doc_flags, source))
         sent_pos, tok_pos = sent_end, tok_end
     return out
 

@@ -4,9 +4,9 @@ The tokenizer.json written here is what `AutoTokenizer.from_pretrained` uses, so
 and transformers give the same ids. A WordPiece dir names `PreTrainedTokenizerFast` as its class: transformers
 then loads tokenizer.json as is, where `BertTokenizer` would rebuild the pipeline from vocab.txt and drop our
 NFC normalizer (non-NFC input, e.g. NFD Hangul from macOS file names or pasted text, would encode to [UNK]).
-A SentencePiece unigram model without byte fallback names `DebertaV2Tokenizer`, which rebuilds the same
-pipeline; other SentencePiece models load verbatim. WordPiece never lowercases, strips accents or applies
-NFD: those decompose Hangul syllables into conjoining jamo.
+A SentencePiece unigram model without byte fallback, trained with identity normalization (kcorpus's), names
+`DebertaV2Tokenizer`, which rebuilds the same pipeline; other SentencePiece models load verbatim. WordPiece
+never lowercases, strips accents or applies NFD: those decompose Hangul syllables into conjoining jamo.
 """
 
 from __future__ import annotations
@@ -174,10 +174,13 @@ def sentencepiece_tokenizer(model_proto: bytes):
     else:
         tok = Tokenizer(models.Unigram(spm.pieces, unk_id=unk_id, byte_fallback=spm.byte_fallback))
     # Mirrors transformers' DebertaV2Tokenizer so both loaders agree; SentencePiece itself is fed NFC text.
+    # A model trained with another normalization (a stock model's nmt_nfkc) carries its rules as a compiled
+    # character map: applied instead of NFC, as SentencePiece applies it (transformers' converters do the same).
+    unicode = normalizers.Precompiled(spm.precompiled_charsmap) if spm.precompiled_charsmap else normalizers.NFC()
     tok.normalizer = normalizers.Sequence(
         [
             normalizers.Replace(Regex(r"\s{2,}|[\n\r\t]"), " "),
-            normalizers.NFC(),
+            unicode,
             normalizers.Strip(left=False, right=True),
         ]
     )
@@ -223,9 +226,9 @@ def write_sentencepiece_dir(out_dir: str, model_proto: bytes, *, model_max_lengt
     with open(os.path.join(out_dir, "spm.vocab"), "w", encoding="utf-8", newline="\n") as f:
         f.write("".join(f"{piece}\t{_spm_score(score)}\n" for piece, score in spm.pieces))
     sentencepiece_tokenizer(model_proto).save(os.path.join(out_dir, "tokenizer.json"))
-    # transformers' DebertaV2Tokenizer rebuilds a unigram model without byte fallback; anything else is loaded
-    # verbatim from tokenizer.json by the generic fast tokenizer.
-    deberta = spm.model_type == "unigram" and not spm.byte_fallback
+    # transformers' DebertaV2Tokenizer rebuilds a unigram model without byte fallback (with NFC: not a stock
+    # model's nmt_nfkc rules); anything else is loaded verbatim from tokenizer.json by the generic fast tokenizer.
+    deberta = spm.model_type == "unigram" and not spm.byte_fallback and not spm.precompiled_charsmap
     config = {
         "tokenizer_class": "DebertaV2Tokenizer" if deberta else "PreTrainedTokenizerFast",
         "do_lower_case": False,

@@ -16,6 +16,8 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from kcorpus.transforms.korean import CLS, MASK, PAD, SEP, UNK
+
 # Scores go down by this step per appended piece. A BPE model's scores are minus the merge rank, so a step of
 # one keeps its convention; unigram scores are log probabilities, where appended pieces stay close together.
 SCORE_STEP = {"unigram": 0.001, "bpe": 1.0}
@@ -30,6 +32,7 @@ class SpmModel:
     piece_types: list[int]
     model_type: str
     byte_fallback: bool
+    precompiled_charsmap: bytes = b""  # the normalizer's rules (nmt_nfkc, ...); empty for identity
 
 
 _SPM_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
@@ -37,10 +40,11 @@ SPM_NORMAL, SPM_UNKNOWN, SPM_CONTROL, SPM_USER_DEFINED, SPM_UNUSED, SPM_BYTE = 1
 
 
 def read_spm_model(model_proto: bytes) -> SpmModel:
-    """Parse the few ModelProto fields we need (pieces, trainer_spec.model_type/byte_fallback)."""
+    """Parse the few ModelProto fields we need (pieces, trainer_spec.model_type/byte_fallback,
+    normalizer_spec.precompiled_charsmap)."""
     pieces: list[tuple[str, float]] = []
     types: list[int] = []
-    model_type, byte_fallback = 1, False
+    model_type, byte_fallback, charsmap = 1, False, b""
     for field, value in _proto_fields(model_proto):
         if field == 1:  # repeated SentencePiece {1: piece, 2: score (float), 3: type}
             piece, score, kind = "", 0.0, SPM_NORMAL
@@ -59,9 +63,13 @@ def read_spm_model(model_proto: bytes) -> SpmModel:
                     model_type = sub_value
                 elif sub == 35:
                     byte_fallback = bool(sub_value)
+        elif field == 3:  # NormalizerSpec {2: precompiled_charsmap}
+            for sub, sub_value in _proto_fields(value):
+                if sub == 2:
+                    charsmap = bytes(sub_value)
     if not pieces:
         raise ValueError("no pieces in the model")
-    return SpmModel(pieces, types, _SPM_TYPES.get(model_type, "unigram"), byte_fallback)
+    return SpmModel(pieces, types, _SPM_TYPES.get(model_type, "unigram"), byte_fallback, charsmap)
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -110,10 +118,10 @@ def _varint_bytes(value: int) -> bytes:
             return bytes(out)
 
 
-def piece_message(piece: str, score: float) -> bytes:
-    """One `ModelProto.pieces` entry: SentencePiece {1: piece, 2: score, 3: type NORMAL}."""
+def piece_message(piece: str, score: float, kind: int = SPM_NORMAL) -> bytes:
+    """One `ModelProto.pieces` entry: SentencePiece {1: piece, 2: score, 3: type}."""
     text = piece.encode("utf-8")
-    body = b"\x0a" + _varint_bytes(len(text)) + text + b"\x15" + struct.pack("<f", score) + b"\x18" + bytes([SPM_NORMAL])
+    body = b"\x0a" + _varint_bytes(len(text)) + text + b"\x15" + struct.pack("<f", score) + b"\x18" + bytes([kind])
     return b"\x0a" + _varint_bytes(len(body)) + body
 
 
@@ -151,10 +159,56 @@ def append_pieces(model_proto: bytes, pieces: Sequence[str]) -> bytes:
     clash = [p for p in pieces if p in existing or not p]
     if clash or len(set(pieces)) != len(pieces):
         raise ValueError(f"cannot append empty, duplicate or present pieces: {clash[:5]}")
+    added = b"".join(piece_message(p, s) for p, s in zip(pieces, appended_scores(model_proto, len(pieces))))
+    return _after_last_piece(model_proto, added)
+
+
+def _after_last_piece(model_proto: bytes, messages: bytes) -> bytes:
     spans = list(_top_level_fields(model_proto))
     last_piece_end = max(end for field, _, end in spans if field == _PIECES_FIELD)
-    added = b"".join(piece_message(p, s) for p, s in zip(pieces, appended_scores(model_proto, len(pieces))))
-    return model_proto[:last_piece_end] + added + model_proto[last_piece_end:]
+    return model_proto[:last_piece_end] + messages + model_proto[last_piece_end:]
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecialsAdded:
+    """What `with_bert_specials` changed: the unknown piece's old name (or None), the pieces appended."""
+
+    renamed_unknown: str | None
+    appended: list[str]
+
+    def notice(self) -> str:
+        parts = []
+        if self.renamed_unknown is not None:
+            parts.append(f"its unknown piece {self.renamed_unknown} is now {BERT_UNK} (same id)")
+        if self.appended:
+            parts.append(f"{' '.join(self.appended)} appended after its pieces")
+        return "; ".join(parts)
+
+
+# BERT's specials as kcorpus's own SentencePiece vocabs have them (train-vocab): [PAD] a control piece,
+# [CLS] [SEP] [MASK] user-defined (matched in text), [UNK] the unknown piece.
+BERT_UNK = UNK
+BERT_SPECIAL_PIECES = ((PAD, SPM_CONTROL), (CLS, SPM_USER_DEFINED), (SEP, SPM_USER_DEFINED), (MASK, SPM_USER_DEFINED))
+
+
+def with_bert_specials(model_proto: bytes) -> tuple[bytes, SpecialsAdded]:
+    """A stock SentencePiece model (`<unk> <s> </s>`, like KoBERT's) with BERT's specials: the unknown piece
+    renamed `[UNK]` where the model has no `[UNK]` (its id stays), and the specials it lacks appended after its
+    pieces (score 0, as SentencePiece gives special pieces). Every other piece keeps its id, score and type."""
+    spm = read_spm_model(model_proto)
+    names = [p for p, _ in spm.pieces]
+    renamed = None
+    if BERT_UNK not in names and SPM_UNKNOWN in spm.piece_types:
+        index = spm.piece_types.index(SPM_UNKNOWN)
+        renamed = names[index]
+        spans = [(start, end) for field, start, end in _top_level_fields(model_proto) if field == _PIECES_FIELD]
+        start, end = spans[index]
+        message = piece_message(BERT_UNK, spm.pieces[index][1], SPM_UNKNOWN)
+        model_proto = model_proto[:start] + message + model_proto[end:]
+    missing = [(piece, kind) for piece, kind in BERT_SPECIAL_PIECES if piece not in names]
+    if missing:
+        model_proto = _after_last_piece(model_proto, b"".join(piece_message(p, 0.0, k) for p, k in missing))
+    return model_proto, SpecialsAdded(renamed, [p for p, _ in missing])
 
 
 def bpe_reachable(base: Sequence[str], candidates: Sequence[str]) -> list[str]:

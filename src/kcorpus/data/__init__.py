@@ -9,7 +9,11 @@
   the batch stream is the same for any number of workers. `state_dict()`/`load_state_dict()` resume mid-epoch
   at the next batch not yet handed to the training loop.
 - `MLMCollator`: BERT masking (15% of non-special, non-padding tokens; 80% `[MASK]`, 10% random, 10% kept)
-  with an RNG seeded by (seed, epoch, rank, step), so masks are reproducible and independent of workers.
+  with an RNG seeded by (seed, epoch, rank, step), so masks are reproducible and independent of workers;
+  `masking="whole_word"` / `"ngram"` mask whole eojeols or spans of them (`masking`), `sentence_order=True`
+  adds SOP (`sop`).
+- `pad_to="none"`: padding-free batches (`flatten`); `max_tokens=`: batches by token budget (`plan`);
+  `source_weights=`: token shares by source (`mixing`).
 
 - `device="cuda"` (with `prefetch=2`): batches arrive as torch tensors already on the GPU, copied ahead on a
   side CUDA stream from reused pinned buffers while the current step runs (`kcorpus.prefetch`).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,30 +12,69 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from kcorpus.data.flatten import cu_seqlens, position_ids
+from kcorpus.data.vocab_check import check_tokenizer
+
 Batch = dict[str, Any]
+PAD_TO = ("max_length", "longest", "none")
 
 
 @dataclasses.dataclass
-class _Shard:
-    starts: np.ndarray  # first row of each record batch, plus the total
-    offsets: list[np.ndarray]
-    ids: list[np.ndarray]
-    types: list[np.ndarray]
-    specials: list[np.ndarray]
-    table: pa.Table  # keeps the memory map alive
+class _Chunk:
+    """One record batch: token columns as flat zero-copy arrays, `offsets` delimiting the rows."""
+
+    offsets: np.ndarray
+    ids: np.ndarray
+    types: np.ndarray
+    specials: np.ndarray
+    word_start: tuple[np.ndarray, int] | None  # (bit-packed bytes, bit offset of the first value)
+    source: np.ndarray | None  # per row, an index into `PackedDataset.sources`
+    nsp: np.ndarray | None  # per row, next_sentence_label
 
 
-def _open_shard(path: Path) -> _Shard:
-    table = pa.ipc.open_stream(pa.memory_map(str(path), "r")).read_all()
-    offsets, ids, types, specials, starts = [], [], [], [], [0]
+def _bits(array: pa.Array) -> tuple[np.ndarray, int]:
+    """The bit-packed values of a boolean array, zero-copy, with the bit offset of its first value."""
+    return np.frombuffer(array.buffers()[1], dtype=np.uint8), array.offset
+
+
+def _unpack(bits: tuple[np.ndarray, int], lo: int, hi: int) -> np.ndarray:
+    data, offset = bits
+    lo, hi = lo + offset, hi + offset
+    return np.unpackbits(data[lo >> 3 : (hi + 7) >> 3], bitorder="little")[lo & 7 : (lo & 7) + hi - lo]
+
+
+def _source_names(table: pa.Table) -> set[str]:
+    if "source" not in table.column_names:
+        return set()
+    return {str(v) for chunk in table.column("source").chunks for v in chunk.dictionary.to_pylist()}
+
+
+def _open_chunks(table: pa.Table, sources: list[str]) -> list[_Chunk]:
+    index = {name: k for k, name in enumerate(sources)}
+    chunks = []
     for batch in table.to_batches():
-        for column, out in (("input_ids", ids), ("token_type_ids", types), ("special_tokens_mask", specials)):
-            array = batch.column(column)
-            out.append(array.values.to_numpy(zero_copy_only=True))
-            if column == "input_ids":
-                offsets.append(array.offsets.to_numpy(zero_copy_only=True))
-        starts.append(starts[-1] + batch.num_rows)
-    return _Shard(np.asarray(starts, dtype=np.int64), offsets, ids, types, specials, table)
+        if batch.num_rows == 0:
+            continue
+        ids = batch.column("input_ids")
+        word_start = batch.column("word_start").values if "word_start" in batch.schema.names else None
+        source = None
+        if "source" in batch.schema.names:
+            column = batch.column("source")
+            remap = np.asarray([index[str(v)] for v in column.dictionary.to_pylist()], dtype=np.int64)
+            source = remap[column.indices.to_numpy(zero_copy_only=False)]
+        nsp = None
+        if "next_sentence_label" in batch.schema.names:
+            nsp = batch.column("next_sentence_label").to_numpy(zero_copy_only=False)
+        chunks.append(_Chunk(
+            ids.offsets.to_numpy(zero_copy_only=True),
+            ids.values.to_numpy(zero_copy_only=True),
+            batch.column("token_type_ids").values.to_numpy(zero_copy_only=True),
+            batch.column("special_tokens_mask").values.to_numpy(zero_copy_only=True),
+            None if word_start is None else _bits(word_start),
+            source,
+            nsp,
+        ))
+    return chunks
 
 
 def read_manifest(split_dir: Path) -> dict[str, Any] | None:
@@ -42,58 +82,90 @@ def read_manifest(split_dir: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-class PackedDataset:
-    """One split (`OUT/train` or `OUT/validation`) of a pack, memory-mapped."""
+def _read_table(path: Path) -> pa.Table:
+    return pa.ipc.open_stream(pa.memory_map(str(path), "r")).read_all()
 
-    def __init__(self, split_dir: str | Path, *, pad_id: int | None = None, max_length: int | None = None):
+
+class PackedDataset:
+    """One split (`OUT/train` or `OUT/validation`) of a pack, memory-mapped.
+
+    `tokenizer=` (a folder, a `tokenizer.json`, or a tokenizer object) is checked against the manifest: a
+    tokenizer the pack was not written with raises ValueError.
+    """
+
+    def __init__(self, split_dir: str | Path, *, pad_id: int | None = None, max_length: int | None = None,
+                 tokenizer: Any = None):
         self.path = Path(split_dir)
         state = json.loads((self.path / "state.json").read_text(encoding="utf-8"))
         self.files = [self.path / f["filename"] for f in state["_data_files"]]
-        manifest = read_manifest(self.path) or {}
-        ids = manifest.get("tokenizer", {}).get("special_ids", {})
+        self.manifest = read_manifest(self.path) or {}
+        tok = self.manifest.get("tokenizer", {})
+        ids = tok.get("special_ids", {})
         self.pad_id = pad_id if pad_id is not None else ids.get("pad")
         self.mask_id = ids.get("mask")
-        self.vocab_size = manifest.get("tokenizer", {}).get("vocab_size")
-        self.max_length = max_length or manifest.get("config", {}).get("max_length")
+        self.vocab_size = tok.get("vocab_size")
+        config = self.manifest.get("config", {})
+        self.max_length = max_length or config.get("max_length")
+        self.layout = config.get("layout")
         if self.pad_id is None or self.max_length is None:
             raise ValueError(f"no manifest.json next to {self.path}: pass pad_id= and max_length=")
-        self._shards: list[_Shard] | None = None
-        self._chunks: list[tuple[np.ndarray, ...]] = []
+        if tokenizer is not None:
+            check_tokenizer(self.manifest, tokenizer, str(self.path.parent))
+        self._tables: list[pa.Table] | None = None
+        self._chunks: list[_Chunk] = []
         self._chunk_starts = np.zeros(1, dtype=np.int64)
-        self._row_starts = self._count_rows()
+        self.sources = self._list_sources()
+        self._open()
+        self.has_word_start = bool(self._chunks) and self._chunks[0].word_start is not None
+        self.has_source = bool(self._chunks) and self._chunks[0].source is not None
 
-    def _count_rows(self) -> np.ndarray:
-        rows = [0]
-        for shard in self._open():
-            rows.append(rows[-1] + int(shard.starts[-1]))
-        return np.asarray(rows, dtype=np.int64)
+    def _list_sources(self) -> list[str]:
+        counted = self.manifest.get("counts", {}).get("sources")
+        if counted:
+            return sorted(counted)
+        return sorted(set().union(*(_source_names(t) for t in self._open_tables())))
 
-    def _open(self) -> list[_Shard]:
-        if self._shards is None:
-            self._shards = [_open_shard(f) for f in self.files]
+    def _open_tables(self) -> list[pa.Table]:
+        if self._tables is None:
+            self._tables = [_read_table(f) for f in self.files]
+        return self._tables
+
+    def _open(self) -> list[_Chunk]:
+        if self._tables is None or not self._chunks:
+            self._chunks = [c for t in self._open_tables() for c in _open_chunks(t, self.sources)]
             # one flat list of record batches over all shards, for vectorised row lookup
-            self._chunk_starts = np.asarray(
-                [0] + [int(n) for n in np.cumsum([int(st) for sh in self._shards for st in np.diff(sh.starts)])],
-                dtype=np.int64,
-            )
-            self._chunks = [
-                (sh.offsets[b], sh.ids[b], sh.types[b], sh.specials[b])
-                for sh in self._shards
-                for b in range(len(sh.offsets))
-            ]
-        return self._shards
+            rows = [len(c.offsets) - 1 for c in self._chunks]
+            self._chunk_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).astype(np.int64)
+        return self._chunks
 
     def __getstate__(self) -> dict[str, Any]:
         # a spawned DataLoader worker re-opens the memory maps instead of receiving a pickled copy
-        return {**self.__dict__, "_shards": None, "_chunks": None, "_chunk_starts": None}
+        return {**self.__dict__, "_tables": None, "_chunks": []}
 
     def __len__(self) -> int:
-        return int(self._row_starts[-1])
+        return int(self._chunk_starts[-1])
 
     @property
     def lengths(self) -> np.ndarray:
         self._open()
-        return np.concatenate([np.diff(c[0]) for c in self._chunks] or [np.zeros(0, np.int64)])
+        return np.concatenate([np.diff(c.offsets) for c in self._chunks] or [np.zeros(0, np.int64)])
+
+    @property
+    def content_lengths(self) -> np.ndarray:
+        """Tokens of each row that are neither special nor padding (what the manifest's `tokens` count)."""
+        out = []
+        for c in self._open():
+            lengths = np.diff(c.offsets)
+            special = np.add.reduceat(c.specials[c.offsets[0] : c.offsets[-1]], c.offsets[:-1] - c.offsets[0])
+            out.append(lengths - np.where(lengths > 0, special, 0))
+        return np.concatenate(out or [np.zeros(0, np.int64)]).astype(np.int64)
+
+    @property
+    def row_sources(self) -> np.ndarray:
+        """Each row's index into `sources` (a pack without a `source` column raises ValueError)."""
+        if not self.has_source:
+            raise ValueError(f"{self.path} has no `source` column: repack it with this kcorpus to mix by source")
+        return np.concatenate([c.source for c in self._open()])
 
     def _locate(self, indices: np.ndarray) -> tuple[list[int], list[int]]:
         """(record batch, row in it) of each global index."""
@@ -106,9 +178,9 @@ class PackedDataset:
     def views(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Zero-copy (input_ids, token_type_ids, special_tokens_mask) of one sequence."""
         (c,), (r,) = self._locate(np.asarray([index], dtype=np.int64))
-        offsets, ids, types, specials = self._chunks[c]
-        lo, hi = offsets[r], offsets[r + 1]
-        return ids[lo:hi], types[lo:hi], specials[lo:hi]
+        chunk = self._chunks[c]
+        lo, hi = chunk.offsets[r], chunk.offsets[r + 1]
+        return chunk.ids[lo:hi], chunk.types[lo:hi], chunk.specials[lo:hi]
 
     def __getitem__(self, index: int) -> dict[str, np.ndarray]:
         ids, types, specials = self.views(int(index))
@@ -118,34 +190,98 @@ class PackedDataset:
             "special_tokens_mask": specials.astype(np.int64),
         }
 
-    def batch(self, indices: Sequence[int], pad_to: str = "max_length") -> Batch:
-        """Padded numpy batch: int64 input_ids/token_type_ids/attention_mask/special_tokens_mask
-        (padding is marked special, as HF tokenizers do)."""
+    def batch(self, indices: Sequence[int], pad_to: str = "max_length", *, word_start: bool = False,
+              restart_positions: str = "sequence", position_start: int = 0) -> Batch:
+        """A numpy batch of the rows `indices`.
+
+        Padded (`pad_to="max_length"` or `"longest"`): int64 (B, width) input_ids/token_type_ids/
+        attention_mask/special_tokens_mask (padding is marked special, as HF tokenizers do).
+        Padding-free (`pad_to="none"`): input_ids/token_type_ids/special_tokens_mask/position_ids of shape
+        (1, total_tokens), `cu_seqlens` (int32, B+1) and `max_seqlen`; positions restart at every sequence
+        (`restart_positions="document"`: also after every `[SEP]` of a `cross_document` row) and count from
+        `position_start`. Also, when the pack has them: `source` (B,), `next_sentence_label` (B,) and, with
+        `word_start=True`, `word_start` (same shape as input_ids).
+        """
+        if pad_to not in PAD_TO:
+            raise ValueError(f"pad_to must be one of {', '.join(PAD_TO)}, got {pad_to!r}")
         chunks, rows = self._locate(np.asarray(indices, dtype=np.int64))
         spans = []
         for c, r in zip(chunks, rows):
-            offsets = self._chunks[c][0]
-            spans.append((c, int(offsets[r]), int(offsets[r + 1])))
-        lengths = np.fromiter((hi - lo for _, lo, hi in spans), dtype=np.int64, count=len(spans))
+            offsets = self._chunks[c].offsets
+            spans.append((self._chunks[c], int(offsets[r]), int(offsets[r + 1]), r))
+        lengths = np.fromiter((hi - lo for _, lo, hi, _ in spans), dtype=np.int64, count=len(spans))
+        want_words = word_start and self.has_word_start
+        if pad_to == "none":
+            out = self._flat(spans, lengths, want_words)
+            restarts = None
+            if restart_positions == "document":
+                restarts = self._document_starts(out["input_ids"][0], out["special_tokens_mask"][0], lengths)
+            elif restart_positions != "sequence":
+                raise ValueError(f"restart_positions must be 'sequence' or 'document', got {restart_positions!r}")
+            out["position_ids"] = position_ids(lengths, restarts, position_start)[None, :]
+            out["cu_seqlens"] = cu_seqlens(lengths)
+            out["max_seqlen"] = int(lengths.max(initial=0))
+        else:
+            out = self._padded(spans, lengths, pad_to, want_words)
+        if self.has_source:
+            out["source"] = np.fromiter((c.source[r] for c, _, _, r in spans), dtype=np.int64, count=len(spans))
+        if spans and spans[0][0].nsp is not None:
+            out["next_sentence_label"] = np.fromiter((c.nsp[r] for c, _, _, r in spans), dtype=np.int64,
+                                                     count=len(spans))
+        return out
+
+    def _padded(self, spans: list, lengths: np.ndarray, pad_to: str, want_words: bool) -> Batch:
         n = len(spans)
         width = self.max_length if pad_to == "max_length" else int(lengths.max(initial=0))
         input_ids = np.full((n, width), self.pad_id, dtype=np.int64)
         token_type_ids = np.zeros((n, width), dtype=np.int64)
         special = np.ones((n, width), dtype=np.int64)
-        for k, (c, lo, hi) in enumerate(spans):
-            _, ids, types, specials = self._chunks[c]
+        words = np.zeros((n, width), dtype=bool) if want_words else None
+        for k, (chunk, lo, hi, _) in enumerate(spans):
             length = hi - lo
-            input_ids[k, :length] = ids[lo:hi]
-            token_type_ids[k, :length] = types[lo:hi]
-            special[k, :length] = specials[lo:hi]
+            input_ids[k, :length] = chunk.ids[lo:hi]
+            token_type_ids[k, :length] = chunk.types[lo:hi]
+            special[k, :length] = chunk.specials[lo:hi]
+            if words is not None:
+                words[k, :length] = _unpack(chunk.word_start, lo, hi)
         attention_mask = (np.arange(width) < lengths[:, None]).astype(np.int64)
-        return {
-            "input_ids": input_ids,
-            "token_type_ids": token_type_ids,
-            "attention_mask": attention_mask,
-            "special_tokens_mask": special,
+        out = {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
+               "special_tokens_mask": special}
+        if words is not None:
+            out["word_start"] = words
+        return out
+
+    def _flat(self, spans: list, lengths: np.ndarray, want_words: bool) -> Batch:
+        def gather(get) -> np.ndarray:
+            return np.concatenate([get(c)[lo:hi] for c, lo, hi, _ in spans] or [np.zeros(0, np.int64)])
+
+        out = {
+            "input_ids": gather(lambda c: c.ids).astype(np.int64)[None, :],
+            "token_type_ids": gather(lambda c: c.types).astype(np.int64)[None, :],
+            "special_tokens_mask": gather(lambda c: c.specials).astype(np.int64)[None, :],
         }
+        if want_words:
+            words = [_unpack(c.word_start, lo, hi) for c, lo, hi, _ in spans]
+            out["word_start"] = np.concatenate(words or [np.zeros(0, np.uint8)]).astype(bool)[None, :]
+        return out
+
+    def _document_starts(self, ids: np.ndarray, specials: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Flat positions where a new document begins inside a `cross_document` row: after each `[SEP]`."""
+        if self.layout != "cross_document":
+            raise ValueError(f"restart_positions='document' needs a cross_document pack, this one is {self.layout!r}")
+        sep = self.manifest.get("tokenizer", {}).get("special_ids", {}).get("sep")
+        after_sep = np.flatnonzero((ids == sep) & (specials == 1)) + 1
+        row_ends = np.cumsum(lengths)
+        return after_sep[~np.isin(after_sep, row_ends)]
 
     @classmethod
-    def from_pack(cls, out_dir: str | Path, split: str = "train") -> PackedDataset:
-        return cls(Path(out_dir) / split)
+    def from_pack(cls, out_dir: str | Path, split: str = "train", **kwargs: Any) -> PackedDataset:
+        return cls(Path(out_dir) / split, **kwargs)
+
+
+def warn_no_word_start(dataset: PackedDataset, grouping: str) -> None:
+    warnings.warn(
+        f"{dataset.path} has no word_start column (a pack written before it): whole words are grouped by the "
+        f"vocabulary's {grouping} marks instead, so punctuation split off an eojeol counts as a word of its own",
+        stacklevel=3,
+    )

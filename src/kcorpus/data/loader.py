@@ -2,31 +2,33 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from kcorpus.data.dataset import Batch, PackedDataset
+import numpy as np
+
+from kcorpus.data.dataset import PAD_TO, Batch, PackedDataset
+from kcorpus.data.mixing import SourceMixture
 from kcorpus.data.plan import BatchRequest, EpochPlan
 
 
 class _BatchFetcher:
     """Map-style object torch workers index with `BatchRequest`s."""
 
-    def __init__(self, dataset: PackedDataset, pad_to: str, collator: Callable | None, return_tensors: str):
+    def __init__(self, dataset: PackedDataset, collator: Callable | None, return_tensors: str, **batch_options: Any):
         self.dataset = dataset
-        self.pad_to = pad_to
         self.collator = collator
         self.return_tensors = return_tensors
+        self.batch_options = {**batch_options, "word_start": bool(getattr(collator, "needs_word_start", False))}
 
     def __getitem__(self, request: BatchRequest) -> Batch:
-        batch = self.dataset.batch(request.indices, self.pad_to)
+        batch = self.dataset.batch(request.indices, **self.batch_options)
         if self.collator is not None:
             batch = self.collator(batch, request)
         if self.return_tensors == "pt":
             import torch
 
-            batch = {k: torch.from_numpy(v) for k, v in batch.items()}
+            batch = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in batch.items()}
         return batch
 
     def __len__(self) -> int:
@@ -38,13 +40,26 @@ def _no_collate(batch: Batch) -> Batch:
 
 
 class PackedDataLoader:
-    """Batches of one rank, optionally built by torch DataLoader workers, resumable mid-epoch."""
+    """Batches of one rank, optionally built by torch DataLoader workers, resumable mid-epoch.
+
+    - `batch_size` rows per batch, or `max_tokens`: as many rows as fit that many tokens (row lengths with
+      their special tokens, no padding: meant for `pad_to="none"`).
+    - `pad_to`: `"max_length"`, `"longest"`, or `"none"` (padding-free: one (1, total_tokens) row with
+      `position_ids`, `cu_seqlens`, `max_seqlen`; see `PackedDataset.batch`); `restart_positions` and
+      `position_start` shape its `position_ids`.
+    - `source_weights={"petitions": 0.5, "comments": 0.5}`: each epoch's TOKENS come from the sources in these
+      shares (`kcorpus.data.mixing`); batches then carry `source`, an index into `dataset.sources`.
+    """
 
     def __init__(
         self,
         dataset: PackedDataset,
-        batch_size: int,
+        batch_size: int | None = None,
         *,
+        max_tokens: int | None = None,
+        source_weights: dict[str, float] | None = None,
+        restart_positions: str = "sequence",
+        position_start: int = 0,
         rank: int = 0,
         world_size: int = 1,
         seed: int = 0,
@@ -62,10 +77,20 @@ class PackedDataLoader:
     ):
         if return_tensors not in ("np", "pt"):
             raise ValueError(f"return_tensors must be 'np' or 'pt', got {return_tensors!r}")
-        if pad_to not in ("max_length", "longest"):
-            raise ValueError(f"pad_to must be 'max_length' or 'longest', got {pad_to!r}")
+        if pad_to not in PAD_TO:
+            raise ValueError(f"pad_to must be one of {', '.join(PAD_TO)}, got {pad_to!r}")
+        if restart_positions not in ("sequence", "document"):
+            raise ValueError(f"restart_positions must be 'sequence' or 'document', got {restart_positions!r}")
+        if len(dataset) == 0:
+            raise ValueError(f"{dataset.path} holds 0 sequences: nothing to train on (was everything dropped?)")
         self.dataset = dataset
-        self.plan = EpochPlan(len(dataset), batch_size, rank, world_size, seed, shuffle, drop_last)
+        mixture = None
+        if source_weights is not None:
+            mixture = SourceMixture.build(dataset.sources, dataset.row_sources, dataset.content_lengths,
+                                          source_weights)
+            source_weights = dict(sorted(source_weights.items()))
+        self.plan = EpochPlan(len(dataset), batch_size, rank, world_size, seed, shuffle, drop_last, max_tokens,
+                              source_weights, dataset.lengths if max_tokens is not None else None, mixture)
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
@@ -74,7 +99,8 @@ class PackedDataLoader:
         # device: hand batches over on it (CUDA: prefetched, kcorpus.prefetch); runtime= replaces torch.cuda
         # (the tests' CPU shim).
         self.device, self.prefetch, self.runtime = device, prefetch, runtime
-        self._fetcher = _BatchFetcher(dataset, pad_to, collator, return_tensors)
+        self._fetcher = _BatchFetcher(dataset, collator, return_tensors, pad_to=pad_to,
+                                      restart_positions=restart_positions, position_start=position_start)
         self.epoch = 0
         self.step = 0
 
@@ -84,7 +110,7 @@ class PackedDataLoader:
             self.epoch, self.step = epoch, 0
 
     def __len__(self) -> int:
-        return self.plan.num_batches()
+        return self.plan.num_batches(self.epoch)
 
     def __iter__(self) -> Iterator[Batch]:
         requests = self.plan.requests(self.epoch, self.step)
@@ -124,10 +150,10 @@ class PackedDataLoader:
         return move_to_device(batches, self.device)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"epoch": self.epoch, "step": self.step, **dataclasses.asdict(self.plan)}
+        return {"epoch": self.epoch, "step": self.step, **self.plan.settings()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        plan = dataclasses.asdict(self.plan)
+        plan = self.plan.settings()
         mismatched = {k: (state.get(k), v) for k, v in plan.items() if state.get(k) != v}
         if mismatched:
             raise ValueError(f"state was saved for a different loader (saved, now): {mismatched}")

@@ -89,7 +89,8 @@ def test_manifest_counts_reconcile_with_the_corpus(packed):
 def test_shards_hold_exactly_what_the_pure_packer_gives(packed, kcbert):
     out, _manifest = packed
     tok = tokenizer_from_bytes((kcbert / "tokenizer.json").read_bytes())
-    docs = tokenize_documents(tok, [(d["id"], d["text"]) for d in corpus_docs()])
+    raw = corpus_docs()
+    docs = tokenize_documents(tok, [(d["id"], d["text"]) for d in raw], sources=[d["source"] for d in raw])
     by_shard = defaultdict(list)
     for d in docs:
         by_shard[split_and_shard(d.id, 0.1, COUNTS)].append(d)
@@ -104,11 +105,46 @@ def test_shards_hold_exactly_what_the_pure_packer_gives(packed, kcbert):
         assert [r["special_tokens_mask"] for r in rows] == [s.special_tokens_mask.tolist() for s in seqs]
         assert [r["length"] for r in rows] == [s.length for s in seqs]
         assert [r["doc_id"] for r in rows] == [s.doc_id for s in seqs]
+        assert [r["word_start"] for r in rows] == [s.word_start.astype(bool).tolist() for s in seqs]
+        assert [r["source"] for r in rows] == [s.source for s in seqs]
         # every corpus token of the shard's documents is in exactly one row, in document order
         packed_tokens = defaultdict(list)
         for s in seqs:
             packed_tokens[s.doc_id].extend(content_tokens(s).tolist())
         assert packed_tokens == {d.id: d.ids.tolist() for d in shard_docs}
+
+
+def test_manifest_counts_documents_sequences_and_tokens_per_source(packed):
+    out, manifest = packed
+    counts = manifest["counts"]
+    assert manifest["config"]["layout"] == "pair" and manifest["config"]["word_start"] is True
+    assert {name: c["documents"] for name, c in counts["sources"].items()} == {
+        "nsmc": 582, "petitions": 45, "wiki": 18}
+    for key, total in (("documents", "documents"), ("sequences", "sequences"), ("tokens", "tokens")):
+        assert sum(c[key] for c in counts["sources"].values()) == counts[total]
+    splits = counts["splits"]
+    for name, total in counts["sources"].items():
+        assert {k: sum(splits[s]["sources"].get(name, {}).get(k, 0) for s in splits) for k in total} == total
+    # what the shards hold: each row's source, its content tokens to that source
+    for split in splits:
+        table = datasets.load_from_disk(str(out / split))
+        found = defaultdict(lambda: {"sequences": 0, "tokens": 0})
+        for source, mask in zip(table["source"], table["special_tokens_mask"]):
+            found[source]["sequences"] += 1
+            found[source]["tokens"] += len(mask) - sum(mask)
+        assert dict(found) == {name: {"sequences": c["sequences"], "tokens": c["tokens"]}
+                               for name, c in splits[split]["sources"].items() if c["sequences"]}
+
+
+def test_source_is_dictionary_encoded_and_word_start_boolean_in_the_shards(packed):
+    out, _manifest = packed
+    table = read_rows(out / "train" / "data-00000-of-00003.arrow")
+    assert table.schema.field("source").type == pa.dictionary(pa.int32(), pa.string())
+    assert table.schema.field("word_start").type == pa.list_(pa.bool_())
+    # every record batch carries its own sorted dictionary
+    for batch in table.to_batches():
+        names = batch.column("source").dictionary.to_pylist()
+        assert names == sorted(set(batch.column("source").to_pylist()))
 
 
 def test_load_from_disk_round_trip(packed):
@@ -118,8 +154,10 @@ def test_load_from_disk_round_trip(packed):
     splits = manifest["counts"]["splits"]
     assert train.num_rows == splits["train"]["sequences"] and validation.num_rows == splits["validation"]["sequences"]
     assert train.features["input_ids"].feature.dtype == "uint16"
-    assert set(train.column_names) == {"input_ids", "token_type_ids", "special_tokens_mask", "length", "doc_id"}
+    assert train.column_names == ["input_ids", "token_type_ids", "special_tokens_mask", "word_start", "length",
+                                  "doc_id", "source"]
     direct = read_rows(out / "train" / "data-00000-of-00003.arrow").to_pylist()
+    assert {r["source"] for r in direct} == {"nsmc", "petitions", "wiki"}
     assert train.select(range(len(direct))).to_list() == direct
     assert all(row["input_ids"][0] == 2 and len(row["input_ids"]) == row["length"] <= 128 for row in train)
     assert not set(train["doc_id"]) & set(validation["doc_id"])  # no document in both splits
@@ -288,3 +326,52 @@ def test_corpus_files_are_read_in_about_eight_ranges_per_worker():
     corpus = CorpusInput("docs", ("a", "b", "c", "d"), 128 << 20)
     assert estimated_ranges(corpus, 1 << 20) == 128
     assert estimated_ranges(corpus, MAX_RANGE_BYTES) == 4
+
+
+def test_no_word_start_pack_has_no_column_and_the_same_rows(tmp_path, kcbert, packed):
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--out", str(tmp_path / "out"),
+            "--max-length", "128", "--single-segment-prob", "0.1", "--short-seq-prob", "0.05", "--seed", "3",
+            "--validation-fraction", "0.1", "--num-shards", "3", "--num-validation-shards", "1", "--no-word-start",
+            "--local-mode", "in_memory"]
+    assert cli.main(argv) == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["config"]["word_start"] is False
+    without = datasets.load_from_disk(str(tmp_path / "out"))
+    with_flags = datasets.load_from_disk(str(packed[0]))
+    for split in ("train", "validation"):
+        assert "word_start" not in without[split].column_names
+        assert without[split].to_dict() == with_flags[split].remove_columns("word_start").to_dict()
+    size = sum(s["bytes"] for s in manifest["shards"])
+    assert size < sum(s["bytes"] for s in packed[1]["shards"])
+
+
+def test_a_pack_written_before_word_start_and_source_still_loads():
+    """tests/testdata/pack/old_pack: written by kcorpus before these columns (see that folder's README)."""
+    old = CORPUS.parent / "old_pack"
+    loaded = datasets.load_from_disk(str(old))
+    assert list(loaded) == ["train", "validation"]
+    assert loaded["train"].column_names == ["input_ids", "token_type_ids", "special_tokens_mask", "length", "doc_id"]
+    manifest = json.loads((old / "manifest.json").read_text())
+    assert "sources" not in manifest["counts"] and "layout" in manifest["config"]
+    assert sum(d.num_rows for d in loaded.values()) == manifest["counts"]["sequences"] == 31
+
+
+def test_cli_nsp_layout_writes_next_sentence_label(tmp_path, kcbert, capsys):
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--out", str(tmp_path / "out"),
+            "--max-length", "128", "--layout", "nsp", "--validation-fraction", "0.1",
+            "--num-shards", "2", "--local-mode", "in_memory"]
+    assert cli.main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["config"]["layout"] == "nsp" and manifest["config"]["short_seq_prob"] == 0.1
+    # truncation drops tokens and random Bs copy some: both counted, and they reconcile with the corpus
+    assert printed["corpus_tokens"] == 58140 and printed["dropped_tokens"] > 0 and printed["borrowed_tokens"] > 0
+    assert printed["tokens"] - printed["borrowed_tokens"] + printed["dropped_tokens"] == 58140
+    train = datasets.load_from_disk(str(tmp_path / "out" / "train"))
+    assert train.features["next_sentence_label"].dtype == "int8"
+    labels = train["next_sentence_label"]
+    assert set(labels) == {0, 1}
+    for row in train.select(range(50)):
+        types = row["token_type_ids"]
+        assert row["input_ids"][0] == 2 and types[-1] == 1 and row["special_tokens_mask"].count(1) == 3
+        assert len(types) <= 128

@@ -34,13 +34,13 @@ def test_shards_serialized_in_groups_are_the_bytes_of_one_sorted_pack(tmp_path):
     tok_dir = kcbert_tokenizer_dir(tmp_path / "tok")
     tok = tokenizer_from_bytes((tok_dir / "tokenizer.json").read_bytes())
     raw = [json.loads(line) for p in sorted((CORPUS / "docs").glob("*.jsonl")) for line in p.open()]
-    wires = tokenize_wire(tok, [(d["id"], d["text"]) for d in raw], np.uint16)
+    wires = tokenize_wire(tok, [(d["id"], d["text"]) for d in raw], np.uint16, sources=[d["source"] for d in raw])
     counts = {"train": 2, "validation": 1}
     by_shard = defaultdict(list)
     for w in wires:
         by_shard[split_and_shard(w[0], 0.1, counts)].append(w)
-    schema = arrow_shards.packed_schema(np.dtype(np.uint16))
-    for layout in ("pair", "cross_document"):
+    for layout in ("pair", "cross_document", "nsp"):
+        schema = arrow_shards.packed_schema(np.dtype(np.uint16), nsp=layout == "nsp")
         config = PackConfig(max_length=64, layout=layout, single_segment_prob=0.1, short_seq_prob=0.05, seed=5)
         out = tmp_path / layout
         job = PackJob(corpus=str(CORPUS), tokenizer=str(tok_dir), out=str(out), pack=config,

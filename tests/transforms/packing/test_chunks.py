@@ -38,6 +38,11 @@ def wires():
     return [w for w in tokenize_wire(tok, [(d["id"], d["text"]) for d in raw], np.uint16) if w[1]]
 
 
+def synthetic(doc_id: str, ids: np.ndarray, lengths: np.ndarray, source: str = "nsmc") -> TokenizedDoc:
+    """A made-up document: every token opens a word."""
+    return TokenizedDoc(doc_id, ids, lengths, np.ones(ids.shape[0], np.uint8), source)
+
+
 def chunked(wires, size: int, config: PackConfig, seed: int = 0) -> list[PackedChunk]:
     """Shuffled documents packed `size` at a time, the chunks through their wire form, in shuffled order."""
     docs = list(wires)
@@ -86,9 +91,9 @@ def test_groups_serialized_apart_join_into_the_bytes_of_one_stream(wires, config
 
 
 def test_documents_sharing_an_id_are_ordered_by_their_tokens_in_any_chunking():
-    a = TokenizedDoc("같은-문서", np.array([5, 6, 7], np.uint16), np.array([2, 1], np.uint32)).to_wire()
-    b = TokenizedDoc("같은-문서", np.array([9, 8], np.uint16), np.array([2], np.uint32)).to_wire()
-    c = TokenizedDoc("가-먼저", np.array([11], np.uint16), np.array([1], np.uint32)).to_wire()
+    a = synthetic("같은-문서", np.array([5, 6, 7], np.uint16), np.array([2, 1], np.uint32)).to_wire()
+    b = synthetic("같은-문서", np.array([9, 8], np.uint16), np.array([2], np.uint32)).to_wire()
+    c = synthetic("가-먼저", np.array([11], np.uint16), np.array([1], np.uint32)).to_wire()
     config = PackConfig(max_length=8)
     expected, _ = chunks.pack_sorted([a, b, c], config, SPECIAL)
     for parts in ([[a, b, c]], [[b], [c, a]], [[a], [b], [c]], [[c, b], [a]]):
@@ -101,8 +106,8 @@ def test_documents_sharing_an_id_are_ordered_by_their_tokens_in_any_chunking():
 
 
 def test_the_same_document_in_two_chunks_makes_its_shard_one_group():
-    a = TokenizedDoc("반복", np.array([5, 6, 7], np.uint16), np.array([2, 1], np.uint32)).to_wire()
-    b = TokenizedDoc("하나", np.array([9], np.uint16), np.array([1], np.uint32)).to_wire()
+    a = synthetic("반복", np.array([5, 6, 7], np.uint16), np.array([2, 1], np.uint32)).to_wire()
+    b = synthetic("하나", np.array([9], np.uint16), np.array([1], np.uint32)).to_wire()
     config = PackConfig(max_length=8)
     packed = [chunks.pack_chunk([a, b], config, SPECIAL), chunks.pack_chunk([a], config, SPECIAL)]
     keys = [k for c in packed for k in chunks.row_keys(c)]
@@ -113,8 +118,8 @@ def test_the_same_document_in_two_chunks_makes_its_shard_one_group():
 
 
 def test_row_keys_number_the_rows_of_each_document():
-    long_doc = TokenizedDoc("긴-글", np.arange(100, 120, dtype=np.uint16), np.array([6, 6, 8], np.uint32))
-    short_doc = TokenizedDoc("짧은-글", np.array([7], np.uint16), np.array([1], np.uint32))
+    long_doc = synthetic("긴-글", np.arange(100, 120, dtype=np.uint16), np.array([6, 6, 8], np.uint32))
+    short_doc = synthetic("짧은-글", np.array([7], np.uint16), np.array([1], np.uint32))
     chunk = chunks.pack_chunk([short_doc.to_wire(), long_doc.to_wire()], PackConfig(max_length=10), SPECIAL)
     tie = chunks.tie_key(long_doc.ids.tobytes())
     # room 7 after [CLS] [SEP] [SEP]: sentences of 6, 6 and 8 tokens (cut into 7 + 1) fill four rows
@@ -132,7 +137,7 @@ def test_rows_per_group_is_whole_batches_and_at_most_max_groups():
 
 
 def test_cross_document_is_not_packed_per_document():
-    block = DocBlock.from_docs([TokenizedDoc("문서", np.array([5], np.uint16), np.array([1], np.uint32))])
+    block = DocBlock.from_docs([synthetic("문서", np.array([5], np.uint16), np.array([1], np.uint32))])
     with pytest.raises(ValueError, match="cross_document sequences span documents"):
         pack_block_by_document(block, PackConfig(layout="cross_document"), SPECIAL)
 
@@ -169,9 +174,9 @@ def test_cross_document_groups_join_into_the_bytes_of_one_stream(wires, max_leng
 
 
 def test_cross_document_document_spanning_groups_and_repeated_documents():
-    long_doc = TokenizedDoc("긴-글", np.arange(100, 140, dtype=np.uint16), np.array([40], np.uint32)).to_wire()
-    short_doc = TokenizedDoc("짧은-글", np.array([7, 8], np.uint16), np.array([2], np.uint32)).to_wire()
-    empty = TokenizedDoc("빈-글", np.zeros(0, np.uint16), np.zeros(0, np.uint32)).to_wire()
+    long_doc = synthetic("긴-글", np.arange(100, 140, dtype=np.uint16), np.array([40], np.uint32)).to_wire()
+    short_doc = synthetic("짧은-글", np.array([7, 8], np.uint16), np.array([2], np.uint32)).to_wire()
+    empty = synthetic("빈-글", np.zeros(0, np.uint16), np.zeros(0, np.uint32)).to_wire()
     config = PackConfig(max_length=8, layout="cross_document")
     # 41 + 3 stream tokens, 7 per row: 7 rows; groups of one row: five start inside the long document
     data, stats, groups = stream_groups([[short_doc, empty], [long_doc]], config, 1, 64)

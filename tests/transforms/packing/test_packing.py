@@ -11,7 +11,6 @@ import pytest
 from kcorpus.transforms.packing.packer import (
     DocBlock,
     PackConfig,
-    PackStats,
     SpecialIds,
     TokenizedDoc,
     content_tokens,
@@ -19,6 +18,7 @@ from kcorpus.transforms.packing.packer import (
     pack_block,
     pack_documents,
 )
+from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
     special_ids,
@@ -43,7 +43,7 @@ def docs(tokenizer) -> list[TokenizedDoc]:
 
 def doc(doc_id: str, *lengths: int, start: int = 100) -> TokenizedDoc:
     ids = np.arange(start, start + sum(lengths), dtype=np.uint32)
-    return TokenizedDoc(doc_id, ids, np.array(lengths, dtype=np.uint32))
+    return TokenizedDoc(doc_id, ids, np.array(lengths, dtype=np.uint32), np.ones(ids.shape[0], np.uint8))
 
 
 def test_fixture_corpus_tokens_match_one_by_one_encoding(tokenizer, docs):
@@ -95,7 +95,7 @@ def test_cross_document_stream_is_full_length_and_reconciles(docs):
     expected = [t for d in docs for t in [*d.ids.tolist(), SPECIAL.sep]]
     assert stream == expected
     columns = pack_block(DocBlock.from_docs(docs), config, SPECIAL)
-    stats = PackStats.of_columns(columns, len(docs), sum(d.num_tokens for d in docs), 128)
+    stats = PackStats.of_columns(columns, {"": len(docs)}, sum(d.num_tokens for d in docs), 128)
     assert stats.dropped_tokens == 0
     assert stats.sequences == 463 == -(-(58140 + 645) // 127)
     assert stats.padding_tokens == 16
@@ -171,7 +171,7 @@ def test_missing_special_token_is_a_clear_error(tokenizer):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"layout": "nsp"}, {"max_length": 4}, {"short_seq_prob": 1.5}, {"min_target_length": 1000}]
+    "kwargs", [{"layout": "sop"}, {"max_length": 4}, {"short_seq_prob": 1.5}, {"min_target_length": 1000}]
 )
 def test_bad_config_is_rejected(kwargs):
     with pytest.raises(ValueError):

@@ -197,3 +197,74 @@ def test_duplicate_tokens_are_refused(tmp_path, bad, capsys):
     path.write_text(bad, encoding="utf-8")
     assert cli(["vocab-merge", str(path), str(KCBERT), "--out", str(tmp_path / "m")]) == 2
     assert "duplicate" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def stock_spm(tmp_path_factory):
+    """Stock SentencePiece models (sentencepiece's own defaults: `<unk> <s> </s>`, as KoBERT's has), unigram
+    and BPE, trained on the test slice."""
+    import sentencepiece as spm
+
+    out = tmp_path_factory.mktemp("stock")
+    models = {}
+    for model_type in ("unigram", "bpe"):
+        prefix = out / model_type
+        spm.SentencePieceTrainer.train(input=str(TEXT), model_prefix=str(prefix), vocab_size=2000,
+                                       model_type=model_type, character_coverage=0.9995, num_threads=1,
+                                       minloglevel=2)
+        models[model_type] = prefix.with_suffix(".model")
+    return models
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_a_stock_sentencepiece_base_gets_bert_specials_with_a_notice(tmp_path, stock_spm, model_type, capsys):
+    import sentencepiece as spm
+    from transformers import AutoTokenizer
+
+    from kcorpus.transforms.packing.tokenize import special_ids, tokenizer_from_bytes
+
+    stock = spm.SentencePieceProcessor(model_file=str(stock_spm[model_type]))
+    assert [stock.id_to_piece(i) for i in range(3)] == ["<unk>", "<s>", "</s>"]
+    out = tmp_path / "merged"
+    assert cli(["vocab-merge", str(stock_spm[model_type]), str(KCBERT), "--out", str(out)]) == 0
+    notice = capsys.readouterr().err.splitlines()[0]
+    assert notice == (f"kcorpus vocab-merge: notice: {stock_spm[model_type]} lacks BERT's special tokens: its unknown "
+                      "piece <unk> is now [UNK] (same id); [PAD] [CLS] [SEP] [MASK] appended after its pieces")
+    merged = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))
+    # the base's ids and scores stay; [UNK] is the unknown piece at <unk>'s id; the specials follow the base
+    assert merged.id_to_piece(0) == "[UNK]" and merged.unk_id() == 0 and merged.is_unknown(0)
+    assert all(merged.id_to_piece(i) == stock.id_to_piece(i) and merged.get_score(i) == stock.get_score(i)
+               for i in range(1, 2000))
+    assert [merged.id_to_piece(i) for i in range(2000, 2004)] == ["[PAD]", "[CLS]", "[SEP]", "[MASK]"]
+    assert merged.is_control(2000) and merged.encode("[MASK]", out_type=str)[-1] == "[MASK]"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["merge"]["added_specials"] == notice.split("special tokens: ")[1]
+    assert manifest["merge"]["appended"] > 0 and manifest["vocab_size"] == merged.get_piece_size()
+
+    auto = AutoTokenizer.from_pretrained(str(out))
+    assert (auto.unk_token_id, auto.pad_token_id, auto.cls_token_id, auto.sep_token_id, auto.mask_token_id) == (
+        0, 2000, 2001, 2002, 2003)
+    # the stock model's nmt_nfkc rules apply in both (ㅋ -> ᄏ); they agree but on ties of equal score, broken
+    # in another order (ᄏ ᄏᄏ vs ᄏᄏ ᄏ)
+    sentences = _plain_lines(TEXT)[:300] + ["코로나 때문에 영화관 못 가서 뷁"]
+    differ = 0
+    for x in sentences:
+        ours, theirs = auto(x, add_special_tokens=False)["input_ids"], merged.encode(x)
+        if ours != theirs:
+            differ += 1
+            assert sorted(ours) == sorted(theirs)
+    assert differ < 5 and auto.tokenize("굳 ㅋ")[-1].endswith("ᄏ")
+    encoded = auto("재밌어요", "최고")["input_ids"]
+    assert encoded[0] == 2001 and encoded.count(2002) == 2 and encoded[-1] == 2002
+    # and `kcorpus pack` finds the ids it inserts
+    tok = tokenizer_from_bytes((out / "tokenizer.json").read_bytes())
+    assert special_ids(tok) == special_ids(tok, "[CLS]", "[SEP]", "[PAD]")
+    assert (special_ids(tok).cls, special_ids(tok).sep, special_ids(tok).pad) == (2001, 2002, 2000)
+
+
+def test_a_base_with_the_specials_is_left_as_it_is(spm_base):
+    from kcorpus.transforms.vocab.spm_model import with_bert_specials
+
+    proto = (spm_base["unigram"] / "spm.model").read_bytes()
+    unchanged, added = with_bert_specials(proto)
+    assert unchanged == proto and added.renamed_unknown is None and added.appended == [] and added.notice() == ""
