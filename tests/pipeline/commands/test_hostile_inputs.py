@@ -7,9 +7,13 @@ part added at test time, and checks that nothing is lost or left behind.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
+
 from kcorpus.pipeline.cli import main
+from packing_fixtures import kcbert_tokenizer_dir
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -19,6 +23,36 @@ DEEP_JSON = '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
 
 def jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def sample_profile(tmp_path: Path, nsmc_rows: int = 300, petitions: int = 20, extra: str = "") -> Path:
+    """A profile over the first rows of the bundled NSMC and petitions slices (real data)."""
+    nsmc = (SAMPLE / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    pets = (SAMPLE / "petitions_2017-08_head").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "nsmc.txt").write_text("".join(nsmc[: nsmc_rows + 1]), encoding="utf-8")
+    (tmp_path / "petitions").write_text("".join(pets[:petitions]), encoding="utf-8")
+    cfg = tmp_path / "profile.yaml"
+    cfg.write_text(
+        "sources:\n"
+        f"  - {{name: nsmc, format: nsmc, paths: ['{tmp_path / 'nsmc.txt'}'], split_sentences: false}}\n"
+        f"  - {{name: petitions, format: petitions, paths: ['{tmp_path / 'petitions'}']}}\n"
+        f"output: {{num_shards: 2}}\n{extra}", encoding="utf-8")
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory) -> Path:
+    """build-corpus of 300 NSMC comments and 20 petitions."""
+    folder = tmp_path_factory.mktemp("corpus")
+    out = folder / "corpus"
+    assert main(["build-corpus", "--config", str(sample_profile(folder)), "--out", str(out),
+                 "--local-mode", "in_memory"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory) -> Path:
+    return kcbert_tokenizer_dir(tmp_path_factory.mktemp("tokenizer"))
 
 
 def petitions_with_a_deep_line(tmp_path: Path) -> Path:
@@ -59,3 +93,43 @@ def test_build_corpus_dead_letters_a_too_deep_json_line(tmp_path):
     assert (stats["input"], stats["dead_lettered"]) == (5, 1)
     (dead,) = [r for f in sorted((out / "rejected").iterdir()) for r in jsonl(f) if r["reason"].startswith("invalid")]
     assert (dead["path"], dead["reason"]) == (str(path), "invalid_json: nested deeper than 1000 levels")
+
+
+# --- 2. nothing kept --------------------------------------------------------------------------------------
+
+
+def test_filters_that_drop_everything_fail_the_build_and_pack_refuses_the_empty_corpus(tmp_path, tokenizer, capsys):
+    cfg = sample_profile(tmp_path, nsmc_rows=100, petitions=5)
+    out = tmp_path / "corpus"
+    # a typo: 2000 for 20 (every comment and petition sentence is shorter)
+    code = main(["build-corpus", "--config", str(cfg), "--out", str(out), "--set", "filters.min_chars=2000",
+                 "--set", "filters.max_chars=9000", "--local-mode", "in_memory"])
+    assert code == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"kcorpus build-corpus: error: source {name!r}: no document kept ({n} records in, 0 kept, {n} dropped, "
+        f"0 dead-lettered); rule too_short (filters.min_chars) dropped {n}; see rejected/"
+        for name, n in (("nsmc", 100), ("petitions", 5))
+    ]
+    packed = tmp_path / "packed"
+    assert main(["pack", "--corpus", str(out), "--tokenizer", str(tokenizer), "--out", str(packed)]) == 2
+    assert capsys.readouterr().err == (
+        f"kcorpus pack: error: --corpus {out}: build-corpus kept no document (105 records in, 105 dropped: "
+        "too_short 105; 0 dead-lettered); nothing to pack\n")
+    assert not packed.exists()
+
+
+# --- 10. what pack reads ----------------------------------------------------------------------------------
+
+
+def test_pack_reads_the_shards_build_corpus_wrote_and_names_a_stray_file(small_corpus, tokenizer, tmp_path, caplog):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(small_corpus, corpus)
+    assert main(["pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(tmp_path / "a")]) == 0
+    stray = corpus / "docs" / "extra.jsonl"
+    shutil.copy(TESTDATA / "pack" / "corpus" / "docs" / "part-00000-of-00002.jsonl", stray)
+    assert main(["pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(tmp_path / "b")]) == 0
+    assert f"1 file(s) that build-corpus did not write are not packed: {stray}" in caplog.text
+    counts = [json.loads((tmp_path / out / "manifest.json").read_text())["counts"] for out in "ab"]
+    assert counts[0] == counts[1] and counts[0]["documents"] > 0
+    (corpus / "docs" / "part-00001-of-00002.jsonl").unlink()
+    assert main(["pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(tmp_path / "c")]) == 2
