@@ -22,7 +22,7 @@ from kcorpus.transforms.vocab.files import (
     write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.sample import expand_inputs, read_sample
+from kcorpus.transforms.vocab.sample import expand_inputs, read_sample, text_problem
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
@@ -73,9 +73,20 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     a previous vocab's own files removed with `overwrite`) for the rest of the run.
     """
     plan = check_output(job.out, "train-vocab", job.inputs, overwrite=job.overwrite)
-    expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
+    files = expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
+    refuse_non_text(files)
     with claim_output(plan):
         return _train_vocab(job)
+
+
+def refuse_non_text(files: list[str]) -> None:
+    """ValueError naming the first input files that are binary or not UTF-8 (a pack folder, a CP949 file)."""
+    bad = [(path, problem) for path in files if (problem := text_problem(path))]
+    if bad:
+        more = f" (and {len(bad) - 1} more such files)" if len(bad) > 1 else ""
+        path, problem = bad[0]
+        raise ValueError(f"--input {path}: {problem}{more}; train-vocab reads UTF-8 text or JSONL (a "
+                         "build-corpus output, not a pack folder; convert other encodings with iconv)")
 
 
 def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:

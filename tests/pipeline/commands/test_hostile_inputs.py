@@ -133,3 +133,26 @@ def test_pack_reads_the_shards_build_corpus_wrote_and_names_a_stray_file(small_c
     assert counts[0] == counts[1] and counts[0]["documents"] > 0
     (corpus / "docs" / "part-00001-of-00002.jsonl").unlink()
     assert main(["pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(tmp_path / "c")]) == 2
+
+
+# --- 3. train-vocab on something that is not text ---------------------------------------------------------
+
+
+def test_train_vocab_refuses_a_pack_folder_and_a_cp949_file_before_training(small_corpus, tokenizer, tmp_path, capsys):
+    packed = tmp_path / "packed"
+    assert main(["pack", "--corpus", str(small_corpus), "--tokenizer", str(tokenizer), "--out", str(packed)]) == 0
+    capsys.readouterr()
+    vocab = tmp_path / "vocab"
+    cp949 = TESTDATA / "readers" / "cp949_comments.txt"
+    arrow = packed / "train" / "data-00000-of-00001.arrow"
+    for given, named, problem in (
+        (packed, arrow, "a binary file (a NUL byte at offset 6) (and 1 more such files)"),
+        (cp949, cp949, "not UTF-8 (byte 0xc0 at offset 0)"),
+    ):
+        code = main(["train-vocab", "--kind", "wordpiece", "--vocab-size", "2000", "--input", str(given),
+                     "--out", str(vocab), "--quiet"])
+        assert code == 2
+        assert capsys.readouterr().err == (
+            f"kcorpus train-vocab: error: --input {named}: {problem}; train-vocab reads UTF-8 text or JSONL (a "
+            "build-corpus output, not a pack folder; convert other encodings with iconv)\n")
+        assert not vocab.exists()
