@@ -469,10 +469,16 @@ def read_yaml(path: str) -> Any:
         from apache_beam.io.filesystems import FileSystems
 
         with FileSystems.open(path) as f:
-            text = f.read().decode("utf-8")
+            data = f.read()
     else:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        problem = f"not UTF-8 (byte {data[err.start]:#04x}); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
+        raise ProfileError([f"{path}:{line}: {problem}"]) from None
     try:
         return yaml.safe_load(text) or {}
     except yaml.YAMLError as err:

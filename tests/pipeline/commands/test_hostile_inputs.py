@@ -14,7 +14,7 @@ import pytest
 
 from kcorpus.pipeline.cli import main
 from packing_fixtures import kcbert_tokenizer_dir
-from testdata_paths import TESTDATA
+from testdata_paths import ROOT, TESTDATA
 
 SAMPLE = TESTDATA / "sample"
 # A JSON value nested 100,000 brackets deep: the stdlib decoder raises RecursionError, not JSONDecodeError.
@@ -156,3 +156,39 @@ def test_train_vocab_refuses_a_pack_folder_and_a_cp949_file_before_training(smal
             f"kcorpus train-vocab: error: --input {named}: {problem}; train-vocab reads UTF-8 text or JSONL (a "
             "build-corpus output, not a pack folder; convert other encodings with iconv)\n")
         assert not vocab.exists()
+
+
+# --- 4. user files in another encoding --------------------------------------------------------------------
+
+
+def test_a_profile_saved_in_cp949_is_one_line_and_exit_2(tmp_path, capsys):
+    profile = tmp_path / "sample.yaml"
+    text = (ROOT / "configs" / "sample.yaml").read_text(encoding="utf-8")
+    profile.write_bytes(text.encode("cp949"))
+    line = next(n for n, text_line in enumerate(text.splitlines(), 1) if not text_line.isascii())
+    expected = f"{profile}:{line}: not UTF-8 (byte 0xc1); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
+    for argv in (["build-corpus", "--config", str(profile), "--out", str(tmp_path / "out")], ["run", str(profile)]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"kcorpus {argv[0]}: error: {expected}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.yaml"]
+
+
+def test_a_tokenizer_or_vocab_that_is_not_utf8_json_names_the_file(small_corpus, tokenizer, tmp_path, capsys):
+    kcbert = TESTDATA / "vocabs" / "kcbert" / "vocab.txt"
+    cp949 = tmp_path / "cp949" / "tokenizer.json"
+    cp949.parent.mkdir()
+    cp949.write_bytes((tokenizer / "tokenizer.json").read_text(encoding="utf-8").encode("cp949", errors="replace"))
+    garbage = tmp_path / "garbage" / "tokenizer.json"
+    garbage.parent.mkdir()
+    garbage.write_text("<html>404</html>\n", encoding="utf-8")
+    for tok, problem in ((cp949, "not UTF-8 (byte 0xa2 at offset 1964)"),
+                         (garbage, "not a tokenizers JSON file (expected value at line 1 column 1)")):
+        assert main(["pack", "--corpus", str(small_corpus), "--tokenizer", str(tok.parent),
+                     "--out", str(tmp_path / "packed")]) == 2
+        assert capsys.readouterr().err == (
+            f"kcorpus pack: error: --tokenizer {tok}: {problem}; expected the tokenizer.json train-vocab writes\n")
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_bytes(kcbert.read_text(encoding="utf-8").encode("cp949", errors="replace"))
+    assert main(["vocab-report", str(vocab), str(kcbert), "--out", str(tmp_path / "report")]) == 2
+    assert capsys.readouterr().err == f"kcorpus vocab-report: error: {vocab}:97: not UTF-8 (byte 0xa2); a vocab.txt is UTF-8\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cp949", "garbage", "vocab.txt"]
