@@ -6,13 +6,17 @@ part added at test time, and checks that nothing is lost or left behind.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.cli import main
+from kcorpus.pipeline.outputs import write_marker
 from packing_fixtures import kcbert_tokenizer_dir
 from testdata_paths import ROOT, TESTDATA
 
@@ -192,3 +196,76 @@ def test_a_tokenizer_or_vocab_that_is_not_utf8_json_names_the_file(small_corpus,
     assert main(["vocab-report", str(vocab), str(kcbert), "--out", str(tmp_path / "report")]) == 2
     assert capsys.readouterr().err == f"kcorpus vocab-report: error: {vocab}:97: not UTF-8 (byte 0xa2); a vocab.txt is UTF-8\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cp949", "garbage", "vocab.txt"]
+
+
+# --- 5. disk full -----------------------------------------------------------------------------------------
+
+
+def full_disk_after(monkeypatch, nbytes: int, pattern: str) -> None:
+    """Files whose name contains `pattern` take `nbytes` bytes, then raise ENOSPC as a full disk does (the
+    same `OSError` a 512 KB tmpfs gives; a mount needs root, this works everywhere)."""
+    create = FileSystems.create
+
+    class FullDisk(io.RawIOBase):
+        def __init__(self, path: str):
+            self._raw = create(path)
+            self.room = nbytes
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data) -> int:
+            if len(data) > self.room:
+                self._raw.write(bytes(data[: self.room]))
+                self.room = 0
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.room -= len(data)
+            return self._raw.write(data)
+
+        def close(self) -> None:
+            self._raw.close()
+            super().close()
+
+    monkeypatch.setattr(FileSystems, "create",
+                        lambda path, *a, **k: FullDisk(path) if pattern in path else create(path, *a, **k))
+
+
+def test_pack_on_a_full_disk_is_one_line_leaves_nothing_and_the_rerun_goes_ahead(
+        small_corpus, tokenizer, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "packed"
+    argv = ["pack", "--corpus", str(small_corpus), "--tokenizer", str(tokenizer), "--out", str(out),
+            "--local-mode", "in_memory"]
+    with monkeypatch.context() as patch:
+        full_disk_after(patch, 4096, ".arrow.tmp-")
+        assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kcorpus pack: error: --out {out}: no space left on device (ENOSPC) writing "
+        f"{out}/train/data-00000-of-00001.arrow; the partial output was removed: free space or choose another "
+        "folder, then run again")
+    assert [p.name for p in out.rglob("*")] == [".kcorpus-owned.json"]
+    assert json.loads((out / ".kcorpus-owned.json").read_text())["state"] == "failed"
+    assert main(argv) == 0  # no --overwrite needed: nothing finished there
+    assert json.loads((out / "manifest.json").read_text())["counts"]["sequences"] > 0
+
+
+def test_build_corpus_on_a_full_disk_removes_its_partial_output(tmp_path, capsys, monkeypatch):
+    cfg = sample_profile(tmp_path, nsmc_rows=100, petitions=5)
+    out = tmp_path / "corpus"
+    with monkeypatch.context() as patch:
+        full_disk_after(patch, 100, "docs/part-00001")
+        assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"kcorpus build-corpus: error: --out {out}: no space left on device (ENOSPC) writing "
+                           f"{out}/docs/part-00001-of-00002.jsonl; the partial output was removed")
+    assert [p.name for p in out.rglob("*")] == [".kcorpus-owned.json"]
+
+
+def test_a_killed_runs_leftovers_are_its_own_on_the_rerun(small_corpus, tokenizer, tmp_path, caplog):
+    out = tmp_path / "packed"
+    (out / "train").mkdir(parents=True)
+    (out / "train" / ".data-00000-of-00001.arrow.tmp-0123").write_bytes(b"ARROW1\x00\x00")
+    write_marker(str(out), "pack", state="running")  # the process was killed: no `complete`, no lock left
+    assert main(["pack", "--corpus", str(small_corpus), "--tokenizer", str(tokenizer), "--out", str(out)]) == 0
+    assert f"--out {out}: removing what a kcorpus pack run that did not finish left there (train)" in caplog.text
+    assert not list(out.rglob("*.tmp-*"))
+    assert json.loads((out / ".kcorpus-owned.json").read_text())["state"] == "complete"
