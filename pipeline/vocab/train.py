@@ -7,6 +7,7 @@ raises `VocabCheckError` after writing when a post-training check fails (the fil
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 import time
@@ -30,6 +31,8 @@ from kcorpus.transforms.vocab.train import (
     train_sentencepiece,
     train_wordpiece,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +117,14 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
     trained_s = time.perf_counter() - started
+    if len(tokens) < config.vocab_size:
+        log.warning(
+            "--vocab-size %s asks for more tokens than the corpus gives: the vocab has %s, "
+            "every piece the trainer found; a model sized for %s ids would never use %s of them: set it to %s "
+            "or lower (or train on more text)",
+            f"{config.vocab_size:,}", f"{len(tokens):,}", f"{config.vocab_size:,}",
+            f"{config.vocab_size - len(tokens):,}", len(tokens),
+        )
     report = check_vocab(
         tokenizer,
         job.kind,

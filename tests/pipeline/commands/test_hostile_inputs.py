@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.cli import main
 from kcorpus.pipeline.outputs import write_marker
+from kcorpus.transforms.vocab.files import write_wordpiece_dir
 from packing_fixtures import kcbert_tokenizer_dir
 from testdata_paths import ROOT, TESTDATA
 
@@ -269,3 +271,41 @@ def test_a_killed_runs_leftovers_are_its_own_on_the_rerun(small_corpus, tokenize
     assert f"--out {out}: removing what a kcorpus pack run that did not finish left there (train)" in caplog.text
     assert not list(out.rglob("*.tmp-*"))
     assert json.loads((out / ".kcorpus-owned.json").read_text())["state"] == "complete"
+
+
+# --- 6. impossible settings -------------------------------------------------------------------------------
+
+
+def test_pack_refuses_rows_longer_than_the_model_and_more_shards_than_documents(small_corpus, tmp_path, capsys):
+    vocab = tmp_path / "kcbert"
+    tokens = (TESTDATA / "vocabs" / "kcbert" / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    write_wordpiece_dir(str(vocab), tokens, model_max_length=512)  # as train-vocab writes it
+    out = tmp_path / "packed"
+    base = ["pack", "--corpus", str(small_corpus), "--tokenizer", str(vocab), "--out", str(out)]
+    assert main([*base, "--max-length", "100000"]) == 2
+    assert capsys.readouterr().err == (
+        "kcorpus pack: error: --max-length 100000 is more than the tokenizer's model_max_length 512 "
+        "(tokenizer_config.json): the model's position embeddings would not take the rows; lower it, or pass "
+        "--allow-longer-than-model for a model built that long\n")
+    documents = json.loads((small_corpus / "stats.json").read_text())["total"]["kept"]
+    train = math.ceil(documents * 0.99)
+    assert main([*base, "--num-shards", "5000", "--num-validation-shards", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"kcorpus pack: error: --num-shards 5000 is more than the about {train} documents the corpus has for "
+        f"that split: the other shards would be empty files; use at most {train} (or leave it out: "
+        "--shard-size-mb picks the count)\n")
+    assert not out.exists()
+    assert main([*base, "--max-length", "1024", "--allow-longer-than-model", "--num-shards", str(train)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert len(list((out / "train").glob("*.arrow"))) == train and manifest["counts"]["sequences"] > 0
+
+
+def test_a_vocab_size_the_corpus_cannot_fill_is_a_clear_warning(small_corpus, tmp_path, caplog):
+    out = tmp_path / "vocab"
+    assert main(["train-vocab", "--kind", "wordpiece", "--vocab-size", "2000000", "--input", str(small_corpus),
+                 "--out", str(out), "--quiet"]) == 0
+    size = len((out / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    assert size < 100_000
+    assert (f"--vocab-size 2,000,000 asks for more tokens than the corpus gives: the vocab has {size:,}, every "
+            f"piece the trainer found; a model sized for 2,000,000 ids would never use {2_000_000 - size:,} of them: "
+            f"set it to {size} or lower (or train on more text)") in caplog.text
