@@ -181,7 +181,10 @@ def check_profile(
     profile: Profile | None = None
     try:
         if isinstance(raw, dict):
-            apply_overrides(raw, overrides)
+            apply_overrides(raw, overrides)  # applies every override it can, then names the others
+    except ProfileError as err:
+        problems.extend(err.errors)
+    try:
         profile = profile_from_dict(raw, base_dir=posixpath.dirname(path))
     except ProfileError as err:
         problems.extend(err.errors)

@@ -6,9 +6,11 @@ part added at test time, and checks that nothing is lost or left behind.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import io
 import json
+import logging
 import math
 import shutil
 from pathlib import Path
@@ -17,7 +19,13 @@ import pytest
 from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.cli import main
+from kcorpus.pipeline.commands import train_vocab as train_vocab_command
+from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs import write_marker
+from kcorpus.pipeline.profile import load_profile
+from kcorpus.pipeline.run.errors import StageFailed
+from kcorpus.pipeline.run.orchestrate import execute_stage
+from kcorpus.pipeline.run.stages import plan_stages
 from kcorpus.transforms.vocab.files import write_wordpiece_dir
 from packing_fixtures import kcbert_tokenizer_dir
 from testdata_paths import ROOT, TESTDATA
@@ -309,3 +317,53 @@ def test_a_vocab_size_the_corpus_cannot_fill_is_a_clear_warning(small_corpus, tm
     assert (f"--vocab-size 2,000,000 asks for more tokens than the corpus gives: the vocab has {size:,}, every "
             f"piece the trainer found; a model sized for 2,000,000 ids would never use {2_000_000 - size:,} of them: "
             f"set it to {size} or lower (or train on more text)") in caplog.text
+
+
+# --- 9. errors name every mistake, in the words the user edits --------------------------------------------
+
+
+def test_every_set_mistake_is_named_at_once(tmp_path, capsys):
+    sample = str(ROOT / "configs" / "sample.yaml")
+    # a type error in `filters` used to hide the section's own rule (min_hangul_ratio in [0, 1])
+    assert main(["build-corpus", "--config", sample, "--out", str(tmp_path / "o"), "--set", "filters.min_chars=abc",
+                 "--set", "filters.min_hangul_ratio=2", "--set", "dedup.near.bands=0"]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"kcorpus build-corpus: error: {sample}: {line}" for line in (
+        "filters.min_chars: expected an integer, got 'abc'",
+        "dedup.near: ngram, bands and rows must be >= 1",
+        "filters: min_hangul_ratio must be in [0, 1], got 2.0")]
+    # an override that addresses nothing used to stop the check of the others
+    assert main(["build-corpus", "--config", sample, "--out", str(tmp_path / "o"), "--set", "sources.nosuch.preset=x",
+                 "--set", "sources.nsmc.preset=bogus", "--set", "filters.min_chars"]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"kcorpus build-corpus: error: {sample}: {line}" for line in (
+        "override 'sources.nosuch': no list element 'nosuch'",
+        "override 'filters.min_chars': expected KEY=VALUE (e.g. filters.min_chars=5)",
+        "sources[0].preset: unknown clean preset 'bogus'; valid: kcelectra, kcbert, none")]
+    assert not (tmp_path / "o").exists()
+
+
+def test_kcorpus_run_names_the_profile_keys_a_stage_error_or_warning_means(tmp_path, caplog):
+    stages = {s.name: s for s in plan_stages(load_profile(ROOT / "configs" / "sample.yaml"))}
+
+    def train_vocab(job, beam_args):
+        logging.getLogger("kcorpus.pipeline.vocab.train").warning("--vocab-size 2,000,000 asks for more tokens")
+        raise ValueError("raise --vocab-size or set --limit-alphabet (--num-unused, --unused); --input a.arrow")
+
+    def pack(job, beam_args):
+        raise UserError(["--max-length 100000 is more than 512; pass --allow-longer-than-model"])
+
+    with pytest.raises(StageFailed) as failed:
+        execute_stage(stages["vocab"], None, train_vocab, [], str(tmp_path / "v.partial"), str(tmp_path / "v"), {})
+    assert ("raise vocab.vocab_size or set vocab.limit_alphabet (vocab.num_unused, vocab.num_unused); --input "
+            "a.arrow") in str(failed.value)
+    assert "vocab.vocab_size 2,000,000 asks for more tokens" in caplog.text
+    with pytest.raises(UserError) as refused:
+        execute_stage(stages["pack"], None, pack, [], str(tmp_path / "p.partial"), str(tmp_path / "p"), {})
+    assert refused.value.errors[0] == "pack.max_length 100000 is more than 512; pass pack.allow_longer_than_model"
+
+
+def test_the_num_unused_flag_matches_its_profile_key_and_the_old_name_works():
+    parser = argparse.ArgumentParser()
+    train_vocab_command.add_arguments(parser)
+    base = ["--kind", "wordpiece", "--vocab-size", "100", "--input", "x", "--out", "y"]
+    for flag in ("--num-unused", "--unused"):
+        assert train_vocab_command.job_from_args(parser.parse_args([*base, flag, "7"])).config.num_unused == 7
