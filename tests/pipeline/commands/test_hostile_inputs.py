@@ -367,3 +367,31 @@ def test_the_num_unused_flag_matches_its_profile_key_and_the_old_name_works():
     base = ["--kind", "wordpiece", "--vocab-size", "100", "--input", "x", "--out", "y"]
     for flag in ("--num-unused", "--unused"):
         assert train_vocab_command.job_from_args(parser.parse_args([*base, flag, "7"])).config.num_unused == 7
+
+
+# --- 10. smaller ------------------------------------------------------------------------------------------
+
+
+def test_build_corpus_dead_letters_a_broken_symlink_as_read_does(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    rows = (SAMPLE / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines(keepends=True)[:51]
+    (folder / "a.txt").write_text("".join(rows), encoding="utf-8")
+    (folder / "b.txt").symlink_to(tmp_path / "gone.txt")
+    reason = f"unreadable_file: a symbolic link to {tmp_path / 'gone.txt'}, which does not exist"
+    for paths in ([str(folder)], [str(folder / "*.txt")]):
+        cfg = tmp_path / "p.yaml"
+        cfg.write_text(json.dumps({"sources": [{"name": "nsmc", "format": "nsmc", "paths": paths}],
+                                   "output": {"num_shards": 1, "max_dead_letter_fraction": 0.05}}), encoding="utf-8")
+        out = tmp_path / "out"
+        assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory",
+                     "--overwrite"]) == 0
+        (dead,) = jsonl(out / "rejected" / "dead_letter.jsonl")
+        assert (dead["path"], dead["reason"]) == (str(folder / "b.txt"), reason)
+        stats = json.loads((out / "stats.json").read_text())["sources"]["nsmc"]
+        assert (stats["input"], stats["dead_lettered"], stats["reconciled"]) == (51, 1, True)
+    cfg.write_text(json.dumps({"sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(folder / "b.txt")]}]}))
+    assert main(["build-corpus", "--config", str(cfg), "--out", str(tmp_path / "o2")]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"{folder / 'b.txt'} is a symbolic link to {tmp_path / 'gone.txt'}, which does not exist (allow_missing: "
+        "true on the source allows that)\n")
