@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import hashlib
 import io
 import json
 import logging
@@ -395,3 +396,20 @@ def test_build_corpus_dead_letters_a_broken_symlink_as_read_does(tmp_path, capsy
     assert capsys.readouterr().err.endswith(
         f"{folder / 'b.txt'} is a symbolic link to {tmp_path / 'gone.txt'}, which does not exist (allow_missing: "
         "true on the source allows that)\n")
+
+
+def test_a_huge_line_dropped_as_too_long_is_stored_cut_with_its_length_and_digest(tmp_path):
+    rows = (SAMPLE / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines(keepends=True)[:21]
+    huge = "이 영화 정말 최고였어요 배우들 연기도 좋고 " * 80_000  # 2 MB of one real-looking comment
+    (tmp_path / "nsmc.txt").write_text("".join(rows) + f"99999999\t{huge}\t1\n", encoding="utf-8")
+    cfg = tmp_path / "p.yaml"
+    cfg.write_text(json.dumps({
+        "sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(tmp_path / "nsmc.txt")], "split_sentences": False}],
+        "filters": {"max_chars": 1000}, "output": {"num_shards": 1, "dropped": "all"}}), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 0
+    (record,) = [r for r in jsonl(out / "rejected" / "dropped-00000-of-00001.jsonl") if r["id"] == "nsmc:99999999"]
+    text = huge.strip()
+    assert record["reason"] == "too_long" and record["text"] == text[:10_000]
+    assert (record["text_chars"], record["text_sha256"]) == (len(text), hashlib.sha256(text.encode()).hexdigest())
+    assert (out / "rejected" / "dropped-00000-of-00001.jsonl").stat().st_size < 100_000
