@@ -186,10 +186,8 @@ def claim_output(plan: OutputPlan) -> Iterator[OutputPlan]:
 def _clean_up_failure(plan: OutputPlan, err: BaseException, marker: dict[str, Any]) -> None:
     """After a failed run: its temporary files go (all it wrote when the disk is full), the marker says
     `failed` (or is restored for `kcorpus run`, whose finished stages stay); DiskFullError for ENOSPC."""
-    full = disk_full(err)
-    if plan.resume:
-        write_marker(plan.out, plan.command, state=marker.get("state", "complete"))
-    else:
+    full = None if isinstance(err, DiskFullError) else disk_full(err)  # a stage's own report stands
+    if not plan.resume:
         for entry in list_entries(plan.out):
             if is_bookkeeping(entry) or not owned_by(plan.command, entry):
                 continue
@@ -197,7 +195,8 @@ def _clean_up_failure(plan: OutputPlan, err: BaseException, marker: dict[str, An
                 _remove_entry(plan.out, entry)
             else:
                 _remove_temporary(plan.out, entry)
-        write_marker(plan.out, plan.command, state="failed")
+    with contextlib.suppress(OSError):  # the marker is bookkeeping: the run's own error is the one to report
+        write_marker(plan.out, plan.command, state=marker.get("state", "complete") if plan.resume else "failed")
     if full is not None:
         kept = "its finished stages are kept" if plan.resume else "the partial output was removed"
         raise DiskFullError(f"--out {plan.out}: no space left on device (ENOSPC) writing {full}; {kept}: free "
