@@ -5,8 +5,10 @@ A file is written under a temporary name next to its final one and renamed into 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import uuid
+from collections.abc import Iterator
 
 from apache_beam.io.filesystems import FileSystems
 
@@ -21,12 +23,14 @@ class AtomicTextFile:
         self._text = io.TextIOWrapper(self._raw, encoding="utf-8", newline="\n")
 
     def write(self, text: str) -> None:
-        self._text.write(text)
+        with naming(self.path):
+            self._text.write(text)
 
     def close(self) -> None:
-        self._text.flush()
-        self._text.detach()
-        self._raw.close()
+        with naming(self.path):
+            self._text.flush()
+            self._text.detach()
+            self._raw.close()
         _replace(self.tmp, self.path)
 
     def __enter__(self) -> AtomicTextFile:  # noqa: PYI034 -- py3.10 has no typing.Self
@@ -36,18 +40,44 @@ class AtomicTextFile:
         if exc[0] is None:
             self.close()
         else:
-            self._text.detach()
+            self.discard()
+
+    def discard(self) -> None:
+        """Close and delete the temporary file (after a failed write: a full disk gets its space back)."""
+        try:
+            self._text.detach()  # flushes, which fails again on a full disk
+        except OSError:
+            pass
+        try:
             self._raw.close()
-            FileSystems.delete([self.tmp])
+        except OSError:
+            pass
+        FileSystems.delete([self.tmp])
 
 
 def write_atomic(path: str, data: bytes) -> None:
     """Write `data` to a temporary name next to `path`, then rename: readers never see a partial file."""
     directory, name = path.rsplit("/", 1) if "/" in path else (".", path)
     tmp = FileSystems.join(directory, f".{name}.tmp-{uuid.uuid4().hex}")
-    with FileSystems.create(tmp) as f:
-        f.write(data)
+    try:
+        with naming(path), FileSystems.create(tmp) as f:
+            f.write(data)
+    except OSError:
+        if FileSystems.exists(tmp):
+            FileSystems.delete([tmp])  # a partial file would keep a full disk full
+        raise
     _replace(tmp, path)
+
+
+@contextlib.contextmanager
+def naming(path: str) -> Iterator[None]:
+    """Re-raise an OSError that names no file (a full disk: `[Errno 28] No space left on device`) naming `path`."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno is not None and not err.filename:
+            raise OSError(err.errno, err.strerror, path) from err
+        raise
 
 
 def _replace(tmp: str, path: str) -> None:

@@ -13,16 +13,18 @@ import sys
 
 LOG_LEVEL_ENV = "KCORPUS_LOG_LEVEL"
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
-# Warnings Beam prints on every start that no user can act on.
+# Warnings Beam prints on every start that no user can act on, and errors a command reports in one line.
 NOISE = (
     "apitools not found",
     "No semi_persistent_directory found",
     "Discarding unparseable args",
+    # A worker's full disk: the command ends with one line naming ENOSPC and the file (pipeline/outputs.py).
+    "[Errno 28] No space left on device",
 )
 
 
 class DropNoise(logging.Filter):
-    """Drops Beam's start-up warnings that say nothing about the user's run."""
+    """Drops Beam's start-up warnings that say nothing about the user's run (and errors reported otherwise)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()

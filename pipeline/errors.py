@@ -1,7 +1,8 @@
 """`UserError`: a mistake the user can fix (a path, a key, a value), as one line per problem.
 
 `kcorpus.pipeline.cli` turns it into `kcorpus <command>: error: <line>` and exit status 2, with no traceback
-unless `--debug`. `DataLossError` is a run that completed but lost a source or too many records: exit 1.
+unless `--debug`. `DataLossError` is a run that completed but lost a source or too many records, and
+`DiskFullError` a run that ran out of disk space: exit 1.
 """
 
 from __future__ import annotations
@@ -24,5 +25,11 @@ class UserError(Exception):
 
 class DataLossError(UserError):
     """A run that finished but lost a whole source or dead-lettered more than allowed (exit 1)."""
+
+    exit_code = DATA_LOSS_EXIT
+
+
+class DiskFullError(UserError):
+    """A run that ran out of disk space (ENOSPC): one line naming the folder, its partial output removed (exit 1)."""
 
     exit_code = DATA_LOSS_EXIT

@@ -13,6 +13,11 @@ user's and stays), writes the marker, and releases the lock when the work ends. 
 died (same host, pid gone) is reported with how to clear it; it is never taken over silently.
 Remote folders (`gs://`) get the same marker and checks; their lock is best effort (an object store has no
 atomic create-if-absent through Beam's FileSystems).
+
+The marker's `state` is `running` while a command writes and `complete` once it finished: a run that failed
+(or was killed) leaves `running` or `failed`, and the next run removes those leftovers as its own, without
+`--overwrite`. A failed run removes its temporary files; one that ran out of disk space (ENOSPC) removes all
+it wrote, so the disk is not left full, and ends with one line naming ENOSPC and the folder (`DiskFullError`).
 """
 
 from __future__ import annotations
@@ -20,17 +25,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import errno
 import fnmatch
 import glob
 import json
+import logging
 import os
+import re
 import shutil
 import socket
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from kcorpus.pipeline.errors import UserError
+from kcorpus.pipeline.errors import DiskFullError, UserError
+
+log = logging.getLogger(__name__)
 
 MARKER_FILE = ".kcorpus-owned.json"
 LOCK_FILE = ".kcorpus.lock"
@@ -136,6 +146,8 @@ def _previous_output(out: str, command: str, *, overwrite: bool, resume: bool) -
             "choose another folder"
         )
     owned = [e for e in entries if owned_by(command, e)]
+    if owned and not resume and marker is not None and marker.get("state") in UNFINISHED:
+        return tuple(owned)  # a failed or killed run's leftovers: its own, never a finished output
     if owned and not (overwrite or resume):
         raise OutputError(
             f"--out {out} holds a previous {command} output ({', '.join(owned[:3])}); pass --overwrite to "
@@ -154,13 +166,74 @@ def claim_output(plan: OutputPlan) -> Iterator[OutputPlan]:
     _makedirs(plan.out)
     lock = acquire_lock(plan.out, plan.command)
     try:
+        marker = read_marker(plan.out) or {}
         remove = _previous_output(plan.out, plan.command, overwrite=plan.overwrite, resume=plan.resume)
+        if remove and not plan.overwrite:
+            log.warning("--out %s: removing what a kcorpus %s run that did not finish left there (%s)",
+                        plan.out, plan.command, ", ".join(remove[:3]))
         for entry in remove:
             _remove_entry(plan.out, entry)
+        write_marker(plan.out, plan.command, state="running")
+        try:
+            yield plan
+        except BaseException as err:
+            _clean_up_failure(plan, err, marker)
+            raise
         write_marker(plan.out, plan.command)
-        yield plan
     finally:
         release_lock(plan.out, lock)
+
+
+def _clean_up_failure(plan: OutputPlan, err: BaseException, marker: dict[str, Any]) -> None:
+    """After a failed run: its temporary files go (all it wrote when the disk is full), the marker says
+    `failed` (or is restored for `kcorpus run`, whose finished stages stay); DiskFullError for ENOSPC."""
+    full = None if isinstance(err, DiskFullError) else disk_full(err)  # a stage's own report stands
+    if not plan.resume:
+        for entry in list_entries(plan.out):
+            if is_bookkeeping(entry) or not owned_by(plan.command, entry):
+                continue
+            if full:
+                _remove_entry(plan.out, entry)
+            else:
+                _remove_temporary(plan.out, entry)
+    with contextlib.suppress(OSError):  # the marker is bookkeeping: the run's own error is the one to report
+        write_marker(plan.out, plan.command, state=marker.get("state", "complete") if plan.resume else "failed")
+    if full is not None:
+        kept = "its finished stages are kept" if plan.resume else "the partial output was removed"
+        raise DiskFullError(f"--out {plan.out}: no space left on device (ENOSPC) writing {full}; {kept}: free "
+                            "space or choose another folder, then run again") from err
+
+
+# `[Errno 28] No space left on device: 'path'`, also as text inside a Beam worker's RuntimeError
+_ENOSPC_TEXT = re.compile(r"\[Errno 28\] No space left on device(?:: '([^']*)')?")
+
+
+def disk_full(err: BaseException) -> str | None:
+    """The path (or "a file") an exception says the disk was full writing, or None when it is not ENOSPC."""
+    seen: set[int] = set()
+    at: BaseException | None = err
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        if isinstance(at, OSError) and at.errno == errno.ENOSPC:
+            return at.filename or "a file"
+        found = _ENOSPC_TEXT.search(str(at))
+        if found:
+            return found.group(1) or "a file"
+        at = at.__cause__ or at.__context__
+    return None
+
+
+def _remove_temporary(out: str, entry: str) -> None:
+    """Delete the temporary files (pipeline/atomic.py's `*.tmp-*` names) of one entry of the folder."""
+    from kcorpus.pipeline import filesystems as fs
+
+    if ".tmp-" in entry:
+        _remove_entry(out, entry)
+        return
+    path = _join(out, entry)
+    for rel in fs.list_files(path):
+        if ".tmp-" in rel.rsplit("/", 1)[-1]:
+            fs.delete_file(fs.join(path, rel))
 
 
 def is_bookkeeping(name: str) -> bool:
@@ -241,8 +314,13 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def write_marker(out: str, command: str) -> None:
-    """Write (or refresh) `.kcorpus-owned.json`: which command owns the folder, since when, which release."""
+# Marker states of a run that did not finish: what it left is its own leftovers, not a finished output.
+UNFINISHED = ("running", "failed")
+
+
+def write_marker(out: str, command: str, state: str = "complete") -> None:
+    """Write (or refresh) `.kcorpus-owned.json`: which command owns the folder, since when, which release,
+    and whether its last run finished (`state`: `running`, `failed` or `complete`)."""
     from kcorpus import __version__
 
     previous = read_marker(out) or {}
@@ -252,6 +330,7 @@ def write_marker(out: str, command: str) -> None:
         "kcorpus_version": __version__,
         "created_at": previous.get("created_at", _now()),
         "updated_at": _now(),
+        "state": state,
     }
     _write_text(_join(out, MARKER_FILE), json.dumps(marker, indent=2) + "\n")
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kcorpus.pipeline.errors import UserError
-from kcorpus.transforms.files import is_remote, walk
+from kcorpus.transforms.files import broken_link, is_remote, walk
 from kcorpus.transforms.readers.registry import READERS
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ def input_problem(pattern: str, fmt: str | None = None) -> str | None:
         return None
     readable = [m for m in matches if os.access(m, os.R_OK)]
     if not readable:
+        target = broken_link(matches[0])
+        if target is not None:
+            return f"{pattern!r}: {matches[0]} is a symbolic link to {target}, which does not exist"
         return f"{pattern!r}: no matching file is readable (permission denied: {matches[0]})"
     return None
 
@@ -181,7 +184,10 @@ def check_profile(
     profile: Profile | None = None
     try:
         if isinstance(raw, dict):
-            apply_overrides(raw, overrides)
+            apply_overrides(raw, overrides)  # applies every override it can, then names the others
+    except ProfileError as err:
+        problems.extend(err.errors)
+    try:
         profile = profile_from_dict(raw, base_dir=posixpath.dirname(path))
     except ProfileError as err:
         problems.extend(err.errors)

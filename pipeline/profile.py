@@ -12,13 +12,14 @@ unknown keys are errors naming the valid ones, and relative paths resolve agains
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import posixpath
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, Literal, Union
 
 import yaml
@@ -383,11 +384,13 @@ def _where(loc: Sequence[Any]) -> str:
     return text or "profile"
 
 
-def error_lines(error: ValidationError) -> list[str]:
-    """One line per problem: `key.path: expected ..., got VALUE`."""
+def error_lines(error: ValidationError, skip: Collection[tuple[Any, ...]] = ()) -> list[str]:
+    """One line per problem: `key.path: expected ..., got VALUE` (but at the locations in `skip`)."""
     lines = []
     for err in error.errors():
         loc, kind, value = err["loc"], err["type"], err.get("input")
+        if tuple(loc) in skip:
+            continue
         where = _where(loc)
         if kind == "extra_forbidden":
             valid = ", ".join(_model_at(loc[:-1]).model_fields)
@@ -412,10 +415,47 @@ def profile_from_dict(raw: Any, base_dir: str = "") -> Profile:
     """Validate a parsed profile; relative paths resolve against `base_dir`. Raises ProfileError."""
     if not isinstance(raw, Mapping):
         raise ProfileError([f"profile: expected a mapping of sections, got {type(raw).__name__}"])
-    try:
-        return Profile.model_validate(raw, context={"base_dir": base_dir})
-    except ValidationError as error:
-        raise ProfileError(error_lines(error)) from None
+    problems: list[str] = []
+    candidate = copy.deepcopy(raw)
+    # A section's own rules (min_chars <= max_chars, ...) run only once its keys validate: the keys found bad
+    # are taken out and the rest checked again, so every mistake is named at once, not one per try.
+    dropped: set[tuple[Any, ...]] = set()
+    for _ in range(MAX_VALIDATION_ROUNDS):
+        try:
+            profile = Profile.model_validate(candidate, context={"base_dir": base_dir})
+        except ValidationError as error:
+            new = [line for line in error_lines(error, skip=dropped) if line not in problems]
+            problems.extend(new)
+            locs = {tuple(e["loc"]) for e in error.errors()} - dropped
+            taken = {loc for loc in locs if _drop_key(candidate, loc)}
+            if not new or not taken:
+                break
+            dropped |= taken
+            continue
+        if not problems:
+            return profile
+        break
+    raise ProfileError(problems)
+
+
+MAX_VALIDATION_ROUNDS = 4
+
+
+def _drop_key(raw: Any, loc: Sequence[Any]) -> bool:
+    """Take the key at an error's location out of a parsed profile (a key inside a section, never a whole
+    section, whose absence would be an error of its own); whether one was taken out."""
+    if len(loc) < 2:
+        return False
+    node = raw
+    for part in loc[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if isinstance(node, dict) and loc[-1] in node:
+        del node[loc[-1]]
+        return True
+    return False
 
 
 def config_from_dict(raw: Any, base_dir: str = "") -> CorpusConfig:
@@ -427,21 +467,32 @@ def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, 
     """Apply `a.b.c=value` overrides (value parsed as YAML) to a parsed profile; returns `raw`.
 
     A list element is addressed by index or, for `sources`, by source name: `sources.nsmc.preset=none`.
+    Every override that can be applied is; ProfileError then names each one that could not (all of them).
     """
+    errors: list[str] = []
     for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ProfileError([f"override {item!r}: expected KEY=VALUE (e.g. filters.min_chars=5)"])
-        parts = key.split(".")
-        node: Any = raw
-        for depth, part in enumerate(parts[:-1]):
-            node = _child(node, part, ".".join(parts[: depth + 1]))
-        last = parts[-1]
-        if isinstance(node, list):
-            node[_list_index(node, last, key)] = yaml.safe_load(value)
-        else:
-            node[last] = yaml.safe_load(value)
+        try:
+            _apply_override(raw, item)
+        except ProfileError as err:
+            errors.extend(err.errors)
+    if errors:
+        raise ProfileError(errors)
     return raw
+
+
+def _apply_override(raw: dict[str, Any], item: str) -> None:
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise ProfileError([f"override {item!r}: expected KEY=VALUE (e.g. filters.min_chars=5)"])
+    parts = key.split(".")
+    node: Any = raw
+    for depth, part in enumerate(parts[:-1]):
+        node = _child(node, part, ".".join(parts[: depth + 1]))
+    last = parts[-1]
+    if isinstance(node, list):
+        node[_list_index(node, last, key)] = yaml.safe_load(value)
+    else:
+        node[last] = yaml.safe_load(value)
 
 
 def _list_index(node: list, part: str, key: str) -> int:
@@ -469,10 +520,16 @@ def read_yaml(path: str) -> Any:
         from apache_beam.io.filesystems import FileSystems
 
         with FileSystems.open(path) as f:
-            text = f.read().decode("utf-8")
+            data = f.read()
     else:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        problem = f"not UTF-8 (byte {data[err.start]:#04x}); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
+        raise ProfileError([f"{path}:{line}: {problem}"]) from None
     try:
         return yaml.safe_load(text) or {}
     except yaml.YAMLError as err:

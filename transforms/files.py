@@ -139,6 +139,13 @@ def base_name(path: str) -> str:
     return name
 
 
+def broken_link(path: str) -> str | None:
+    """The target of a local symbolic link that points at nothing, or None (not a link, or a working one)."""
+    if is_remote(path) or not os.path.islink(path) or os.path.exists(path):
+        return None
+    return os.readlink(path)
+
+
 def walk(folder: str, suffixes: tuple[str, ...] = ()) -> list[str]:
     """The files under a local folder (hidden files and folders skipped), sorted; only `suffixes` if given."""
     found = []

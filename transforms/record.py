@@ -8,11 +8,14 @@ Every input record ends as exactly one of the three, which is what makes the cou
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 RAW_PREFIX_BYTES = 200
+# Characters of a dropped record's text kept in rejected/ files: a long petition whole, not a 200 MB line.
+DROPPED_TEXT_MAX_CHARS = 10_000
 # `json.dumps(..., ensure_ascii=False)` without building an encoder per call; `_json_string` is the string
 # encoder that one uses, so `Document.to_json` can write its three string fields itself.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -72,7 +75,14 @@ class Dropped:
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> str:
+        """The record as a JSON line; a text longer than `DROPPED_TEXT_MAX_CHARS` (a 200 MB line dropped as
+        `too_long`) is cut to that many characters, with its length and sha256 (`text_chars`, `text_sha256`)."""
         obj = {"id": self.id, "source": self.source, "stage": self.stage, "reason": self.reason, "text": self.text}
+        if len(self.text) > DROPPED_TEXT_MAX_CHARS:
+            whole = self.text.encode("utf-8", errors="surrogateescape")
+            obj["text"] = self.text[:DROPPED_TEXT_MAX_CHARS]
+            obj["text_chars"] = len(self.text)
+            obj["text_sha256"] = hashlib.sha256(whole).hexdigest()
         return _encode({**obj, **self.details})
 
 

@@ -95,6 +95,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "than 2 corpus files per worker, and on distributed runners)",
     )
     parser.add_argument(
+        "--allow-longer-than-model",
+        action="store_true",
+        help="allow --max-length above the tokenizer's model_max_length (tokenizer_config.json)",
+    )
+    parser.add_argument(
         "--local-mode",
         choices=LOCAL_MODES,
         default="multi_processing",
@@ -139,6 +144,7 @@ def main(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             reshuffle_batches=args.reshuffle_batches,
             profile_stages=args.profile_stages,
+            allow_longer_than_model=args.allow_longer_than_model,
         )
         manifest = run(job, args.beam_args, local_mode=args.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:

@@ -47,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the N most frequent characters (Hangul syllables of the sample always kept)",
     )
     wpg.add_argument(
-        "--unused",
+        "--num-unused",
+        "--unused",  # the older name, kept working
+        dest="num_unused",
         type=int,
         default=default_of(WordPieceConfig, "num_unused"),
         help="append N [unusedN] slots (counted in --vocab-size)",
@@ -76,7 +78,7 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
             vocab_size=args.vocab_size,
             min_frequency=args.min_frequency,
             limit_alphabet=args.limit_alphabet,
-            num_unused=args.unused,
+            num_unused=args.num_unused,
         )
     else:
         config = SentencePieceConfig(

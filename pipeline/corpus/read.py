@@ -9,6 +9,7 @@ reshuffled again before the costly wikitext conversion.
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -23,7 +24,15 @@ from kcorpus.pipeline import (
     filesystems,  # noqa: F401  (registers remote paths with transforms.files)
     progress,
 )
-from kcorpus.transforms.files import STREAM_ERRORS, is_compressed, is_local_dir, open_binary, walk
+from kcorpus.transforms.files import (
+    STREAM_ERRORS,
+    broken_link,
+    is_compressed,
+    is_local_dir,
+    is_remote,
+    open_binary,
+    walk,
+)
 from kcorpus.transforms.readers import (
     CommentRow,
     LineParser,
@@ -110,17 +119,29 @@ class MatchFiles(beam.DoFn):
                 yield self._route(FileMetadata(pattern, 0))
             else:
                 for path in walk(pattern):
-                    yield self._route(FileMetadata(path, os.path.getsize(path)))
+                    if broken_link(path):
+                        yield _broken_link_dead_letter(path)
+                    else:
+                        yield self._route(FileMetadata(path, os.path.getsize(path)))
             return
         try:
             matched = FileSystems.match([pattern])[0].metadata_list
         except (BeamIOError, OSError) as err:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, f"unreadable_file: {err}"))
             return
-        if not matched:
+        # Beam's local listing leaves out links that point at nothing: they are inputs that cannot be read.
+        broken = [] if is_remote(pattern) else [p for p in sorted(glob.glob(pattern)) if broken_link(p)]
+        if not matched and not broken:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, "unreadable_file: no file matches"))
+        for path in broken:
+            yield _broken_link_dead_letter(path)
         for metadata in sorted(matched, key=lambda m: m.path):
             yield self._route(metadata)
+
+
+def _broken_link_dead_letter(path: str) -> beam.pvalue.TaggedOutput:
+    reason = f"unreadable_file: a symbolic link to {broken_link(path)}, which does not exist"
+    return beam.pvalue.TaggedOutput("dead_letter", DeadLetter(path, reason))
 
 
 class ParseLines(beam.DoFn):
@@ -158,7 +179,7 @@ def input_bytes(patterns: Sequence[str]) -> int:
     total = 0
     for pattern in patterns:
         if is_local_dir(pattern):
-            total += sum(os.path.getsize(path) for path in walk(pattern))
+            total += sum(os.path.getsize(path) for path in walk(pattern) if not broken_link(path))
             continue
         try:
             total += sum(m.size_in_bytes for m in FileSystems.match([pattern])[0].metadata_list)

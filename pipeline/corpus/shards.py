@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from apache_beam.io.filesystems import FileSystems
 
+from kcorpus.pipeline.atomic import naming
+
 SortKey = tuple[str, ...]
 RunRecord = tuple  # (SortKey, payload, ...): sorted and merged as whole tuples
 # Records per pickled chunk: large enough that pickling costs per record, small enough to stream a merge.
@@ -32,7 +34,7 @@ CHUNK_CHARS = 32_768
 def write_run(path: str, records: Iterable[RunRecord]) -> None:
     """Write records sorted (by key, then the rest of the tuple) as one run file."""
     ordered = sorted(records)
-    with FileSystems.create(path) as f:
+    with naming(path), FileSystems.create(path) as f:
         for chunk in _chunks(ordered):
             pickle.dump(chunk, f, protocol=pickle.HIGHEST_PROTOCOL)
 

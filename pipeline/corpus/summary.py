@@ -1,7 +1,8 @@
 """The end of a build-corpus run: a one-screen table of what became of each source, and the loss check.
 
-A source that yields no document at all, or dead-letters more than `output.max_dead_letter_fraction` of its
-records, is data the user expected and did not get: the run ends with exit 1 and these counts.
+A source that yields no document at all (nothing read, every record dropped or dead-lettered), or dead-letters
+more than `output.max_dead_letter_fraction` of its records, is data the user expected and did not get: the run
+ends with exit 1 and these counts, naming the rule that dropped the most.
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ from collections.abc import Mapping
 from typing import Any
 
 COLUMNS = ("source", "in", "kept", "dropped", "dead-lettered")
+# The profile key behind each drop reason a typo can make universal (the rest name themselves).
+REASON_KEYS = {
+    "too_short": "filters.min_chars",
+    "too_long": "filters.max_chars",
+    "low_hangul": "filters.min_hangul_ratio",
+    "repetitive": "filters.max_repeated_token_ratio",
+    "ooo_only": "filters.drop_ooo_only",
+    "too_few_sentences": "filters.min_sentences",
+}
 
 
 def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
@@ -43,9 +53,21 @@ def loss_problems(
             problems.append(f"source {name!r} read no records at all ({counts}); check its paths and format")
         elif dead == records:
             problems.append(f"source {name!r}: every record was dead-lettered ({counts}); see rejected/")
+        elif kept == 0:
+            problems.append(f"source {name!r}: no document kept ({counts}); {_top_reason(block)}")
         elif dead > max_dead_letter_fraction * records:
             problems.append(
                 f"source {name!r}: {dead / records:.1%} of its records dead-lettered ({counts}), more than "
                 f"output.max_dead_letter_fraction={max_dead_letter_fraction}; see rejected/"
             )
     return problems
+
+
+def _top_reason(block: Mapping[str, Any]) -> str:
+    """`too_short (filters.min_chars) dropped 10,346`: the drop reason that took the most documents."""
+    reasons = block.get("dropped_by_reason") or {}
+    if not reasons:
+        return "see rejected/"
+    reason, n = max(reasons.items(), key=lambda kv: (kv[1], kv[0]))
+    key = f" ({REASON_KEYS[reason]})" if reason in REASON_KEYS else ""
+    return f"rule {reason}{key} dropped {n:,}; see rejected/"

@@ -18,13 +18,16 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
 from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.pack.checks import setting_problems
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
 from kcorpus.pipeline.pack.read import (
     CorpusInput,
     ReadCorpus,
+    corpus_stats,
     estimated_ranges,
     range_bytes_for,
     resolve_corpus,
@@ -80,6 +83,9 @@ def run(
     plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)
     corpus = resolve_corpus(job.corpus, job.input_format)
     info = inspect_tokenizer(job)
+    problems = setting_problems(job, corpus_stats(job.corpus))
+    if problems:
+        raise UserError(problems)
     size = corpus.total_bytes
     options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
     pipeline = make_pipeline(beam_args, local_mode=local_mode, **options)

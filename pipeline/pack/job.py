@@ -34,6 +34,7 @@ class PackJob:
     overwrite: bool = False
     reshuffle_batches: str = "auto"
     profile_stages: bool = False
+    allow_longer_than_model: bool = False
 
     def __post_init__(self) -> None:
         if self.input_format not in ("auto", *LAYOUTS):

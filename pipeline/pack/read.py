@@ -8,6 +8,8 @@ its text; records and line numbers are those of one pass over each file.
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
 import math
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -20,9 +22,11 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.corpus_layout import LAYOUTS
+from kcorpus.transforms.corpus_layout import LAYOUTS, STATS_FILE, docs_shard, text_shard
 from kcorpus.transforms.packing.corpus_files import line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,16 +39,74 @@ class CorpusInput:
 
 
 def resolve_corpus(corpus: str, input_format: str = "auto") -> CorpusInput:
-    """Find `docs/*.jsonl` (preferred) or `text/*.txt` under the corpus directory."""
+    """Find `docs/*.jsonl` (preferred) or `text/*.txt` under the corpus directory.
+
+    When the corpus has a `stats.json` (a build-corpus output), only the shards it lists are read: a stray
+    file dropped beside them is named in a warning and left out, a missing shard is an error, and a corpus
+    that kept no document at all is refused (ValueError) with the rule that dropped the most.
+    """
+    stats = corpus_stats(corpus)
+    if stats is not None:
+        refuse_empty(corpus, stats)
     layouts = list(LAYOUTS) if input_format == "auto" else [input_format]
     for layout in layouts:
         pattern = FileSystems.join(corpus, LAYOUTS[layout])
         matched = FileSystems.match([pattern])[0].metadata_list
         if matched:
-            files = sorted(m.path for m in matched)
-            return CorpusInput(layout, tuple(files), sum(m.size_in_bytes for m in matched))
+            sizes = {m.path: m.size_in_bytes for m in matched}
+            files = sorted(sizes) if stats is None else listed_shards(corpus, layout, stats, sorted(sizes))
+            return CorpusInput(layout, tuple(files), sum(sizes[f] for f in files))
     wanted = " or ".join(FileSystems.join(corpus, LAYOUTS[layout]) for layout in layouts)
     raise FileNotFoundError(f"no corpus files: nothing matches {wanted}")
+
+
+def corpus_stats(corpus: str) -> dict[str, Any] | None:
+    """The corpus's stats.json, or None where there is none (a corpus folder made by hand)."""
+    path = FileSystems.join(corpus, STATS_FILE)
+    if not FileSystems.exists(path):
+        return None
+    with FileSystems.open(path) as f:
+        try:
+            stats = json.loads(f.read())
+        except ValueError as err:
+            raise ValueError(f"{path}: not a build-corpus stats file: {err}") from None
+    return stats if isinstance(stats, dict) else None
+
+
+def refuse_empty(corpus: str, stats: dict[str, Any]) -> None:
+    """ValueError naming what dropped every document, when build-corpus kept none."""
+    total = stats.get("total") or {}
+    if total.get("kept", 1) != 0:
+        return
+    reasons = sorted((total.get("dropped_by_reason") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    why = ", ".join(f"{reason} {n:,}" for reason, n in reasons[:3]) or "no record read"
+    raise ValueError(
+        f"--corpus {corpus}: build-corpus kept no document ({total.get('input', 0):,} records in, "
+        f"{total.get('dropped', 0):,} dropped: {why}; {total.get('dead_lettered', 0):,} dead-lettered); "
+        f"nothing to pack"
+    )
+
+
+def listed_shards(corpus: str, layout: str, stats: dict[str, Any], matched: list[str]) -> list[str]:
+    """The shards build-corpus wrote (`output.num_shards` in stats.json); others are named and left out."""
+    num_shards = (stats.get("output") or {}).get("num_shards")
+    if not isinstance(num_shards, int) or num_shards < 1:
+        return matched
+    shard = docs_shard if layout == "docs" else text_shard
+    listed = [FileSystems.join(corpus, shard(i, num_shards)) for i in range(num_shards)]
+    missing = sorted(set(listed) - set(matched))
+    if missing:
+        raise FileNotFoundError(
+            f"--corpus {corpus}: {len(missing)} of the {num_shards} shards its stats.json lists are missing "
+            f"({missing[0]}{', ...' if len(missing) > 1 else ''}); rebuild the corpus"
+        )
+    stray = sorted(set(matched) - set(listed))
+    if stray:
+        log.warning(
+            "--corpus %s: %d file(s) that build-corpus did not write are not packed: %s",
+            corpus, len(stray), ", ".join(stray[:5]) + (", ..." if len(stray) > 5 else ""),
+        )
+    return listed
 
 
 # Byte ranges a corpus file is read in: about RANGES_PER_WORKER per local worker, within these bounds.

@@ -94,8 +94,17 @@ class TokenizerInfo:
 
 
 def inspect_tokenizer(job: PackJob) -> TokenizerInfo:
+    """The tokenizer's identity and special ids; ValueError naming the file when it is not a tokenizer.json."""
     data = read_tokenizer_bytes(job.tokenizer)
-    tok = tokenizer_from_bytes(data)
+    file = tokenizer_file(job.tokenizer)
+    try:
+        tok = tokenizer_from_bytes(data)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"--tokenizer {file}: not UTF-8 (byte {data[err.start]:#04x} at offset {err.start}); "
+                         "expected the tokenizer.json train-vocab writes") from None
+    except Exception as err:  # noqa: BLE001 (tokenizers raises a bare Exception for a file it cannot parse)
+        raise ValueError(f"--tokenizer {file}: not a tokenizers JSON file ({err}); expected the tokenizer.json "
+                         "train-vocab writes") from None
     special = special_ids(tok, job.cls_token, job.sep_token, job.pad_token)
     tokens = {"cls": job.cls_token, "sep": job.sep_token, "pad": job.pad_token, "mask": job.mask_token}
     return TokenizerInfo(

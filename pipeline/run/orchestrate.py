@@ -8,11 +8,14 @@ through `RUNNERS`, the functions the sub-commands call; the cache lives in `cach
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
+import functools
+import logging
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +43,14 @@ from kcorpus.pipeline.run.cache import (
     why_stale,
 )
 from kcorpus.pipeline.run.errors import RunError, StageFailed
-from kcorpus.pipeline.run.stages import RUNNERS, STAGE_NAMES, Stage, StageRunner, plan_stages
+from kcorpus.pipeline.run.stages import (
+    RUNNERS,
+    STAGE_NAMES,
+    Stage,
+    StageRunner,
+    in_profile_words,
+    plan_stages,
+)
 
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "SwitchingDirectRunner", "BundleBasedDirectRunner")
 
@@ -96,23 +106,53 @@ def execute_stage(
 ) -> dict[str, Any]:
     """Run one stage's job into `partial`, then commit it (manifest last, rename into place)."""
     started, t0 = _now(), time.perf_counter()
+    words = functools.partial(in_profile_words, stage=stage)  # messages name the profile keys, not flags
     try:
-        runner(job, beam_args)
+        with _logged_in_profile_words(stage):
+            runner(job, beam_args)
     except UserError as err:
         # A data-loss or user error keeps its exit code; the message says where the stage's output is.
-        raise type(err)([*err.errors, (f"stage {stage.name}: its output is kept in {partial} for inspection; "
-                         "the next run starts this stage over")]) from err
+        raise type(err)([*map(words, err.errors), (f"stage {stage.name}: its output is kept in {partial} for "
+                         "inspection; the next run starts this stage over")]) from err
     except Exception as err:
         # The stage's own traceback is kept as the cause; the run says which stage and where its output is.
         raise StageFailed(
-            f"stage {stage.name} (kcorpus {stage.command}) failed: {type(err).__name__}: {err}; its partial "
-            f"output is in {partial}, and the next run starts this stage over"
+            f"stage {stage.name} (kcorpus {stage.command}) failed: {type(err).__name__}: {words(str(err))}; its "
+            f"partial output is in {partial}, and the next run starts this stage over"
         ) from err
     seconds = time.perf_counter() - t0
     if not fs.list_files(partial):
         raise RunError(f"stage {stage.name} (kcorpus {stage.command}) wrote nothing to {partial}")
     timing = {"started_at": started, "finished_at": _now(), "seconds": round(seconds, 3)}
     return commit(partial, final, {**identity, "job": _job_record(job), **timing})
+
+
+class _ProfileWords(logging.Filter):
+    """Rewrites the flags a stage's warnings name as the profile keys (`in_profile_words`)."""
+
+    def __init__(self, stage: Stage) -> None:
+        super().__init__()
+        self.stage = stage
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        rewritten = in_profile_words(message, self.stage)
+        if rewritten != message:
+            record.msg, record.args = rewritten, None
+        return True
+
+
+@contextlib.contextmanager
+def _logged_in_profile_words(stage: Stage) -> Iterator[None]:
+    handlers = list(logging.getLogger().handlers)
+    words = _ProfileWords(stage)
+    for handler in handlers:
+        handler.addFilter(words)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(words)
 
 
 def check_out(out: str | Path, beam_args: Sequence[str]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,31 @@ def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) 
     except (FileNotFoundError, ValueError, KeyError, TypeError):
         total = 0  # unknown: every shard
     return files[: shards_for_sample(len(files), total, max_sentences)]
+
+
+# A command-line flag in a message: `--vocab-size`, not a word such as `pre--processed`.
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+# Flags whose profile key is not their name with "_" (kept working alongside the matching name).
+_FLAG_KEYS = {"unused": "num_unused"}
+
+
+def in_profile_words(text: str, stage: Stage) -> str:
+    """`text` with each flag of the stage's command that a profile key sets named as that key, as the user of
+    `kcorpus run` edits it: `raise --vocab-size` -> `raise vocab.vocab_size`. Other flags stay."""
+    section = stage.name.replace("-", "_")
+    if section not in PROFILE_SECTIONS:
+        return text
+
+    def key(match: re.Match[str]) -> str:
+        name = match.group(1).replace("-", "_")
+        name = _FLAG_KEYS.get(name, name)
+        return f"{section}.{name}" if name in stage.config else match.group(0)
+
+    return _FLAG.sub(key, text)
+
+
+# The stages whose profile section holds their command's flags as keys (`vocab:`, `vocab_report:`, `pack:`).
+PROFILE_SECTIONS = ("vocab", "vocab_report", "pack")
 
 
 def _matches(rel: str, pattern: str) -> bool:

@@ -7,6 +7,7 @@ raises `VocabCheckError` after writing when a post-training check fails (the fil
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ from kcorpus.transforms.vocab.files import (
     write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.sample import expand_inputs, read_sample
+from kcorpus.transforms.vocab.sample import expand_inputs, read_sample, text_problem
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
@@ -30,6 +31,8 @@ from kcorpus.transforms.vocab.train import (
     train_sentencepiece,
     train_wordpiece,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,9 +76,20 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     a previous vocab's own files removed with `overwrite`) for the rest of the run.
     """
     plan = check_output(job.out, "train-vocab", job.inputs, overwrite=job.overwrite)
-    expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
+    files = expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
+    refuse_non_text(files)
     with claim_output(plan):
         return _train_vocab(job)
+
+
+def refuse_non_text(files: list[str]) -> None:
+    """ValueError naming the first input files that are binary or not UTF-8 (a pack folder, a CP949 file)."""
+    bad = [(path, problem) for path in files if (problem := text_problem(path))]
+    if bad:
+        more = f" (and {len(bad) - 1} more such files)" if len(bad) > 1 else ""
+        path, problem = bad[0]
+        raise ValueError(f"--input {path}: {problem}{more}; train-vocab reads UTF-8 text or JSONL (a "
+                         "build-corpus output, not a pack folder; convert other encodings with iconv)")
 
 
 def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
@@ -103,6 +117,14 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
     trained_s = time.perf_counter() - started
+    if len(tokens) < config.vocab_size:
+        log.warning(
+            "--vocab-size %s asks for more tokens than the corpus gives: the vocab has %s, "
+            "every piece the trainer found; a model sized for %s ids would never use %s of them: set it to %s "
+            "or lower (or train on more text)",
+            f"{config.vocab_size:,}", f"{len(tokens):,}", f"{config.vocab_size:,}",
+            f"{config.vocab_size - len(tokens):,}", len(tokens),
+        )
     report = check_vocab(
         tokenizer,
         job.kind,

@@ -29,7 +29,7 @@ def write(path, profile) -> str:
     return str(path)
 
 
-def test_five_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys, no_pipeline):
+def test_six_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys, no_pipeline):
     profile = write(tmp_path / "p.yaml", {
         "sources": [
             {"name": "nsmc", "format": "nsmcc", "paths": [str(NSMC)]},
@@ -51,6 +51,10 @@ def test_five_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsy
         (f"kcorpus build-corpus: error: {profile}: sources[2].options: unknown read option(s) text_column; "
         f"valid: {valid_options}"),
         f"kcorpus build-corpus: error: {profile}: filters.min_chars: expected an integer, got 'ten'",
+        # a source's own rule, checked once its keys with wrong values are taken out (issue 26.9)
+        (f"kcorpus build-corpus: error: {profile}: sources[2]: clean_options: unknown clean option(s) "
+         "'keep_emojis'; valid options: nfc, keep_emoji, keep_hanja, remove_urls, remove_emails, remove_mentions, "
+         "remove_ooo, num_repeats"),
         (f"kcorpus build-corpus: error: {profile}: sources[1].paths: '{tmp_path}/petitions_2017*.txt' matches "
         "no file (allow_missing: true on the source allows that)"),
     ]

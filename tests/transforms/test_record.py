@@ -1,11 +1,12 @@
 import dataclasses
+import hashlib
 import json
 import pickle
 
 import pytest
 
 from kcorpus import DeadLetter, Document, Dropped
-from kcorpus.transforms.record import new_document, raw_prefix
+from kcorpus.transforms.record import DROPPED_TEXT_MAX_CHARS, new_document, raw_prefix
 
 
 def test_document_json_round_trip():
@@ -57,3 +58,12 @@ def test_new_document_is_the_same_frozen_record():
     assert dataclasses.replace(made, text="굳") == Document("nsmc:6270596", "굳", "nsmc", {"label": 1})
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.text = "바뀜"
+
+
+def test_a_dropped_text_over_the_cap_is_cut_with_its_length_and_digest():
+    long = "가나다라마바사 " * 2000  # 16,000 characters
+    obj = json.loads(Dropped("d:1", "src", "filter", "too_long", long).to_json())
+    assert obj["text"] == long[:DROPPED_TEXT_MAX_CHARS] and obj["text_chars"] == 16_000
+    assert obj["text_sha256"] == hashlib.sha256(long.encode()).hexdigest()
+    short = json.loads(Dropped("d:2", "src", "filter", "too_short", "짧다").to_json())
+    assert short == {"id": "d:2", "source": "src", "stage": "filter", "reason": "too_short", "text": "짧다"}

@@ -16,7 +16,7 @@ from typing import IO, Any
 from kcorpus.transforms.files import STREAM_ERRORS, is_local_dir, is_remote, open_binary, walk
 from kcorpus.transforms.readers.base import Reader
 from kcorpus.transforms.readers.options import ReadOptions
-from kcorpus.transforms.readers.records import Record, json_error_reason
+from kcorpus.transforms.readers.records import Record, json_error_reason, too_deep_reason
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
 
 MODU_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".zip")
@@ -134,6 +134,8 @@ def _decode_json_file(data: bytes, path: str, options: ReadOptions) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         return dead(json_error_reason(err, text))
+    except RecursionError:
+        return dead(too_deep_reason())
 
 
 def _modu_from_bytes(data: bytes, path: str, options: ReadOptions, source: str) -> Iterator[Record]:

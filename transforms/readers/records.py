@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -36,12 +37,19 @@ def json_error_reason(err: json.JSONDecodeError, text: str) -> str:
     return f"{'truncated_json' if truncated else 'invalid_json'}: {err}"
 
 
+def too_deep_reason() -> str:
+    """The reason for JSON nested deeper than the decoder's recursion limit (a hostile or broken record)."""
+    return f"invalid_json: nested deeper than {sys.getrecursionlimit()} levels"
+
+
 def json_object(text: str, dead: DeadFactory) -> dict | DeadLetter:
     """The JSON object in `text`, or the DeadLetter saying why it is not one."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
         return dead(json_error_reason(err, text))
+    except RecursionError:
+        return dead(too_deep_reason())
     if not isinstance(obj, dict):
         return dead(f"not_an_object: JSON {type(obj).__name__}")
     return obj

@@ -133,6 +133,8 @@ def make_cleaner(preset: str = "kcelectra", **overrides: Any) -> Callable[[str],
 
 def clean(text: str, *, preset: str = "kcelectra", **overrides: Any) -> str:
     """Clean one text KcELECTRA-style; see the module docstring for the steps and `CleanOptions`."""
+    if not isinstance(text, str):
+        raise TypeError(f"clean() takes a str, got {type(text).__name__}")
     if not overrides:
         cleaner = _PRESET_CLEANERS.get(preset)
         if cleaner is not None:

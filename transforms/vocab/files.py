@@ -273,8 +273,14 @@ class LoadedVocab:
 
 
 def read_vocab_txt(path: str) -> list[str]:
-    with open(path, encoding="utf-8", newline="") as f:
-        text = f.read()
+    """One token a line; ValueError naming the file and line when it is not UTF-8."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 (byte {data[err.start]:#04x}); a vocab.txt is UTF-8") from None
     tokens = text.replace("\r\n", "\n").split("\n")
     if tokens and tokens[-1] == "":
         tokens.pop()
@@ -304,7 +310,10 @@ def load_vocab(path: str) -> LoadedVocab:
     if path.endswith(".json"):
         from tokenizers import Tokenizer
 
-        tokenizer = Tokenizer.from_file(path)
+        try:
+            tokenizer = Tokenizer.from_file(path)
+        except Exception as error:  # noqa: BLE001 (tokenizers raises a bare Exception for a file it cannot parse)
+            raise ValueError(f"{path}: not a tokenizers JSON file ({error})") from None
         model_type = json.loads(tokenizer.model.__getstate__())["type"]
         vocab = tokenizer.get_vocab(with_added_tokens=True)
         tokens = [t for t, _ in sorted(vocab.items(), key=lambda item: item[1])]

@@ -9,6 +9,7 @@ sample. Nothing is dropped silently: undecodable bytes and bad JSON lines are co
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import glob
 import gzip
@@ -55,6 +56,25 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     if not files:
         raise FileNotFoundError(f"no input files in {list(patterns)!r}")
     return sorted(files)
+
+
+# Bytes of each input file read before training to tell text from a binary or differently encoded file.
+SNIFF_BYTES = 1 << 16
+
+
+def text_problem(path: str) -> str | None:
+    """Why `path` is not UTF-8 text (`a binary file (a NUL byte at offset 12)`, `not UTF-8 (...)`), from its first
+    `SNIFF_BYTES` (decompressed for `.gz`), or None. A later bad line is counted while reading, not refused."""
+    with (gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")) as handle:
+        head = handle.read(SNIFF_BYTES)
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        return f"a binary file (a NUL byte at offset {nul})"
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < SNIFF_BYTES)
+    except UnicodeDecodeError as err:
+        return f"not UTF-8 (byte {err.object[err.start]:#04x} at offset {err.start})"
+    return None
 
 
 def _is_corpus_dir(path: str) -> bool:

@@ -79,3 +79,11 @@ def test_modu_gzipped_json(tmp_path):
     shutil.copy(DATA / "modu" / "WARW1900000001.json", tmp_path / "WARW1900000001.json")
     (tmp_path / "WARW1900000001.json.gz").write_bytes(gzip.compress((tmp_path / "WARW1900000001.json").read_bytes()))
     assert read("modu", tmp_path / "WARW1900000001.json.gz") == read("modu", DATA / "modu" / "WARW1900000001.json")
+
+
+def test_modu_file_nested_too_deep_is_a_dead_letter(tmp_path):
+    # The stdlib decoder raises RecursionError (not JSONDecodeError) past ~1000 levels.
+    deep = tmp_path / "NIRW1900000009.json"
+    deep.write_text('{"document": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    (dead,) = read("modu", deep)
+    assert (dead.path, dead.reason) == (str(deep), "invalid_json: nested deeper than 1000 levels")

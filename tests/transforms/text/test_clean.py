@@ -287,3 +287,9 @@ def test_adversarial_inputs_give_the_expected_text():
     assert cleaner("ㅋ" * 1_000_000) == "ㅋㅋ"
     bad_url = "http://" + "a.b_" * 64 + " "
     assert cleaner(bad_url * 1000) == " ".join([bad_url.strip()] * 1000)
+
+
+@pytest.mark.parametrize("value", [None, b"\xea\xb5\xb3 \xe3\x85\x8b", 3])
+def test_clean_of_a_non_string_is_a_clear_type_error(value):
+    with pytest.raises(TypeError, match=f"^clean\\(\\) takes a str, got {type(value).__name__}$"):
+        clean(value)
