@@ -52,8 +52,9 @@ def test_kept_documents_come_with_their_diff_against_the_input(corpus, tmp_path)
     kept = {row["id"]: row for rows in audit["kept"].values() for row in rows}
     assert set(kept) == {"kowiki:373", "kowiki:398", "kowiki:42", "nsmc:9283532", "petitions:1003"}
     assert all(row["diff"] is not None for row in kept.values())
-    # The title line, under the 10-character floor, is cut out of the kept article.
-    assert kept["kowiki:42"]["diff"][0] == [DELETE, "6월 30일"]
+    # The title line, under the 10-character floor, stays a line of the kept article: it arrives whole.
+    assert [op for op, _ in kept["kowiki:42"]["diff"]] == [EQUAL]
+    assert kept["kowiki:42"]["counts"]["removed_words"] == 0
     # The KcELECTRA whitelist removes the Hanja idioms and keeps the Korean that follows.
     assert kept["nsmc:9283532"]["diff"] == [[DELETE, IDIOMS], [EQUAL, "키리시마는 맥거핀~"]]
     assert kept["nsmc:9283532"]["counts"]["removed_words"] == 3
@@ -63,6 +64,7 @@ def test_drops_are_sampled_per_rule_with_their_evidence(corpus, tmp_path):
     audit = audit_of(corpus, tmp_path / "a", per_source=10, per_rule=1)
     assert audit["dropped_written"] == {
         "dedup:near_duplicate": 4,
+        "filter:low_hangul (sentence)": 2,  # sentences removed inside kept documents, a group of their own
         "filter:script:han": 3,
         "filter:title_repeat": 1,
         "filter:too_short": 1,
@@ -76,7 +78,7 @@ def test_drops_are_sampled_per_rule_with_their_evidence(corpus, tmp_path):
     assert f"[-{IDIOMS}-] 키리시마는 맥거핀~" in md
     assert "## Dropped: filter:title_repeat (1 of 1 in rejected/)" in md
     html = (tmp_path / "a" / "audit.html").read_text(encoding="utf-8")
-    assert '<del style="background:#fdd">6월 30일</del>' in html
+    assert f'<del style="background:#fdd">{IDIOMS}</del>' in html
 
 
 def test_the_same_seed_gives_the_same_pages(corpus, tmp_path):
