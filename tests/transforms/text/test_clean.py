@@ -22,6 +22,7 @@ from kcorpus.transforms.text.clean import (
     whitelist_ranges,
 )
 from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.text.passes import collapse_hspace
 from testdata_paths import TESTDATA
 
 
@@ -219,6 +220,31 @@ def test_longform_is_nfc_and_idempotent():
     for row in _petition_sentences():
         once = clean(row["text"], preset="longform")
         assert clean(once, preset="longform") == once
+
+
+def test_longform_one_pass_test_agrees_with_the_plain_rules():
+    """The compiled pre-test (`replace_outside` over the ordinary code points) skips exactly the texts the
+    plain regexes would leave alone."""
+    from kcorpus.transforms.text import clean as module
+
+    deleted = module._FORMAT_RANGES + module._PICTOGRAPH_RANGES
+    deleted_rx = re.compile(f"[{module._char_class(deleted)}]+")
+
+    def reference(text: str) -> str:
+        text = deleted_rx.sub("", text).replace("\u200b", " ").replace("\ufeff", " ")
+        text = unicodedata.normalize("NFC", text.translate(module._FULLWIDTH_TABLE))
+        text = module._URL.sub("", text)
+        text = re.sub(r"([가-힣ㄱ-ㆎ])\1{3,}", lambda m: m.group(1) * 2, text)
+        return " ".join(text.split())
+
+    alphabet = [*_ALPHABET, "공", "言", "“", "”", "①", "※", "○", "Ａ", "１", "￦", "\u200b", "\ufeff", "\u200e",
+                "\u00ad", "\x01", "\x9f", "\ue000", "\U000f0854", "\u200d", "\ufe0f", "👍🏻", "❤", "http://a.com "]
+    rng = random.Random(7)
+    cleaner = make_cleaner("longform")
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) * rng.choice((1, 1, 2, 4)) for _ in range(rng.randint(0, 10)))
+        assert cleaner(text) == reference(text), repr(text)
+        assert cleaner(text) == collapse_hspace(cleaner(text)).strip(), repr(text)
 
 
 def test_make_cleaner_equals_clean():
