@@ -131,7 +131,7 @@ _BLOCK_TAGS = "br|p|div|hr|center|blockquote|poem|pre|li|ul|ol|dl|dt|dd|table|tr
 # Attributes: `name`, `name=value`, `name="value"`, and WikiExtractor's `clean"all"` (it drops the "="); one
 # way to read every attribute list, so a "<b" in text without its ">" fails in linear time.
 _ATTRIBUTES = r"""(?:\s+(?-i:[a-z][a-z-]*)(?:\s*=\s*(?:"[^"<>\n]*"|'[^'<>\n]*'|[^\s"'<>]+)|"[^"<>\n]*")?)*\s*"""
-_EMPTY_PAIRS = r"\(\s*\)|（\s*）|\[\s*\]|《\s*》|〈\s*〉|「\s*」|『\s*』|‘\s*’|“\s*”"
+_EMPTY_PAIRS = r"[(（]\s*[)）]|\[\s*\]|《\s*》|〈\s*〉|「\s*」|『\s*』|‘\s*’|“\s*”"
 _WIKIEXTRACTOR = (
     Rule("category_link", r"\[\[(?:분류|Category):[^\]\n]*\]\]", needles=("[[",)),
     Rule("wikilink", r"\[\[(?:[^\]|\n]*\|)?([^\]|\n]*)\]\]", r"\1", needles=("[[",)),

@@ -116,6 +116,7 @@ def test_news_sentences_that_only_mention_the_words_stay(text):
         # The issue's examples (from another WikiExtractor file than the fixtures').
         ("양귀비과(楊貴妃科, )는 쌍떡잎식물", "양귀비과(楊貴妃科)는 쌍떡잎식물", {"bracket_trailing_separators": 1}),
         ("600/650() 모델", "600/650 모델", {"empty_brackets": 1}),
+        ("쌓아 놓은 신조(）가 정해져 있다.", "쌓아 놓은 신조가 정해져 있다.", {"empty_brackets": 1}),  # kowiki wiki_01
         ("텔레비전 시리즈 《》와 ‘’", "텔레비전 시리즈와", {"empty_brackets": 2}),
         ('첫 줄<br clean"all">다음 줄', "첫 줄 다음 줄", {"html_block_tag": 1}),
         ('각주<ref name="a" />가 있다.<ref>출처</ref> 끝', "각주 가 있다. 끝", {"ref_tag": 2}),
