@@ -90,6 +90,7 @@ _FORMAT_RANGES: tuple[tuple[int, int], ...] = (
 )  # fmt: skip
 # Zero-width space and BOM become a space (`passes.collapse_hspace` treats them so).
 _ZERO_WIDTH_RANGES: tuple[tuple[int, int], ...] = ((0x200B, 0x200B), (0xFEFF, 0xFEFF))
+_ZERO_WIDTH_TABLE = {0x200B: " ", 0xFEFF: " "}
 # The pictographic emoji: every emoji 1.2.0 code point from U+1F000 up (faces, flags, skin tones), and the
 # zero-width joiner, combining keycap and emoji variation selector that build sequences of them. Symbols of
 # the BMP that double as emoji (♥ ☎ ✔ ↔ ▶ © ™) are text in edited writing and stay.
@@ -230,7 +231,7 @@ def _build_open_cleaner(options: CleanOptions) -> Callable[[str], str]:
     deleted = _FORMAT_RANGES + (() if options.keep_emoji else _PICTOGRAPH_RANGES)
     special = deleted + _ZERO_WIDTH_RANGES + (_FULLWIDTH_RANGES if options.fold_fullwidth else ())
     # The compiled one-pass test over the code points that are not special (a regex class of ~200 ranges
-    # costs 10x the rest of the cleaner): a text it leaves unchanged holds nothing to delete or fold.
+    # cost 8x the whole kcelectra cleaner): a text it leaves unchanged holds nothing to delete or fold.
     ordinary = pack_ranges(_complement(special))
     run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
     replace_run = functools.partial(_repeat_run, options.num_repeats) if options.num_repeats > 0 else None
@@ -247,9 +248,6 @@ def _build_open_cleaner(options: CleanOptions) -> Callable[[str], str]:
     # collapse_whitespace leaves single " "s only, and the zero-width spaces it does not know became " ".
     cleaner.single_spaced = True
     return cleaner
-
-
-_ZERO_WIDTH_TABLE = {ord(c): " " for c in "\u200b\ufeff"}
 
 
 def _clean_open_text(
