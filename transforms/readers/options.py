@@ -26,6 +26,8 @@ class ReadOptions:
         join_turns: modu: join consecutive utterances of one speaker into one line.
         headline: modu: keep the newspaper headline (first paragraph) as the first line.
         title: wikiextractor/wiki-dump: the article title as the first line.
+        keep_stubs: wikiextractor/wiki-dump: keep the calendar and list-less disambiguation pages that
+            `transforms/rules/wiki_stubs.py` drops as `calendar_stub` / `empty_disambiguation` otherwise.
         namespaces: wiki-dump: namespaces kept (others are Dropped with reason `namespace`).
         unquote: nsmc: undo the publisher's double CSV quoting of documents that contain `"`.
         split: hf-datasets: read only this split of a DatasetDict (default: all, in name order).
@@ -44,6 +46,7 @@ class ReadOptions:
     join_turns: bool = False
     headline: bool = True
     title: bool = True
+    keep_stubs: bool = False
     namespaces: tuple[int, ...] = (0,)
     unquote: bool = True
     split: str = ""

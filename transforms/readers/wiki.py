@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO
 
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
+from kcorpus.transforms.rules.wiki_stubs import stub_reason
 
 DOC_OPEN = re.compile(r'^<doc id="([^"]*)"(?: url="([^"]*)")?(?: title="(.*)")?\s*>$')
 DOC_CLOSE = "</doc>"
@@ -37,10 +38,25 @@ def article_text(title: str, paragraphs: Iterable[str], *, with_title: bool) -> 
 
     Lines that are only category links (`[[분류:…]]`, which WikiExtractor leaves behind) are not text.
     """
-    body = [p.strip() for p in paragraphs if p.strip() and not CATEGORY_LINE.match(p)]
+    body = article_body(paragraphs)
     if not body:
         return ""
     return "\n".join([title, *body] if with_title and title else body)
+
+
+def article_body(paragraphs: Iterable[str]) -> list[str]:
+    """The non-blank paragraphs, stripped, without the lines that are only category links."""
+    return [p.strip() for p in paragraphs if p.strip() and not CATEGORY_LINE.match(p)]
+
+
+def unescape_lines(lines: Iterable[str]) -> list[str]:
+    """WikiExtractor's body lines with its HTML escaping undone (`&lt;사육&gt;` -> `<사육>`, `AT&amp;T` -> `AT&T`).
+
+    WikiExtractor escapes `<`, `>` and `&` in the text of both its layouts (its default `--html-safe`), as it
+    does in the title attribute; the tags this uncovers (`<br>`, `<ref>`) are the `wikiextractor`
+    boilerplate set's to remove.
+    """
+    return [html.unescape(line) if "&" in line else line for line in lines]
 
 
 def wikitext_to_text(wikitext: str) -> str:
@@ -162,7 +178,7 @@ def iter_dump_pages(stream: IO[bytes], path: str) -> Iterator[DumpPage | DeadLet
 
 
 def page_record(page: DumpPage, path: str, source: str, *, namespaces: tuple[int, ...] = (0,),
-                with_title: bool = True) -> Document | DeadLetter | Dropped:
+                with_title: bool = True, keep_stubs: bool = False) -> Document | DeadLetter | Dropped:
     """A Document for an article page; redirects and other namespaces are Dropped with that reason."""
     doc_id = f"{source}:{page.page_id}"
     if not page.page_id:
@@ -173,15 +189,17 @@ def page_record(page: DumpPage, path: str, source: str, *, namespaces: tuple[int
         return Dropped(doc_id, source, "read", "namespace", page.title)
     if page.wikitext is None:
         return DeadLetter(path, f"missing_field: revision/text of page {page.page_id}", raw=raw_prefix(page.title))
-    text = article_text(page.title, wikitext_to_text(page.wikitext).splitlines(), with_title=with_title)
-    if not text:
-        return Dropped(doc_id, source, "read", "empty", page.title)
+    body = wikitext_to_text(page.wikitext).splitlines()
+    text = article_text(page.title, body, with_title=with_title)
+    reason = "empty" if not text else None if keep_stubs else stub_reason(page.title, article_body(body))
+    if reason:
+        return Dropped(doc_id, source, "read", reason, text or page.title)
     metadata = {"title": page.title, "revid": page.revid, "timestamp": page.timestamp}
     return Document(doc_id, text, source, metadata)
 
 
 def extractor_json_record(obj: dict, path: str, line: int | None, offset: int, raw: bytes, source: str,
-                          *, with_title: bool) -> Document | DeadLetter | Dropped:
+                          *, with_title: bool, keep_stubs: bool = False) -> Document | DeadLetter | Dropped:
     """One `wikiextractor --json` object -> Document (or why not)."""
     missing = [key for key in ("id", "title", "text") if key not in obj]
     if missing:
@@ -189,13 +207,14 @@ def extractor_json_record(obj: dict, path: str, line: int | None, offset: int, r
     if not isinstance(obj["text"], str) or not isinstance(obj["title"], str):
         return DeadLetter(path, "invalid_value: title and text must be strings", line, offset, raw_prefix(raw))
     title = obj["title"]
-    paragraphs = obj["text"].splitlines()
+    paragraphs = unescape_lines(obj["text"].splitlines())
     if paragraphs and paragraphs[0].strip() == title:
         paragraphs = paragraphs[1:]
     doc_id = f"{source}:{obj['id']}"
     text = article_text(title, paragraphs, with_title=with_title)
-    if not text:
-        return Dropped(doc_id, source, "read", "empty", title)
+    reason = "empty" if not text else None if keep_stubs else stub_reason(title, article_body(paragraphs))
+    if reason:
+        return Dropped(doc_id, source, "read", reason, text or title)
     metadata = {"title": title, "url": obj.get("url", ""), "revid": str(obj.get("revid", ""))}
     return Document(doc_id, text, source, metadata)
 
@@ -213,20 +232,21 @@ class _OpenDoc:
 
 
 def extractor_doc_records(lines: Iterable[tuple[int | None, int, bytes]], path: str, source: str, encoding: str,
-                          *, with_title: bool) -> Iterator[Document | DeadLetter | Dropped]:
+                          *, with_title: bool, keep_stubs: bool = False) -> Iterator[Document | DeadLetter | Dropped]:
     """Parse WikiExtractor `<doc>` text given (line number or None, byte offset, raw line) triples."""
     current: _OpenDoc | None = None
 
     def close(doc: _OpenDoc) -> Document | DeadLetter | Dropped:
         if doc.error:
             return DeadLetter(path, doc.error, doc.line, doc.offset, raw_prefix(bytes(doc.raw)))
-        body = doc.lines
+        body = unescape_lines(doc.lines)
         if body and body[0].strip() == doc.title:
             body = body[1:]
         text = article_text(doc.title, body, with_title=with_title)
         doc_id = f"{source}:{doc.doc_id}"
-        if not text:
-            return Dropped(doc_id, source, "read", "empty", doc.title)
+        reason = "empty" if not text else None if keep_stubs else stub_reason(doc.title, article_body(body))
+        if reason:
+            return Dropped(doc_id, source, "read", reason, text or doc.title)
         return Document(doc_id, text, source, {"title": doc.title, "url": doc.url})
 
     for line_no, offset, raw in lines:

@@ -41,7 +41,8 @@ class WikiDumpReader(Reader):
     def page_record(self, page: Any, path: str, options: ReadOptions, source: str) -> Record:
         if isinstance(page, DeadLetter):
             return page
-        return page_record(page, path, source, namespaces=options.namespaces, with_title=options.title)
+        return page_record(page, path, source, namespaces=options.namespaces, with_title=options.title,
+                           keep_stubs=options.keep_stubs)
 
     def read(self, path: str, options: ReadOptions, source: str) -> Iterator[Record]:
         for page in self.pages(path):

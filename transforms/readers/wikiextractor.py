@@ -41,7 +41,8 @@ class WikiExtractorReader(Reader):
                    end: int) -> Iterator[Record]:
         dead_end: list[DeadLetter] = []
         lines = doc_range_lines(stream, path, start, end, dead_end)
-        yield from extractor_doc_records(lines, path, source, options.encoding, with_title=options.title)
+        yield from extractor_doc_records(lines, path, source, options.encoding, with_title=options.title,
+                                         keep_stubs=options.keep_stubs)
         yield from dead_end
 
     def parses_lines(self, path: str, options: ReadOptions) -> bool:
@@ -51,7 +52,8 @@ class WikiExtractorReader(Reader):
                    line: int | None) -> list[Record | CommentRow]:
         def to_record(obj: dict, fallback_id: str, dead: DeadFactory) -> Record:
             return extractor_json_record(obj, parser.path, line, offset, raw, parser.source,
-                                         with_title=parser.options.title)
+                                         with_title=parser.options.title,
+                                         keep_stubs=parser.options.keep_stubs)
 
         return json_line(parser, text, offset, raw, line, to_record)
 
@@ -90,7 +92,8 @@ class WikiExtractorReader(Reader):
                     return
                 yield item
 
-        yield from extractor_doc_records(triples(), path, source, options.encoding, with_title=options.title)
+        yield from extractor_doc_records(triples(), path, source, options.encoding, with_title=options.title,
+                                         keep_stubs=options.keep_stubs)
         yield from dead_end
 
 

@@ -118,18 +118,37 @@ _NEWS = (
     Rule("end_mark", r"\(끝\)\s*$", needles=("(끝)",)),
 )
 
-# WikiExtractor output: links it left unconverted, category links, removed formulas and the empty
-# brackets they leave ("AKIRA ()", "(, 1924년 10월 1일 ~ )").
+# WikiExtractor output: links it left unconverted, category links, HTML tags it left (uncovered when the reader
+# unescapes `&lt;br&gt;`), and the brackets and quotes emptied by what it removed ("AKIRA ()", "(, 1924년 10월
+# 1일 ~ )", "양귀비과(楊貴妃科, )", "600/650()", "《》", "‘’"). Its `formula_N`/`codice_N` placeholders are not
+# removed here: a sentence that holds one lost its formula and goes whole (`filters`, reason `placeholder`).
+# Only tags of HTML and MediaWiki by name, with lower-case attributes: "<사육>", "<Thousand Dreams of You>" and
+# "a < b > c" are text. Inline tags leave nothing ("H<sub>2</sub>O" -> "H2O"), block tags a space.
+_INLINE_TAGS = (
+    "small|big|sup|sub|span|font|math|chem|ce|b|i|u|s|strike|del|ins|tt|code|var|kbd|em|strong|cite|q|abbr|"
+    "bdi|mark|ruby|rt|rp|nowiki|onlyinclude|includeonly|noinclude|section|templatestyles|syntaxhighlight|source|"
+    "score|timeline|hiero|imagemap|graph|mapframe|maplink|gallery|references"
+)
+_BLOCK_TAGS = "br|p|div|hr|center|blockquote|poem|pre|li|ul|ol|dl|dt|dd|table|tr|td|th|caption"
+# Attributes: `name`, `name=value`, `name="value"`, and WikiExtractor's `clean"all"` (it drops the "="); one
+# way to read every attribute list, so a "<b" in text without its ">" fails in linear time.
+_ATTRIBUTES = r"""(?:\s+(?-i:[a-z][a-z-]*)(?:\s*=\s*(?:"[^"<>\n]*"|'[^'<>\n]*'|[^\s"'<>]+)|"[^"<>\n]*")?)*\s*"""
+_EMPTY_PAIRS = r"[(（]\s*[)）]|\[\s*\]|《\s*》|〈\s*〉|「\s*」|『\s*』|‘\s*’|“\s*”"
 _WIKIEXTRACTOR = (
     Rule("category_link", r"\[\[(?:분류|Category):[^\]\n]*\]\]", needles=("[[",)),
     Rule("wikilink", r"\[\[(?:[^\]|\n]*\|)?([^\]|\n]*)\]\]", r"\1", needles=("[[",)),
-    Rule("formula", r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])", needles=("formula_", "codice_")),
+    # A reference is not prose: its tag and text go; one left open takes the rest of its line.
+    Rule("ref_tag", rf"<ref\b{_ATTRIBUTES}/>|<ref\b{_ATTRIBUTES}>(?:.*?</ref\s*>|.*)|</ref\s*>", needles=("<",)),
+    Rule("html_tag", rf"</?(?:{_INLINE_TAGS})\b{_ATTRIBUTES}/?>", "", needles=("<",)),
+    Rule("html_block_tag", rf"</?(?:{_BLOCK_TAGS})\b{_ATTRIBUTES}/?>", needles=("<",)),
     Rule("bracket_separators", r"([(（])\s*(?:[,;、]\s*)+", r"\1", needles=("(", "（")),
+    Rule("bracket_trailing_separators", r"(?:\s*[,;、])+\s*([)）])", r"\1", needles=(")", "）")),
+    # Not after a Latin letter or "_": "f()" is code. After a digit it is debris ("600/650()").
     Rule(
         "empty_brackets",
-        r"(?:[ \t]+|(?<![A-Za-z0-9_]))(?:\(\s*\)|（\s*）|\[\s*\]|《\s*》|「\s*」|『\s*』)",
+        rf"(?:[ \t]+|(?<![A-Za-z_]))(?:{_EMPTY_PAIRS})",
         "",
-        needles=("(", "（", "[", "《", "「", "『"),
+        needles=("(", "（", "[", "《", "〈", "「", "『", "‘", "“"),
     ),
 )
 

@@ -20,6 +20,7 @@ from kcorpus.transforms.rules.repetition import document_repetition_reason, may_
 from kcorpus.transforms.text.rewrites import MASK_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])")
 _FRACTIONS = (
     "min_hangul_ratio",
     "max_repeated_token_ratio",
@@ -141,6 +142,12 @@ def _may_hold_mask_run(text: str) -> bool:
     return "OO" in text or "**" in text or "○" in text or "◯" in text or "〇" in text
 
 
+def holds_placeholder(text: str) -> str | None:
+    """Drop sentences that hold a WikiExtractor `formula_N`/`codice_N` placeholder: the formula or code it
+    stands for is lost, and removing the placeholder alone leaves a hole ("점근 표기법 를 사용하여")."""
+    return "placeholder" if "_" in text and _PLACEHOLDER.search(text) else None
+
+
 def too_short(text: str, min_chars: int) -> str | None:
     """Drop lines shorter than `min_chars` characters, spaces included (the KcELECTRA rule)."""
     return "too_short" if len(text) < min_chars else None
@@ -177,13 +184,16 @@ def repetitive(text: str, config: FilterConfig) -> str | None:
 def check_sentence(text: str, config: FilterConfig) -> str | None:
     """Every sentence rule in a fixed order: `None` to keep, else the first rule's reason.
 
-    The same as `is_empty`, `is_ooo_only`, `too_short`, `too_long`, `low_hangul` and `repetitive` in turn; the
-    last two share one pass that cuts the sentence into letter tokens (the hot loop of every build).
+    The same as `is_empty`, `holds_placeholder`, `is_ooo_only`, `too_short`, `too_long`, `low_hangul` and
+    `repetitive` in turn; the last two share one pass that cuts the sentence into letter tokens (the hot loop
+    of every build).
     """
-    # `is_empty`, `too_short` and `too_long` inlined (a call costs more than their test); `isspace` is True
+    # `is_empty`, `holds_placeholder`, `too_short` and `too_long` inlined (a call costs more than their test); `isspace` is True
     # exactly for the non-empty texts that `strip` empties.
     if not text or text.isspace():
         return "empty"
+    if "_" in text and _PLACEHOLDER.search(text):
+        return "placeholder"
     reason = (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None) or (
         "too_short" if len(text) < config.min_chars else None
     )

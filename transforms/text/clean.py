@@ -1,8 +1,15 @@
-"""KcELECTRA-style cleaning of one text: `clean(text, preset=..., **overrides)`.
+"""Cleaning of one text: `clean(text, preset=..., **overrides)`.
 
 Preset `kcelectra` gives the published KcELECTRA `clean` byte for byte (emoji removed); `kcbert` the older
 KcBERT one that keeps emoji (byte for byte against it under emoji 1.2.0). Both are checked against the
-published functions on every line of NSMC and a month of petitions (tests/testdata/golden/).
+published functions on every line of NSMC and a month of petitions (tests/testdata/golden/). Both are for
+comments: their whitelist turns Hanja, curly quotes, ①, ※ and full-width text into spaces.
+
+Preset `longform` is for edited and long-form text (petitions, news, Wikipedia): no whitelist. It deletes
+(never replaces by a space, so no particle is cut off its word) control and invisible format characters and,
+unless `keep_emoji`, the pictographic emoji (U+1F000 and up, with their joiner, keycap and variation
+selector); folds full-width ASCII `Ａ１！` to `A1!`; runs the URL rule and a repeat rule that only shortens
+Hangul (`ㅋㅋㅋㅋ`, never `10000` or an `OOOO` mask); keeps everything else as written.
 
 The steps, in the reference's order:
   1. NFC (not in the reference: its Hangul range wipes NFD text, e.g. from macOS; NFC input is unchanged)
@@ -10,6 +17,8 @@ The steps, in the reference's order:
   3. URLs -> "" (the reference's rule); then the optional e-mail, @mention and `OOO` removals -> " "
   4. every run of 4+ of the same word character -> `num_repeats` of it (soynlp `repeat_normalize`)
   5. whitespace runs -> one space, stripped
+
+`longform` runs: NFC (after the deletions), full-width folding, steps 3-5 (step 4 on Hangul only).
 
 The reference also calls `emoji.replace_emoji` after step 2. That call can never find anything there: no
 emoji is made only of characters the whitelist keeps (ASCII, Hangul, `％·∼`), which is why `kcelectra`
@@ -69,6 +78,30 @@ _MENTION = re.compile(r"(?<![A-Za-z0-9._%+-])@[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*"
 _SPACES_BUT_SPACE = tuple(cp for cp in range(0x3001) if chr(cp).isspace() and cp != 0x20) + (0x200B, 0xFEFF)
 # soynlp's rule: a word character followed by 3+ copies of itself (only where `has_run_of_4`).
 _WORD_RUN = re.compile(r"(\w)\1{3,}")
+# The same rule on Hangul letters only (`repeat_only_hangul`): digits, Latin masks (OOOO) and Hanja stay.
+_HANGUL_RUN = re.compile(r"([가-힣ㄱ-ㆎ])\1{3,}")
+
+# What `whitelist=False` deletes: C0/C1 controls but whitespace, and invisible format characters (soft
+# hyphen, zero-width non-joiner, direction marks and embeddings, word joiner, invisible operators, text
+# variation selector), and private-use characters (font icons: petitions hold "미공군 \U000f0854비-52\U000f0855").
+_FORMAT_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00, 0x08), (0x0E, 0x1B), (0x7F, 0x84), (0x86, 0x9F), (0xAD, 0xAD), (0x200C, 0x200C), (0x200E, 0x200F),
+    (0x202A, 0x202E), (0x2060, 0x2064), (0xFE0E, 0xFE0E), (0xE000, 0xF8FF), (0xF0000, 0x10FFFF),
+)  # fmt: skip
+# Zero-width space and BOM become a space (`passes.collapse_hspace` treats them so).
+_ZERO_WIDTH_RANGES: tuple[tuple[int, int], ...] = ((0x200B, 0x200B), (0xFEFF, 0xFEFF))
+_ZERO_WIDTH_TABLE = {0x200B: " ", 0xFEFF: " "}
+# The pictographic emoji: every emoji 1.2.0 code point from U+1F000 up (faces, flags, skin tones), and the
+# zero-width joiner, combining keycap and emoji variation selector that build sequences of them. Symbols of
+# the BMP that double as emoji (♥ ☎ ✔ ↔ ▶ © ™) are text in edited writing and stay.
+_PICTOGRAPH_RANGES: tuple[tuple[int, int], ...] = ((0x200D, 0x200D), (0x20E3, 0x20E3), (0xFE0F, 0xFE0F)) + tuple(
+    (start, end) for start, end in EMOJI_1_2_0_RANGES if start >= 0x1F000
+)
+# Full-width ASCII FF01-FF5E is ASCII shifted by FEE0; the full-width signs ￠￡￢￤￥￦ fold as NFKC does them.
+_FULLWIDTH_TABLE = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {
+    ord(wide): ord(narrow) for wide, narrow in zip("￠￡￢￤￥￦", "¢£¬¦¥₩", strict=True)
+}
+_FULLWIDTH_RANGES: tuple[tuple[int, int], ...] = ((0xFF01, 0xFF5E), (0xFFE0, 0xFFE2), (0xFFE4, 0xFFE6))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,13 +109,16 @@ class CleanOptions:
     """What `clean` does; a preset is a named instance, keyword overrides replace fields."""
 
     nfc: bool = True
+    whitelist: bool = True
     keep_emoji: bool = False
     keep_hanja: bool = False
+    fold_fullwidth: bool = False
     remove_urls: bool = True
     remove_emails: bool = False
     remove_mentions: bool = False
     remove_ooo: bool = False
     num_repeats: int = 2
+    repeat_only_hangul: bool = False
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -101,6 +137,7 @@ PRESETS: Mapping[str, CleanOptions] = MappingProxyType(
     {
         "kcelectra": CleanOptions(),
         "kcbert": CleanOptions(keep_emoji=True),
+        "longform": CleanOptions(whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True),
     }
 )
 
@@ -159,13 +196,27 @@ def whitelist_ranges(options: CleanOptions) -> tuple[tuple[int, int], ...]:
 
 
 def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
+    if not options.whitelist:
+        return _build_open_cleaner(options)
     # Whitelisted whitespace other than " " (tab, newline, \x1c-\x1f) goes with the removed characters:
     # whitespace ends up as one space either way and no later rule can tell the two apart, but then the
     # text can only hold " " and the final whitespace pass finds nothing to change in most texts.
     kept = _subtract(whitelist_ranges(options), {cp for cp in range(0x80) if chr(cp).isspace()} - {0x20})
     num_repeats = options.num_repeats
-    # (regex, replacement, substring every match contains) for the optional removals, in order.
-    removals = [
+    replace_run = functools.partial(_repeat_run, num_repeats) if num_repeats > 0 else None
+    # A partial of a module-level function rather than a closure, so that a cleaner pickles (multiprocessing).
+    run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
+    cleaner = functools.partial(
+        _clean_text, options.nfc, options.fold_fullwidth, pack_ranges(kept), _removals(options), run, replace_run
+    )
+    # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
+    cleaner.single_spaced = not any(start <= cp <= end for cp in _SPACES_BUT_SPACE for start, end in kept)
+    return cleaner
+
+
+def _removals(options: CleanOptions) -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """(regex, replacement, substring every match contains) for the optional removals, in order."""
+    return tuple(
         (rx, repl, needle)
         for enabled, rx, repl, needle in (
             (options.remove_urls, _URL, "", "http"),
@@ -174,34 +225,98 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
             (options.remove_ooo, NAVER_OOO_MASK, " ", "OOO"),
         )
         if enabled
-    ]
+    )
 
-    replace_run = functools.partial(_repeat_run, num_repeats) if num_repeats > 0 else None
-    # A partial of a module-level function rather than a closure, so that a cleaner pickles (multiprocessing).
-    cleaner = functools.partial(_clean_text, options.nfc, pack_ranges(kept), tuple(removals), replace_run)
-    # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
-    cleaner.single_spaced = not any(start <= cp <= end for cp in _SPACES_BUT_SPACE for start, end in kept)
+
+def _build_open_cleaner(options: CleanOptions) -> Callable[[str], str]:
+    """The cleaner of `whitelist=False` (`longform`): deletions, folding, removals, repeats, whitespace."""
+    deleted = _FORMAT_RANGES + (() if options.keep_emoji else _PICTOGRAPH_RANGES)
+    special = deleted + _ZERO_WIDTH_RANGES + (_FULLWIDTH_RANGES if options.fold_fullwidth else ())
+    # The compiled one-pass test over the code points that are not special (a regex class of ~200 ranges
+    # cost 8x the whole kcelectra cleaner): a text it leaves unchanged holds nothing to delete or fold.
+    ordinary = pack_ranges(_complement(special))
+    run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
+    replace_run = functools.partial(_repeat_run, options.num_repeats) if options.num_repeats > 0 else None
+    cleaner = functools.partial(
+        _clean_open_text,
+        options.nfc,
+        ordinary,
+        re.compile(f"[{_char_class(deleted)}]+"),
+        options.fold_fullwidth,
+        _removals(options),
+        run,
+        replace_run,
+    )
+    # collapse_whitespace leaves single " "s only, and the zero-width spaces it does not know became " ".
+    cleaner.single_spaced = True
     return cleaner
+
+
+def _clean_open_text(
+    nfc: bool,
+    ordinary: bytes,
+    deleted: re.Pattern[str],
+    fold_fullwidth: bool,
+    removals: tuple[tuple[re.Pattern[str], str, str], ...],
+    run: re.Pattern[str],
+    replace_run: Callable[[re.Match[str]], str] | None,
+    text: str,
+) -> str:
+    if replace_outside(text, ordinary) != text:  # one scan: most sentences hold nothing to delete or fold
+        # Deleted, not made a space: "믿어 달라\u200e”고" keeps its particle on its word.
+        text = deleted.sub("", text).translate(_ZERO_WIDTH_TABLE)
+        if fold_fullwidth:
+            text = text.translate(_FULLWIDTH_TABLE)
+    if nfc and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    for rx, repl, needle in removals:
+        if needle in text:
+            text = rx.sub(repl, text)
+    if replace_run is not None and has_run_of_4(text):
+        text = run.sub(replace_run, text)
+    return collapse_whitespace(text)
 
 
 def _clean_text(
     nfc: bool,
+    fold_fullwidth: bool,
     whitelist: bytes,
     removals: tuple[tuple[re.Pattern[str], str, str], ...],
+    run: re.Pattern[str],
     replace_run: Callable[[re.Match[str]], str] | None,
     text: str,
 ) -> str:
     if nfc and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
+    if fold_fullwidth:
+        text = text.translate(_FULLWIDTH_TABLE)
     text = replace_outside(text, whitelist)
     for rx, repl, needle in removals:
         if needle in text:
             text = rx.sub(repl, text)
     # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
     if replace_run is not None and has_run_of_4(text):
-        text = _WORD_RUN.sub(replace_run, text)
+        text = run.sub(replace_run, text)
     # One scan that returns the text as is when it is single-spaced (a substring test of "  " costs more).
     return collapse_whitespace(text)
+
+
+def _complement(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges of the code points outside `ranges`."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for first, last in sorted(ranges):
+        if first > start:
+            out.append((start, first - 1))
+        start = max(start, last + 1)
+    if start <= 0x10FFFF:
+        out.append((start, 0x10FFFF))
+    return out
+
+
+def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The inside of a regex character class `[...]` that matches `ranges`."""
+    return "".join(f"\\U{start:08X}-\\U{end:08X}" for start, end in ranges)
 
 
 def _subtract(ranges: Iterable[tuple[int, int]], points: set[int]) -> list[tuple[int, int]]:

@@ -28,7 +28,8 @@ def corpus(tmp_path_factory) -> Path:
     cfg.write_text(
         f"""
 sources:
-  - {{name: kowiki, format: wikiextractor, paths: ["{TESTDATA}/dedup/kowiki_stubs"], split_sentences: true}}
+  - {{name: kowiki, format: wikiextractor, paths: ["{TESTDATA}/dedup/kowiki_stubs"], split_sentences: true,
+      options: {{keep_stubs: true}}}}
   - {{name: nsmc, format: nsmc, paths: ["{TESTDATA}/quality/nsmc_scripts.tsv"]}}
   - {{name: petitions, format: petitions, paths: ["{TESTDATA}/quality/petitions_short_docs.jsonl"],
       split_sentences: true}}

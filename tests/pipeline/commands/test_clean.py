@@ -62,7 +62,7 @@ def test_options_override_the_preset(text_file, capsysbinary):
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ("keep_emojis=true", "unknown clean option(s) 'keep_emojis'; valid options: nfc, keep_emoji,"),
+        ("keep_emojis=true", "unknown clean option(s) 'keep_emojis'; valid options: nfc, whitelist, keep_emoji,"),
         ("keep_emoji", "--option expects KEY=VALUE, got 'keep_emoji'"),
         ("keep_emoji=maybe", "--option keep_emoji: expected true/false or a number, got 'maybe'"),
         ("num_repeats=true", "--option num_repeats: expected true/false or a number, got 'true'"),

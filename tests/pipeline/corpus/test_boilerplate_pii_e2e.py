@@ -115,10 +115,9 @@ def test_every_removal_is_counted_per_source_set_and_rule(built):
         "pii:rrn": 1,
     }
     assert sources["petitions"]["dropped_by_reason"] == {"boilerplate": 1}
-    assert rewrites("kowiki") == {
-        "boilerplate:wikiextractor:empty_brackets": 4,
-        "boilerplate:wikiextractor:formula": 6,
-    }
+    assert rewrites("kowiki") == {"boilerplate:wikiextractor:empty_brackets": 4}
+    # The six sentences that held a formula_N placeholder are dropped whole, not left with a hole.
+    assert sources["kowiki"]["counters"]["filter:sentences_dropped:placeholder"] == 6
     assert rewrites("news") == {
         "boilerplate:lines_removed": 6,
         "boilerplate:news:byline_email": 1,

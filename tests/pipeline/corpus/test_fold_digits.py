@@ -10,12 +10,15 @@ from testdata_paths import TESTDATA
 FIXTURE = TESTDATA / "dedup"
 
 
+# The stubs are kept (`keep_stubs`; the wiki readers drop them as `calendar_stub` by default) so that what
+# near dedup does with them shows.
 def build(tmp_path: Path, name: str, wiki: str = "", nsmc: str = "") -> tuple[set[str], dict[str, str]]:
     cfg = tmp_path / f"{name}.yaml"
     cfg.write_text(
         f"""
 sources:
-  - {{name: kowiki, format: wikiextractor, paths: ["{FIXTURE}/kowiki_stubs"], split_sentences: true{wiki}}}
+  - {{name: kowiki, format: wikiextractor, paths: ["{FIXTURE}/kowiki_stubs"], split_sentences: true,
+      options: {{keep_stubs: true}}{wiki}}}
   - {{name: nsmc, format: nsmc, paths: ["{FIXTURE}/nsmc_scores.tsv"]{nsmc}}}
 filters: {{min_chars: 5}}
 output: {{num_shards: 1, dropped: all}}

@@ -14,7 +14,7 @@ from testdata_paths import TESTDATA
 
 # --- Wikipedia -------------------------------------------------------------------------------------------
 
-WIKI_IDS = ["wikiextractor:5", "wikiextractor:10", "wikiextractor:40"]
+WIKI_IDS = ["wikiextractor:5", "wikiextractor:10"]
 
 
 @pytest.mark.parametrize("name", ["kowiki_wiki_00", "kowiki_wiki_00.bz2", "kowiki_wiki_00.json"])
@@ -22,12 +22,45 @@ def test_wikiextractor_plain_bz2_and_json_agree(name):
     records = read("wikiextractor", DATA / name)
     assert [r.id for r in docs(records)] == WIKI_IDS
     assert [(r.id, r.reason, r.text) for r in records if isinstance(r, Dropped)] == [
+        ("wikiextractor:40", "calendar_stub", "12월 19일\n12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."),
         ("wikiextractor:60", "empty", "새천년 민주당")]
     carter = records[0]
     assert carter.text.split("\n")[:3] == [
         "지미 카터", "제임스 얼 카터 주니어(, 1924년 10월 1일 ~ )는 민주당 출신 미국 39대 대통령 (1977년 ~ 1981년)이다.", "생애."]
     assert carter.metadata["url"] == "https://ko.wikipedia.org/wiki?curid=5"
     assert records[2].text == "12월 19일\n12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."
+
+
+def test_wikiextractor_unescapes_the_body_and_drops_template_stubs():
+    """Real paragraphs (tests/testdata/readers/kowiki_fidelity): WikiExtractor's escaping undone in the body,
+    calendar and disambiguation pages that lost their lists dropped with a named reason."""
+    records = read("wikiextractor", DATA / "kowiki_fidelity", "kowiki")
+    assert outcome_counts(records) == {
+        "document": 8, "dropped:calendar_stub": 2, "dropped:empty_disambiguation": 2}
+    assert [(r.id, r.reason, r.text) for r in records if isinstance(r, Dropped)] == [
+        ("kowiki:40", "calendar_stub", "12월 19일\n12월 19일은 그레고리력으로 353번째(윤년일 경우 354번째) 날에 해당한다."),
+        ("kowiki:373", "calendar_stub", "2003년\n2003년은 수요일로 시작하는 평년이다."),
+        ("kowiki:331", "empty_disambiguation", "네트워크\n네트워크(network), 망(網)은 다음을 가리킨다."),
+        ("kowiki:169", "empty_disambiguation", "소수\n소수에는 다음과 같은 뜻이 있다."),
+    ]
+    texts = {r.id: r.text for r in docs(records)}
+    assert "1958년 5월 잡지 <사상계>에 발표한" in texts["kowiki:36"]
+    assert "오락실, H&M 등이" in texts["kowiki:271"]
+    assert texts["kowiki:289"].split("\n")[1] == "홑원소 물질 생성열 =0 -> 예외 : <chem>O3"
+    assert not any("&lt;" in t or "&gt;" in t or "&amp;" in t for t in texts.values())
+    assert texts["kowiki:379"].startswith("1950년대\n1950년대는 1950년부터 1959년까지를 가리킨다.\n1950년대는 전후")
+
+
+def test_wikiextractor_json_is_unescaped_and_stub_checked_too(tmp_path):
+    path = tmp_path / "wiki_00.json"
+    path.write_text(
+        '{"id": "1", "url": "u", "title": "AT&T", "text": "AT&T\\n\\nAT&amp;T는 &lt;미국&gt;의 통신 회사이다."}\n'
+        '{"id": "2", "url": "u", "title": "2003년", "text": "2003년\\n\\n2003년은 수요일로 시작하는 평년이다."}\n',
+        encoding="utf-8",
+    )
+    records = read("wikiextractor", path, "kowiki")
+    assert records[0].text == "AT&T\nAT&T는 <미국>의 통신 회사이다."
+    assert (records[1].id, records[1].reason) == ("kowiki:2", "calendar_stub")
 
 
 def test_wikiextractor_title_line_optional():

@@ -5,6 +5,7 @@ from kcorpus.transforms.rules.filters import (
     check_document,
     check_sentence,
     hangul_ratio,
+    holds_placeholder,
     is_ooo_only,
     repetitive,
     too_long,
@@ -30,6 +31,11 @@ CFG = FilterConfig()
         ("좋아요좋아요좋아요좋아요", "repetitive"),
         ("가" * 2001, "too_long"),
         ("서울은 대한민국의 수도이며 최대 도시이다.", None),
+        # kowiki wiki_00 line 1470: the formula behind each placeholder is lost.
+        ("정규분포는 2개의 매개 변수 평균 formula_2과 표준편차 formula_10에 대해 모양이 결정되고,", "placeholder"),
+        ("formula_3", "placeholder"),
+        ("함수 codice_1는 값을 돌려준다.", "placeholder"),
+        ("변수 이름 my_formula_1 과 formula_x 는 흔히 쓰는 이름이다", None),
     ],
 )
 def test_check_sentence_reasons(text, reason):
@@ -148,6 +154,7 @@ def test_check_sentence_is_the_rules_in_order(config):
     def in_order(text: str) -> str | None:
         return (
             (None if text.strip() else "empty")
+            or holds_placeholder(text)
             or (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None)
             or too_short(text, config.min_chars)
             or too_long(text, config.max_chars)

@@ -14,7 +14,7 @@ import pytest
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
 from kcorpus.transforms.rules import filters, letter_stats
-from kcorpus.transforms.rules.filters import FilterConfig, check_sentence, is_ooo_only
+from kcorpus.transforms.rules.filters import FilterConfig, check_sentence, holds_placeholder, is_ooo_only
 from kcorpus.transforms.rules.letter_stats import python_letter_stats
 from kcorpus.transforms.rules.repetition import letter_tokens, repeated_token_share, repeated_unit_share
 from testdata_paths import TESTDATA
@@ -130,6 +130,8 @@ def _reference_check_sentence(text: str, config: FilterConfig) -> str | None:
     """`check_sentence` as it was before `letter_stats`: tokens, a regex for Hangul, sets of tokens and letters."""
     if not text or text.isspace():
         return "empty"
+    if holds_placeholder(text):
+        return "placeholder"
     reason = (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None) or (
         "too_short" if len(text) < config.min_chars else None
     )

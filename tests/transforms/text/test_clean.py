@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
@@ -21,6 +22,8 @@ from kcorpus.transforms.text.clean import (
     whitelist_ranges,
 )
 from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.text.passes import collapse_hspace
+from testdata_paths import TESTDATA
 
 
 def test_clean_is_reexported_from_the_package():
@@ -29,9 +32,12 @@ def test_clean_is_reexported_from_the_package():
 
 
 def test_presets_are_named_option_sets():
-    assert set(PRESETS) == {"kcelectra", "kcbert"}
+    assert set(PRESETS) == {"kcelectra", "kcbert", "longform"}
     assert PRESETS["kcelectra"] == CleanOptions()
     assert PRESETS["kcbert"] == CleanOptions(keep_emoji=True)
+    assert PRESETS["longform"] == CleanOptions(
+        whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True
+    )
     with pytest.raises(TypeError):
         PRESETS["mine"] = CleanOptions()  # read-only
 
@@ -139,14 +145,106 @@ def test_nfc_override():
 def test_every_option_has_a_test_above():
     assert set(OPTION_NAMES) == {
         "nfc",
+        "whitelist",
         "keep_emoji",
         "keep_hanja",
+        "fold_fullwidth",
         "remove_urls",
         "remove_emails",
         "remove_mentions",
         "remove_ooo",
         "num_repeats",
+        "repeat_only_hangul",
     }
+
+
+# --- longform: edited text keeps every script, no deletion leaves a space inside a word ---------------------
+
+
+def _petition_sentences() -> list[dict[str, str]]:
+    lines = (TESTDATA / "clean" / "petitions_longform.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("row", _petition_sentences(), ids=lambda row: row["petition_idx"])
+def test_longform_keeps_what_kcelectra_deletes_on_real_petitions(row):
+    assert clean(row["text"]) == row["kcelectra"]
+    assert clean(row["text"], preset="longform") == row["longform"]
+
+
+def test_the_petition_fixture_shows_kcelectra_damage_longform_avoids():
+    rows = _petition_sentences()
+    assert sum(row["kcelectra"] != row["longform"] for row in rows) == len(rows)
+    # kcelectra detaches particles ("장소 이고") and empties brackets ("공약( )으로"); longform does neither.
+    assert any(" 이고 " in row["kcelectra"] for row in rows) and any("( )" in row["kcelectra"] for row in rows)
+    assert not any(" 이고 " in row["longform"] or "( )" in row["longform"] for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("믿어 달라”고 했다", "믿어 달라”고 했다"),
+        ("공언(公言)이 있었다", "공언(公言)이 있었다"),
+        ("①,② 생략 ※ 참고", "①,② 생략 ※ 참고"),
+        ("김○○ 씨와 ***님, OOOO 님", "김○○ 씨와 ***님, OOOO 님"),
+        # Full-width ASCII folds; its digits survive (kcelectra turns every one into a space).
+        ("제１２３조 ２０１７년 ＡＢＣ！ ￦５００", "제123조 2017년 ABC! ₩500"),
+        # Repeats: Hangul only; digits and Latin runs are data.
+        ("10000원 ㅋㅋㅋㅋㅋ AAAA 배터리 ㅠㅠㅠㅠ", "10000원 ㅋㅋ AAAA 배터리 ㅠㅠ"),
+        # Pictographs, their joiner and selector deleted (no space left in the word); BMP symbols stay.
+        ("좋아요😀👍🏻 최고❤️ ♥ 서울↔부산 👨‍👩‍👧가족", "좋아요 최고❤ ♥ 서울↔부산 가족"),
+        ("달라\u200e”고 \u00ad했다\x01", "달라”고 했다"),
+        ("줄\u200b바꿈\ufeff없음\t탭\n줄", "줄 바꿈 없음 탭 줄"),
+        ("자세한 건 https://www.naver.com/a?b=1 참고", "자세한 건 참고"),
+        ("𠀀 확장B 漢字とかな Кириллица", "𠀀 확장B 漢字とかな Кириллица"),
+    ],
+)
+def test_longform_preset(text, expected):
+    assert clean(text, preset="longform") == expected
+
+
+def test_longform_overrides():
+    assert clean("좋아요😀 굿", preset="longform", keep_emoji=True) == "좋아요😀 굿"
+    assert clean("ＡＢＣ", preset="longform", fold_fullwidth=False) == "ＡＢＣ"
+    assert clean("10000원 ㅋㅋㅋㅋ", preset="longform", repeat_only_hangul=False) == "100원 ㅋㅋ"
+    assert clean("ㅋㅋㅋㅋ", preset="longform", num_repeats=0) == "ㅋㅋㅋㅋ"
+    assert clean("https://a.com 참고", preset="longform", remove_urls=False) == "https://a.com 참고"
+    # The whitelist presets take the folding and the Hangul-only repeats too.
+    assert clean("제１２３조 10000원", fold_fullwidth=True, repeat_only_hangul=True) == "제123조 10000원"
+    assert make_cleaner("longform").single_spaced
+
+
+def test_longform_is_nfc_and_idempotent():
+    nfd = unicodedata.normalize("NFD", "맥북에서 쓴 “글”이다")
+    assert clean(nfd, preset="longform") == "맥북에서 쓴 “글”이다"
+    for row in _petition_sentences():
+        once = clean(row["text"], preset="longform")
+        assert clean(once, preset="longform") == once
+
+
+def test_longform_one_pass_test_agrees_with_the_plain_rules():
+    """The compiled pre-test (`replace_outside` over the ordinary code points) skips exactly the texts the
+    plain regexes would leave alone."""
+    from kcorpus.transforms.text import clean as module
+
+    deleted = module._FORMAT_RANGES + module._PICTOGRAPH_RANGES
+    deleted_rx = re.compile(f"[{module._char_class(deleted)}]+")
+
+    def reference(text: str) -> str:
+        text = deleted_rx.sub("", text).replace("\u200b", " ").replace("\ufeff", " ")
+        text = unicodedata.normalize("NFC", text.translate(module._FULLWIDTH_TABLE))
+        text = module._URL.sub("", text)
+        text = re.sub(r"([가-힣ㄱ-ㆎ])\1{3,}", lambda m: m.group(1) * 2, text)
+        return " ".join(text.split())
+
+    alphabet = [*_ALPHABET, "공", "言", "“", "”", "①", "※", "○", "Ａ", "１", "￦", "\u200b", "\ufeff", "\u200e",
+                "\u00ad", "\x01", "\x9f", "\ue000", "\U000f0854", "\u200d", "\ufe0f", "👍🏻", "❤", "http://a.com "]
+    rng = random.Random(7)
+    cleaner = make_cleaner("longform")
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) * rng.choice((1, 1, 2, 4)) for _ in range(rng.randint(0, 10)))
+        assert cleaner(text) == reference(text), repr(text)
+        assert cleaner(text) == collapse_hspace(cleaner(text)).strip(), repr(text)
 
 
 def test_make_cleaner_equals_clean():
@@ -157,9 +255,9 @@ def test_make_cleaner_equals_clean():
 
 
 def test_unknown_preset_names_the_valid_ones():
-    with pytest.raises(ValueError, match=r"unknown clean preset 'kcbert2'; valid presets: kcbert, kcelectra"):
+    with pytest.raises(ValueError, match=r"unknown clean preset 'kcbert2'; valid presets: kcbert, kcelectra, longform"):
         clean("텍스트", preset="kcbert2")
-    with pytest.raises(ValueError, match="valid presets: kcbert, kcelectra"):
+    with pytest.raises(ValueError, match="valid presets: kcbert, kcelectra, longform"):
         make_cleaner("KcELECTRA")
 
 
