@@ -7,11 +7,12 @@ raises `VocabCheckError` after writing when a post-training check fails (the fil
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
-import sys
 import time
 from typing import Any
 
+from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab
 from kcorpus.transforms.vocab.files import (
@@ -31,6 +32,8 @@ from kcorpus.transforms.vocab.train import (
     train_wordpiece,
 )
 
+logger = logging.getLogger(__name__)
+
 
 @dataclasses.dataclass(frozen=True)
 class TrainVocabJob:
@@ -45,7 +48,8 @@ class TrainVocabJob:
         model_max_length: written to tokenizer_config.json.
         allow_jamo: do not fail on conjoining-jamo tokens.
         round_trip_sentences: sentences encoded and decoded by the round-trip check.
-        quiet: no progress bars or trainer logs.
+        quiet: no progress bars or trainer logs even where they would show (bars: on a terminal or with
+            `kcorpus --progress`; the trainers' own logs: with `kcorpus -v`).
         overwrite: replace a previous train-vocab output in `out` (only its own files).
     """
 
@@ -79,7 +83,8 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
 
 
 def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
-    progress = not job.quiet
+    progress = not job.quiet and progress_display.wanted()
+    trainer_logs = not job.quiet and logger.isEnabledFor(logging.INFO)
     config = job.config
     started = time.perf_counter()
     sentences, stats, files = read_sample(
@@ -97,7 +102,7 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         import sentencepiece as spm
 
         trainable, split_too_long = spm_trainable(sentences, config.max_sentence_length)
-        proto = train_sentencepiece(trainable, config, progress=progress)
+        proto = train_sentencepiece(trainable, config, logs=trainer_logs)
         written = write_sentencepiece_dir(job.out, proto, model_max_length=job.model_max_length)
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
@@ -126,8 +131,7 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         "versions": _versions(),
     }
     write_json(os.path.join(job.out, "manifest.json"), manifest)
-    if progress:
-        print(f"sampled and trained in {trained_s:.1f}s", file=sys.stderr)
+    logger.info("sampled and trained in %.1fs", trained_s)
     if report.errors:
         raise VocabCheckError("\n".join(report.errors))
     return manifest
