@@ -2,6 +2,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# setuptools warns on every editable install that `ext-modules` in pyproject.toml is experimental and that an
+# editable install may be shadowed by a same-named folder (there is none: docs/architecture.md). Only these two
+# messages are silenced; every other warning and every error still prints.
+PIP_INSTALL := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`:UserWarning,ignore:Editable installation:UserWarning' \
+	$(BIN)/python -m pip install -q
 
 .PHONY: run test bench clean-venv
 
@@ -11,11 +16,11 @@ $(BIN)/python:
 
 # The C sources and their header too: the install compiles them (docs/architecture.md), and an edit must rebuild them.
 $(VENV)/.installed-run: pyproject.toml $(wildcard transforms/*.h transforms/*/*.c) | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(PIP_INSTALL) -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.h transforms/*/*.c) | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 
 # The bundled sample through every stage into runs/sample/ (a rerun skips what is up to date); ends by

@@ -21,6 +21,7 @@ EXCERPT_CHARS = 300
 CONTEXT_CHARS = 60
 REWRITE, SENTENCE_DROP, DOCUMENT_DROP = "rewrite", "sentence_drop", "document_drop"
 KINDS = (REWRITE, SENTENCE_DROP, DOCUMENT_DROP)
+DUPLICATE_OF, DUPLICATE_IN = "duplicate of ", " in "
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -52,6 +53,19 @@ def sample_key(kind: str, rule: str, doc_id: str, source: str, ordinal: int = 0)
     """The sort key of an example: the same for the same rule, document and position on every machine."""
     text = f"{kind}\x00{rule}\x00{source}\x00{doc_id}\x00{ordinal}"
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+
+
+def duplicate_note(doc_id: str, source: str) -> str:
+    """The note of a dedup drop, naming the kept document it duplicates: `duplicate of a:04 in nsmc`."""
+    return f"{DUPLICATE_OF}{doc_id}{DUPLICATE_IN}{source}"
+
+
+def parse_duplicate_note(note: str) -> tuple[str, str] | None:
+    """(id, source) of the kept document a `duplicate_note` names, or None for another note."""
+    if not note.startswith(DUPLICATE_OF) or DUPLICATE_IN not in note:
+        return None
+    doc_id, _, source = note.removeprefix(DUPLICATE_OF).rpartition(DUPLICATE_IN)
+    return doc_id, source
 
 
 def excerpt(before: str, after: str, width: int = EXCERPT_CHARS) -> tuple[str, str]:

@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             # The report is written under the run folder's lock, like the stages it reports on.
             with claim_output(OutputPlan(str(out_dir), "run", resume=True)):
-                html, md = write_report(out_dir)
+                html, md = write_report(out_dir, profile=config)
         except OutputError as err:
             print(f"kcorpus run: error: {err}", file=sys.stderr)
             return 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from kcorpus.pipeline.profile import default_of
 from kcorpus.pipeline.vocab.train import TrainVocabJob, train_vocab
@@ -36,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences")
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars or trainer logs")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (shown on a terminal) or trainer logs (shown with -v)"
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace a previous train-vocab in --out")
     wpg = parser.add_argument_group("wordpiece")
     wpg.add_argument("--min-frequency", type=int, default=default_of(WordPieceConfig, "min_frequency"))
@@ -107,6 +110,7 @@ def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.preflight import check, input_problem, output_problem
 
     check([*(input_problem(p) for p in args.input), output_problem(args.out)])
+    started = time.perf_counter()
     try:
         manifest = train_vocab(job_from_args(args))
     except (ValueError, FileNotFoundError) as error:
@@ -117,7 +121,8 @@ def main(args: argparse.Namespace) -> int:
         return 1
     print(
         f"{manifest['kind']} vocab of {manifest['vocab_size']} tokens in {args.out} "
-        f"({manifest['input']['sampled']} of {manifest['input']['sentences']} sentences)",
+        f"({manifest['input']['sampled']} of {manifest['input']['sentences']} sentences, "
+        f"{time.perf_counter() - started:.1f} s)",
         file=sys.stderr,
     )
     genuine = manifest["checks"]["genuine_jamo"]

@@ -161,6 +161,7 @@ class PrepareBatchFn(beam.DoFn):
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
             bytes_seen += len(item.text)
+            counts["read:characters"] += len(item.text)  # as read, before cleaning: the report's "chars in"
             if prepared.examples or prepared.sentence_reasons:
                 self._note_examples(item, prepared)
             counts["filter:sentences_in"] += prepared.sentences_in

@@ -21,7 +21,7 @@ from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_k
 from kcorpus.pipeline.corpus.shards import merge_runs
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
 from kcorpus.transforms import corpus_layout
-from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler
+from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler, duplicate_note
 from kcorpus.transforms.record import DeadLetter
 from kcorpus.transforms.sharding import shard_of
 
@@ -123,10 +123,9 @@ class WriteShardFn(beam.DoFn):
             if loser is not None:
                 _, reason, survivor = loser
                 counts[(source, f"dedup:dropped:{reason}")] += 1
-                note = "duplicate of " + survivor.replace("\x00", " in ")
-                examples.note(DOCUMENT_DROP, reason, doc_id, source, doc_text, note=note)
+                sid, _, ssource = survivor.partition("\x00")
+                examples.note(DOCUMENT_DROP, reason, doc_id, source, doc_text, note=duplicate_note(sid, ssource))
                 if self._keep_dropped(node):
-                    sid, _, ssource = survivor.partition("\x00")
                     record = {
                         "id": doc_id,
                         "source": source,

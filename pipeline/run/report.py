@@ -18,11 +18,12 @@ import datetime as dt
 import io
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kcorpus.pipeline import filesystems as fs
+from kcorpus.pipeline.run.report_context import near_duplicate_pairs, near_duplicate_survivors
 from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
@@ -87,6 +88,8 @@ class CorpusScan:
         default_factory=lambda: Histogram.empty(SENTENCES_PER_DOC_BINS)
     )
     doc_chars: Histogram = dataclasses.field(default_factory=lambda: Histogram.empty(DOC_CHAR_BINS))
+    # The texts of the documents asked for by (id, source); not written to report.json.
+    texts: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -101,8 +104,11 @@ def read_json(path: str | Path) -> dict[str, Any] | None:
         return None
 
 
-def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) -> CorpusScan:
-    """Documents, characters and sentences per source from `docs/*.jsonl`, reading whole shards up to a budget.
+def scan_documents(
+    corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES, keep: Collection[tuple[str, str]] = ()
+) -> CorpusScan:
+    """Documents, characters and sentences per source from `docs/*.jsonl`, reading whole shards up to a budget,
+    and the texts of the documents `keep` names by (id, source) among those read.
 
     Characters count the document text without the newlines between its sentences.
     """
@@ -121,6 +127,8 @@ def scan_documents(corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES) 
                 doc = json.loads(line)
                 sentences = [s for s in doc["text"].split("\n") if s]
                 source = doc.get("source", "?")
+                if keep and (doc.get("id"), source) in keep:
+                    scan.texts[(doc["id"], source)] = doc["text"]
                 chars = sum(len(s) for s in sentences)
                 scan.documents[source] += 1
                 scan.characters[source] += chars
@@ -246,8 +254,11 @@ def _lengths(table: Any) -> Iterator[int]:
 # ---- collection --------------------------------------------------------------------------------------------
 
 
-def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> dict[str, Any]:
-    """Everything the report shows, as plain data (also written as `report.json`)."""
+def collect(
+    out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES, profile: str | None = None
+) -> dict[str, Any]:
+    """Everything the report shows, as plain data (also written as `report.json`); `profile`: the profile of
+    the run, when known."""
     out = str(out_dir)
     stages = {}
     for name in STAGES:
@@ -262,19 +273,22 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
                 "finished_at": manifest.get("finished_at"),
                 "output_bytes": manifest.get("output_bytes"),
                 "config_hash": (manifest.get("config_hash") or "")[:12],
+                "config": manifest.get("config") or {},
             }
-    data: dict[str, Any] = {"out": out, "stages": stages}
+    data: dict[str, Any] = {"out": out, "profile": profile, "stages": stages}
 
     stats = read_json(fs.join(out, "corpus", corpus_layout.STATS_FILE))
     if stats is not None:
         total = stats.get("total", {})
-        scan = scan_documents(fs.join(out, "corpus"), max_scan_bytes)
+        examples = read_examples(fs.join(out, "corpus"))
+        scan = scan_documents(fs.join(out, "corpus"), max_scan_bytes, keep=near_duplicate_survivors(examples))
         data["corpus"] = {
             "total": total,
             "per_source_in": per_source_counts(stats),
             "dedup": dedup_rows(total),
             "scan": scan,
-            "examples": read_examples(fs.join(out, "corpus")),
+            "examples": examples,
+            "near_duplicate_pairs": near_duplicate_pairs(examples, scan.texts),
         }
     vocab_manifest = read_json(fs.join(out, "vocab", "manifest.json"))
     tokens = load_vocab_tokens(fs.join(out, "vocab"))
@@ -296,7 +310,7 @@ def collect(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> di
 
 def _jsonable(obj: Any) -> Any:
     if isinstance(obj, CorpusScan):
-        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "texts"}
     if isinstance(obj, Histogram):
         return {"labels": obj.labels(), "counts": obj.counts}
     if isinstance(obj, Mapping):
@@ -306,10 +320,12 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-def write_report(out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES) -> tuple[str, str]:
+def write_report(
+    out_dir: str | Path, max_scan_bytes: int = DEFAULT_SCAN_BYTES, profile: str | None = None
+) -> tuple[str, str]:
     """Write `report.html`, `report.md` and `report.json` into the run folder; return the first two paths."""
     out = str(out_dir)
-    data = collect(out, max_scan_bytes)
+    data = collect(out, max_scan_bytes, profile)
     data["generated_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     sections = build_sections(data)
     html_path, md_path = fs.join(out, "report.html"), fs.join(out, "report.md")

@@ -16,6 +16,7 @@ from kcorpus.pipeline.report.render import (
     svg_hbars,
     svg_histogram,
 )
+from kcorpus.pipeline.run.report_context import near_duplicate_table, pack_sources, settings_section
 
 
 def find_key(obj: Any, key: str) -> Any:
@@ -59,7 +60,7 @@ def pack_splits(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def build_sections(data: Mapping[str, Any]) -> list[Section]:
     """The report's content, shared by the HTML and Markdown renderers."""
-    sections = [_stages_section(data["stages"])]
+    sections = [_stages_section(data["stages"]), settings_section(data.get("profile"), data["stages"])]
     if "corpus" in data:
         sections += _corpus_sections(data["corpus"])
     else:
@@ -69,7 +70,8 @@ def build_sections(data: Mapping[str, Any]) -> list[Section]:
     else:
         sections.append(Section("Vocabulary", notes=["train-vocab has not completed."]))
     if "pack" in data:
-        sections.append(_pack_section(data["pack"]))
+        scan = data["corpus"]["scan"] if "corpus" in data else None
+        sections.append(_pack_section(data["pack"], scan))
     else:
         sections.append(Section("Packed sequences", notes=["pack has not completed."]))
     return sections
@@ -110,7 +112,7 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     for src in sources:
         counts = per_in.get(src, {})
         counters = counts.get("counters") or {}
-        chars_in = counts.get("characters", counters.get("read:characters"))
+        chars_in = counters.get("read:characters")
         rows.append([
             src, fmt_number(counts["input"]) if "input" in counts else "",
             fmt_number(chars_in) if chars_in is not None else "",
@@ -170,6 +172,9 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
                          [[r, fmt_number(c), pct(share)] for r, c, share in dedup]))  # fmt: skip
     if not dedup:
         drops.notes.append("No dedup reason among the drops (dedup off, or no duplicates found).")
+    pairs = corpus.get("near_duplicate_pairs") or []
+    if pairs:
+        drops.tables.append(near_duplicate_table(pairs))
     hist = Section(
         "Sentence and length histograms",
         charts=[
@@ -235,7 +240,7 @@ def _count(key: str, value: Any) -> str:
     return pct(value) if key.endswith("fraction") else fmt_number(value)
 
 
-def _pack_section(pack: Mapping[str, Any]) -> Section:
+def _pack_section(pack: Mapping[str, Any], scan: Any = None) -> Section:
     manifest, lengths = pack["manifest"], pack["lengths"]
     counts = pack_counts(manifest)
     section = Section(
@@ -253,6 +258,12 @@ def _pack_section(pack: Mapping[str, Any]) -> Section:
         section.tables.append(
             (["split", *keys], [[s, *(_count(k, c.get(k, "")) for k in keys)] for s, c in splits.items()])
         )
+    table, chart, note = pack_sources(manifest, scan.characters if scan else {}, scan.documents if scan else {})
+    if table is not None:
+        section.tables.append(table)
+        section.charts.append(chart)
+    if note:
+        section.notes.append(note)
     section.charts.append(
         svg_histogram(
             f"Tokens per train sequence (max {pack['max_length']})",

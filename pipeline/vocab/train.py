@@ -9,10 +9,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import sys
 import time
 from typing import Any
 
+from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs import check_output, claim_output
 from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab
 from kcorpus.transforms.vocab.files import (
@@ -32,7 +32,7 @@ from kcorpus.transforms.vocab.train import (
     train_wordpiece,
 )
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +48,8 @@ class TrainVocabJob:
         model_max_length: written to tokenizer_config.json.
         allow_jamo: do not fail on conjoining-jamo tokens.
         round_trip_sentences: sentences encoded and decoded by the round-trip check.
-        quiet: no progress bars or trainer logs.
+        quiet: no progress bars or trainer logs even where they would show (bars: on a terminal or with
+            `kcorpus --progress`; the trainers' own logs: with `kcorpus -v`).
         overwrite: replace a previous train-vocab output in `out` (only its own files).
     """
 
@@ -93,7 +94,8 @@ def refuse_non_text(files: list[str]) -> None:
 
 
 def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
-    progress = not job.quiet
+    progress = not job.quiet and progress_display.wanted()
+    trainer_logs = not job.quiet and logger.isEnabledFor(logging.INFO)
     config = job.config
     started = time.perf_counter()
     sentences, stats, files = read_sample(
@@ -111,14 +113,14 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         import sentencepiece as spm
 
         trainable, split_too_long = spm_trainable(sentences, config.max_sentence_length)
-        proto = train_sentencepiece(trainable, config, progress=progress)
+        proto = train_sentencepiece(trainable, config, logs=trainer_logs)
         written = write_sentencepiece_dir(job.out, proto, model_max_length=job.model_max_length)
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
     trained_s = time.perf_counter() - started
     if len(tokens) < config.vocab_size:
-        log.warning(
+        logger.warning(
             "--vocab-size %s asks for more tokens than the corpus gives: the vocab has %s, "
             "every piece the trainer found; a model sized for %s ids would never use %s of them: set it to %s "
             "or lower (or train on more text)",
@@ -148,8 +150,7 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         "versions": _versions(),
     }
     write_json(os.path.join(job.out, "manifest.json"), manifest)
-    if progress:
-        print(f"sampled and trained in {trained_s:.1f}s", file=sys.stderr)
+    logger.info("sampled and trained in %.1fs", trained_s)
     if report.errors:
         raise VocabCheckError("\n".join(report.errors))
     return manifest

@@ -33,6 +33,8 @@ DATAFLOW_ARGS = [
     "--max_num_workers=8",
     "--machine_type=n2-standard-4",
     "--disk_size_gb=50",
+    # With the dataflow extra installed, option validation asks GCS about the buckets unless it is a dry run.
+    "--dry_run=True",
 ]
 
 
@@ -165,3 +167,77 @@ def test_kcorpus_run_launches_its_beam_stage_on_dataflow_into_a_remote_run_folde
     assert f"{out}/corpus.partial" in dofn_strings(pipeline)
     assert not fs.exists(f"{out}/corpus/_STAGE.json")
     assert not (tmp_path / "run").exists()
+
+
+# ---- the real DataflowRunner, translating the job with --dry_run (the `dataflow` extra) ---------------------
+
+WORKER_IMAGE = "us-central1-docker.pkg.dev/my-project/kcorpus/worker:0.1.0"
+# A bucket name of 3+ characters: with a shorter one Beam tries to create a default bucket over the network.
+DRY_RUN_ARGS = ["--runner=DataflowRunner", "--dry_run=True", "--no_auth", "--project=my-project",
+                "--region=us-central1", "--temp_location=gs://my-bucket/tmp", f"--sdk_container_image={WORKER_IMAGE}"]  # fmt: skip
+
+
+@pytest.fixture
+def translated(monkeypatch: pytest.MonkeyPatch) -> list:
+    """(transform names of the pipeline kcorpus built, the dry run's result) per job the real DataflowRunner
+    translated; the command stops right after (a dry run has no output to read). The network is off."""
+    pytest.importorskip("google.auth", reason="needs the dataflow extra (apache-beam[gcp]), in the test extra")
+    captured: list = []
+    translate = DataflowRunner.run_pipeline
+
+    def run_pipeline(self, pipeline, options, pipeline_proto=None):
+        built = {t.unique_name for t in pipeline.to_runner_api().components.transforms.values()}
+        captured.append((built, translate(self, pipeline, options, pipeline_proto)))
+        raise Submitted()
+
+    def no_network(self, *args, **kwargs):
+        raise AssertionError(f"network access attempted: {args}")
+
+    monkeypatch.setattr(DataflowRunner, "run_pipeline", run_pipeline)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    return captured
+
+
+def check_dataflow_job(built: set[str], result, expected_labels: set[str]) -> None:
+    """The translated job carries every step kcorpus built and runs each on the worker image."""
+    from apache_beam.runners.runner import PipelineState
+
+    assert result.state == PipelineState.DONE  # what a dry run returns instead of a submitted job
+    assert result.job.google_cloud_options.project == "my-project"
+    proto = result.job.proto_pipeline
+    in_job = {t.unique_name for t in proto.components.transforms.values()}
+    # Dataflow replaces a one-element `beam.Create`'s reshuffle with its own: Beam's, not a kcorpus step.
+    assert all(name.endswith("/MaybeReshuffle") for name in built - in_job), sorted(built - in_job)
+    assert expected_labels <= {name.split("/")[-1] for name in in_job}
+    environments = proto.components.environments
+    assert {e.urn for e in environments.values()} == {common_urns.environments.DOCKER.urn}
+    images = {beam_runner_api_pb2.DockerPayload.FromString(e.payload).container_image for e in environments.values()}
+    assert images == {WORKER_IMAGE}
+    used = {t.environment_id for t in proto.components.transforms.values() if t.environment_id}
+    assert used and used <= set(environments)
+
+
+def test_build_corpus_translates_to_a_dataflow_job(translated: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline import cli
+
+    out = tmp_path / "corpus"
+    with pytest.raises(Submitted):
+        cli.main(["build-corpus", "--config", str(SAMPLE_PROFILE), "--out", str(out), "--", *DRY_RUN_ARGS])
+    assert len(translated) == 1
+    check_dataflow_job(*translated[0], {"Read[nsmc,petitions,kowiki]", "PrepareDocuments", "ExactDedup",
+                                        "NearDedup", "LosersByShard", "WriteShards", "WriteStats"})  # fmt: skip
+    assert not (out / "stats.json").exists()
+
+
+def test_pack_translates_to_a_dataflow_job(translated: list, tmp_path: Path) -> None:
+    from kcorpus.pipeline import cli
+
+    tokenizer = kcbert_tokenizer_dir(tmp_path / "tok")
+    out = tmp_path / "packed"
+    with pytest.raises(Submitted):
+        cli.main(["pack", "--corpus", str(CORPUS), "--tokenizer", str(tokenizer), "--out", str(out),
+                  "--max-length", "128", "--", *DRY_RUN_ARGS])  # fmt: skip
+    assert len(translated) == 1
+    check_dataflow_job(*translated[0], {"ReadCorpus", "TokenizeDocuments", "GroupByShard", "WriteShards"})
+    assert not (out / "manifest.json").exists()

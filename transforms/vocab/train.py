@@ -180,12 +180,13 @@ def spm_trainable(sentences: Sequence[str], max_bytes: int) -> tuple[list[str], 
     return kept, split
 
 
-def train_sentencepiece(sentences: Sequence[str], config: SentencePieceConfig, *, progress: bool = False) -> bytes:
+def train_sentencepiece(sentences: Sequence[str], config: SentencePieceConfig, *, logs: bool = False) -> bytes:
     """A serialized SentencePiece model: identity normalization, `[PAD]`=0, `[UNK]`=1, `[CLS] [SEP] [MASK]`=2-4.
 
     The text must already be NFC (see `prenormalize`): SentencePiece's default NFKC would turn the
     compatibility jamo `ㅋ` into the conjoining jamo `ᄏ`. Genuine conjoining jamo of the text are isolated for
-    training (`pretokenization_delimiter`), so no piece joins them to other characters.
+    training (`pretokenization_delimiter`), so no piece joins them to other characters. The trainer's ~90 log
+    lines go to stderr only with `logs`; its errors raise ValueError either way.
     """
     import sentencepiece as spm
 
@@ -196,7 +197,7 @@ def train_sentencepiece(sentences: Sequence[str], config: SentencePieceConfig, *
         sentences = [isolate_jamo(s, delimiter) for s in sentences]
     model = io.BytesIO()
     try:
-        _spm_train(spm, sentences, model, config, progress, delimiter)
+        _spm_train(spm, sentences, model, config, logs, delimiter)
     except RuntimeError as error:  # SentencePiece reports bad settings (vocab too large, ...) this way
         raise ValueError(f"SentencePiece training failed: {error}") from error
     return model.getvalue()
@@ -224,7 +225,7 @@ def isolate_jamo(sentence: str, delimiter: str) -> str:
 
 
 def _spm_train(
-    spm: Any, sentences: Sequence[str], model: io.BytesIO, config: SentencePieceConfig, progress: bool,
+    spm: Any, sentences: Sequence[str], model: io.BytesIO, config: SentencePieceConfig, logs: bool,
     delimiter: str | None,
 ) -> None:
     extra: dict[str, Any] = {}
@@ -257,6 +258,6 @@ def _spm_train(
         num_threads=config.num_threads,
         hard_vocab_limit=True,
         train_extremely_large_corpus=len(sentences) > 20_000_000,
-        minloglevel=0 if progress else 2,
+        minloglevel=0 if logs else 2,
         **extra,
     )

@@ -46,6 +46,7 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
                     (("c", "filter:sentences_in"), 2),
                     (("c", "filter:sentences_kept"), 1),
                     (("c", "prepare:dead_letter"), 2),
+                    (("c", "read:characters"), len("이 영화 정말 재미있었어요 최고") + len("짧다")),
                     (("c", "read:dead_letter"), 1),
                     (("c", "read:documents"), 4),
                     (("c", "read:dropped:empty"), 1),

@@ -17,6 +17,8 @@ from kcorpus.pipeline.run.report import (
     vocab_summary,
     write_report,
 )
+from run_fixtures import IN_MEMORY
+from testdata_paths import TESTDATA
 
 
 @pytest.fixture
@@ -66,7 +68,7 @@ def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
     assert "| total |  | 21.5 |  |  |" in md
 
     page = html_path.read_text(encoding="utf-8")
-    assert page.count("<svg") == 10
+    assert page.count("<svg") == 11
     # Readable offline: nothing fetched, nothing executed.
     assert not re.search(r"<script|<link|<img|src=|@import|url\(", page)
     assert set(re.findall(r"https?://[^\"' ]+", page)) == {"http://www.w3.org/2000/svg"}
@@ -172,3 +174,101 @@ def test_report_shows_what_left_kept_documents_per_source_and_rule(run_dir: Path
     assert "| petitions | empty | 2 | 18 | 50.00% |" in md
     assert "| petitions | low_hangul | 1 | 9 | 25.00% |" in md
     assert 'written to rejected/ with "level": "sentence"' in md
+
+# ---- on a real build: chars in, the settings used, a near-duplicate pair, each source's share ---------------
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`kcorpus run --only corpus` on real rows of the bundled sample: 100 NSMC comments and petitions 40-95 of
+    August 2017, which hold near-duplicate pairs (petitions:560 of 559, 606 of 605, 600 of 568)."""
+    from kcorpus.pipeline.profile import load_profile
+    from kcorpus.pipeline.run.orchestrate import run
+
+    root = tmp_path_factory.mktemp("real")
+    sample = TESTDATA / "sample"
+    with open(sample / "nsmc_ratings_test_head.txt", encoding="utf-8") as f:
+        (root / "nsmc.txt").write_text("".join(next(f) for _ in range(101)), encoding="utf-8")
+    petitions = (sample / "petitions_2017-08_head").read_text(encoding="utf-8").splitlines(keepends=True)
+    (root / "petitions").write_text("".join(petitions[39:95]), encoding="utf-8")
+    (root / "p.yaml").write_text(
+        """
+sources:
+  - {name: nsmc, format: nsmc, paths: [nsmc.txt]}
+  - {name: petitions, format: petitions, paths: [petitions], split_sentences: true}
+filters: {min_chars: 10}
+split: {backend: kcorpus}
+output: {num_shards: 1}
+vocab: {kind: wordpiece, vocab_size: 2000}
+""",
+        encoding="utf-8",
+    )
+    out = root / "run"
+    run(load_profile(root / "p.yaml"), out, beam_args=IN_MEMORY, only=["corpus"])
+    return out
+
+
+def test_chars_in_are_the_characters_read(real_run: Path) -> None:
+    from reader_fixtures import docs, read
+
+    _, md_path = write_report(real_run)
+    md = Path(md_path).read_text(encoding="utf-8")
+    root = real_run.parent
+    for source, fmt, path in (("nsmc", "nsmc", root / "nsmc.txt"), ("petitions", "petitions", root / "petitions")):
+        read_docs = docs(read(fmt, path, source))
+        chars_in = sum(len(d.text) for d in read_docs)
+        assert chars_in > 0
+        row = next(line for line in md.splitlines() if line.startswith(f"| {source} | {len(read_docs)} | "))
+        assert row.split(" | ")[2] == f"{chars_in:,}", row
+
+
+def test_report_shows_the_settings_used(real_run: Path) -> None:
+    _, md_path = write_report(real_run, profile="/somewhere/p.yaml")
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "## Settings: the profile and thresholds used" in md
+    assert "> Profile: /somewhere/p.yaml" in md
+    assert "| corpus | filters.min_chars | 10 |" in md
+    assert "| corpus | sources.petitions.split_sentences | True |" in md
+    assert "| corpus | dedup.near.bands | 16 |" in md
+
+
+def test_report_shows_a_kept_near_duplicate_beside_the_dropped_one(real_run: Path) -> None:
+    _, md_path = write_report(real_run)
+    md = Path(md_path).read_text(encoding="utf-8")
+    kept = next(
+        json.loads(line) for line in (real_run / "corpus" / "docs" / "part-00000-of-00001.jsonl").open()
+        if json.loads(line)["id"] == "petitions:559"
+    )  # fmt: skip
+    assert "| near duplicate (sampled pair) |  | text |" in md
+    assert "| petitions:560 | dropped | 문재인 대통령님께 드리는 편지 및 이상적인 제안.(수정안..) ⏎ " in md
+    assert f"| petitions:559 | kept | {kept['text'][:200].replace(chr(10), ' ⏎ ')}" in md
+    assert "| petitions:605 | kept | 통합진보당 강제해산의 진상을 규명하고" in md
+    data = json.loads((real_run / "report.json").read_text(encoding="utf-8"))
+    pairs = [(p["dropped_id"], p["kept_id"]) for p in data["corpus"]["near_duplicate_pairs"]]
+    assert pairs == [("petitions:560", "petitions:559"), ("petitions:606", "petitions:605"),
+                     ("petitions:600", "petitions:568")]  # fmt: skip
+
+
+def test_source_shares_fall_back_to_corpus_characters(run_dir: Path) -> None:
+    _, md_path = write_report(run_dir)
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "| source | documents out | characters out | share of characters |" in md
+    assert "| kowiki | 1 | 73 | 50.69% |" in md  # 73 of 35 + 73 + 36 characters
+    assert "the shares are of the corpus's characters out" in md
+
+
+def test_source_shares_of_packed_tokens_from_the_manifest(run_dir: Path) -> None:
+    manifest_path = run_dir / "pack" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["counts"]["sources"] = {
+        "nsmc": {"documents": 2, "sequences": 1, "tokens": 5},
+        "petitions": {"documents": 1, "sequences": 1, "tokens": 3},
+        "kowiki": {"documents": 1, "sequences": 1, "tokens": 6},
+    }
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    html_path, md_path = write_report(run_dir)
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "| source | documents | sequences | tokens | share of tokens |" in md
+    assert "| kowiki | 1 | 1 | 6 | 42.86% |" in md and "| nsmc | 2 | 1 | 5 | 35.71% |" in md
+    assert "characters out, a proxy" not in md
+    assert "Share of the tokens per source" in Path(html_path).read_text(encoding="utf-8")
