@@ -38,7 +38,7 @@ _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]
 _PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
 _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
-_GLUED_CANDIDATE = re.compile(rf"(?<=[다요죠까음함])([.?!~]+)([{_JAMO}]*)(?=[{_HANGUL}])")
+_GLUED_CANDIDATE = re.compile(rf"(?<=[{_HANGUL}])([.?!…‥]+|(?<=[다요죠까음함네])~+)([{_JAMO}]*)(?=[{_HANGUL}])")
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
 _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『])")
 # Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one
@@ -57,7 +57,7 @@ _BARE_ENDING = re.compile(
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 _BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임](?=[\s{_BULLETS}(])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
-_GLUED_GUARD = re.compile(rf"[다요죠까음함][.?!~]+[{_JAMO}]*(?=[{_HANGUL}])")
+_GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph.
 _ENCLOSED = re.compile(
     r"\"[^\"\n]{1,400}\"|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’|'[^'\n]{1,200}'"
@@ -84,6 +84,15 @@ _QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
 _QUOTES = frozenset("\"'”’」』")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
+# What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
+# `놀랍고... ...슬프다`), stay with the sentence before: the cut moves past them (group 1). A comma or a
+# closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that only
+# continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
+_AFTER_CUT = re.compile(
+    r"((?:\s*[.?!…‥~;。？！]+)*)"
+    r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
+    r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
+)
 
 
 def hinted_finditer(
@@ -202,8 +211,25 @@ def _boundaries(paragraph: str) -> list[int]:
     return sorted(set(cuts))
 
 
+def _settled(paragraph: str, cuts: list[int]) -> list[int]:
+    """`cuts` after `_AFTER_CUT`: moved past the terminators that follow them, or dropped where what follows
+    continues the sentence (or nothing follows)."""
+    settled: list[int] = []
+    end = len(paragraph)
+    for cut in cuts:
+        after = _AFTER_CUT.match(paragraph, cut)
+        if after.group(2):
+            continue
+        cut = after.end(1)
+        if cut < end and (not settled or cut > settled[-1]):
+            settled.append(cut)
+    return settled
+
+
 def _split_paragraph(paragraph: str) -> list[str]:
     cuts = _boundaries(paragraph)
+    if cuts:
+        cuts = _settled(paragraph, cuts)
     if not cuts:
         return [paragraph]
     pieces = []
