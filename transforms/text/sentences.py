@@ -58,9 +58,11 @@ _BARE_ENDING = re.compile(
 _BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임](?=[\s{_BULLETS}(])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
 _GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
-# Regions that are never split inside: balanced quotes and brackets within one paragraph.
+# Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
+# opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
+# to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
 _ENCLOSED = re.compile(
-    r"\"[^\"\n]{1,400}\"|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’|'[^'\n]{1,200}'"
+    r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’"
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
     r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
 )
@@ -72,6 +74,12 @@ _ABBREVIATIONS = frozenset(
     est jan feb mar apr jun jul aug sep sept oct nov dec
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+# `가. 나. 다.`: Korean list letters, which a period follows without ending a sentence (alone as a word).
+_LIST_LETTERS = frozenset("가나다라마바사아자차카타파하")
+_BEFORE_LIST_LETTER = frozenset(" \t.(")
+_BEFORE_STRAY_DA = frozenset("니했었였았겠됐갔왔")
+# Final syllables that a spaced-off period (`했습니다 .`) still ends.
+_SPACED_PERIOD_FINALS = frozenset("다요죠까")
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
 _REFERENCE_COUNTERS = "항조호절목권쪽장"
 _KOREAN_REFERENCE = re.compile(rf"\d+[{_REFERENCE_COUNTERS}]$")
@@ -135,13 +143,21 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
 def _is_non_final_period(paragraph: str, start: int) -> bool:
     """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
     last = paragraph[start - 1] if start else ""
-    if "가" <= last <= "힣" and last not in _REFERENCE_COUNTERS and (start < 2 or paragraph[start - 2] != "."):
+    if (
+        "가" <= last <= "힣"
+        and last not in _REFERENCE_COUNTERS
+        and (last not in _LIST_LETTERS or start >= 2 and paragraph[start - 2] not in _BEFORE_LIST_LETTER)
+    ):
         # The common case, `했다.`: a syllable is no digit, initial or abbreviation, ends a reference only as
-        # a counter, and ends a `U.S.`-like word only right after a `.`; so none of the rules below applies.
+        # a counter, ends a `U.S.`-like word only right after a `.` and a list letter only alone as a word; so
+        # none of the rules below applies.
         return False
     before = paragraph[max(0, start - 40) : start]
-    if not before or before[-1].isspace():
+    if not before:
         return True
+    if before[-1].isspace():
+        # `있었습니다 . 결혼…`: a period spaced off a final ending still ends the sentence.
+        return before.rstrip()[-1:] not in _SPACED_PERIOD_FINALS
     word = before.rsplit(maxsplit=1)[-1]
     last = word[-1]
     if last.isdigit():
@@ -149,6 +165,9 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
         return True
     if len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
         return True
+    if len(word) == 1 and last in _LIST_LETTERS:
+        # `나. 현재…` is a list item; `있습니 다.` an ending with a stray space.
+        return last != "다" or before[:-1].rstrip()[-1:] not in _BEFORE_STRAY_DA
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         # `U.S.`, `e.g.`, `Ph.D.`
         return True
