@@ -47,15 +47,26 @@ _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘�
 _BULLETS = "ㆍ※□■○●◆▶"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
 _B_FINAL = syllables_with_final(17)
+# Plain `-다` ends a sentence before Hangul after these syllables (tense, adjective and copula stems), unless a
+# word that continues a quotation or a clause follows (`…다 하더니`, `…다 싶어`). Left out because they also end
+# particles, nouns and connectives more often than sentences on the bench's samples: `하다`, `보다`, `마다`,
+# `바다`, `려다`, `데다`.
+_BEFORE_DA = "었았였했겠있없같한된는이깝봤고밌좋싶난진온든인졌찮준왔"
+_NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등))"
+# Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
+# adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`).
+_INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]라|더라)"
+_BEFORE_EUM = "었았였했겠있없같좋밌"
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}](?:니다|니까|시다)|십시오)(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
-    rf"|(?<=[{_HANGUL}\s])[었았였했겠있없같한된는]다(?=\s+[{_HANGUL}])(?!\s+(?:하|해|했|한|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등))"
+    rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
+    rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
 )
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-_BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임](?=[\s{_BULLETS}(])")
+_BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
 _GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
