@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import bisect
 import re
+import warnings
 from collections.abc import Callable, Iterator
+from importlib.util import find_spec
+from itertools import chain
 from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 
-BACKENDS = ("kcorpus", "kss", "kss-fast", "none")
+BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS
@@ -69,6 +72,11 @@ _BARE_ENDING = re.compile(
 _BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
 _GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
+# A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
+# not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
+# its end on the bench's comments.
+_EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
+_EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
@@ -87,15 +95,17 @@ _ABBREVIATIONS = frozenset(
 )
 # `가. 나. 다.`: Korean list letters, which a period follows without ending a sentence (alone as a word).
 _LIST_LETTERS = frozenset("가나다라마바사아자차카타파하")
-_BEFORE_LIST_LETTER = frozenset(" \t.(")
 _BEFORE_STRAY_DA = frozenset("니했었였았겠됐갔왔")
 # Final syllables that a spaced-off period (`했습니다 .`) still ends.
 _SPACED_PERIOD_FINALS = frozenset("다요죠까")
+# De-identification masks, and the honorifics that follow a masked name.
+_MASKS = frozenset("*○◯●×OＯ")
+_HONORIFIC = re.compile(r"\s*(?:씨|님|군|양)(?![가-힣])|\s*(?:씨|님)[은는이가을를의께도와]")
+# Names spelled with `!` (`야후! 재팬 같은 회사들은`).
+_EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
 # Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
 _REFERENCE_COUNTERS = "항조호절목권쪽장"
 _KOREAN_REFERENCE = re.compile(rf"\d+[{_REFERENCE_COUNTERS}]$")
-# An ellipsis after a particle continues the sentence (`정책에서도... 부동산도`).
-_PARTICLE_BEFORE_ELLIPSIS = frozenset("도는은을를의에와로께")
 # A quotation followed by a quotative particle (`"좋아." 라고 답했다`) or `등` continues the sentence.
 _QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s|라\s|등(?=[의을이과도]?\s))")
 # `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
@@ -157,7 +167,11 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
     if (
         "가" <= last <= "힣"
         and last not in _REFERENCE_COUNTERS
-        and (last not in _LIST_LETTERS or start >= 2 and paragraph[start - 2] not in _BEFORE_LIST_LETTER)
+        and (
+            last not in _LIST_LETTERS
+            if start < 2
+            else paragraph[start - 2] != "." and (last not in _LIST_LETTERS or paragraph[start - 2] not in " \t(")
+        )
     ):
         # The common case, `했다.`: a syllable is no digit, initial or abbreviation, ends a reference only as
         # a counter, ends a `U.S.`-like word only right after a `.` and a list letter only alone as a word; so
@@ -174,6 +188,8 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
     if last.isdigit():
         # Dates `2017. 8. 25.`, list items `1.`, section numbers.
         return True
+    if last in _MASKS and _HONORIFIC.match(paragraph, start + 1):
+        return True  # `피해자 김**. 씨는`: a masked name
     if len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
         return True
     if len(word) == 1 and last in _LIST_LETTERS:
@@ -193,12 +209,11 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `(?)`, `(!)`: a remark inside the sentence
     if terminator[0] == "?" and previous.isdigit():
         return False  # `10?초`: an uncertain number
+    if terminator == "!" and _EXCLAIMED_NAME.search(paragraph, max(0, start - 8), start):
+        return False  # `야후! 재팬`: a name
     if _SEPARATOR.match(paragraph, end):
         return False
-    if terminator == ".":
-        if _is_non_final_period(paragraph, start):
-            return False
-    elif terminator[0] in ".…‥" and previous in _PARTICLE_BEFORE_ELLIPSIS:
+    if terminator == "." and _is_non_final_period(paragraph, start):
         return False
     if _QUOTATIVE_UNQUOTED.match(paragraph, end):
         return False
@@ -232,7 +247,10 @@ def _boundaries(paragraph: str) -> list[int]:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans):
                 cuts.append(end)
-    for match in hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2):
+    for match in chain(
+        hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2),
+        _EMOTICON_RUN.finditer(paragraph) if _EMOTICON_GUARD.search(paragraph) else (),
+    ):
         end = match.end()
         if spans is None:
             spans = _enclosed_spans(paragraph)
@@ -288,11 +306,22 @@ def _paragraphs(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class SentenceSplitter:
-    """A sentence splitter for one backend, cheap to pickle; kss is imported on first use.
+KIWI_MISSING = "split.backend kiwi needs kiwipiepy and kiwipiepy_model: pip install 'kcorpus[kiwi]'"
 
-    Backends: `kcorpus` (this module's rules), `kss` (kss's default backend), `kss-fast`
-    (kss's `fast` backend), `none` (one sentence per non-empty line).
+
+def backend_problem(backend: str) -> str | None:
+    """Why `backend` cannot run here (its optional package is not installed), or None; imports nothing."""
+    if backend == "kiwi" and (find_spec("kiwipiepy") is None or find_spec("kiwipiepy_model") is None):
+        return KIWI_MISSING
+    return None
+
+
+class SentenceSplitter:
+    """A sentence splitter for one backend, cheap to pickle; kss or Kiwi is loaded on first use.
+
+    Backends: `kcorpus` (this module's rules), `kiwi` (kiwipiepy's `Kiwi.split_into_sents`, an optional
+    dependency: the `kiwi` extra), `kss` (kss's default backend), `kss-fast` (kss's `fast` backend), `none`
+    (one sentence per non-empty line).
     """
 
     def __init__(self, backend: str = "kcorpus") -> None:
@@ -300,13 +329,29 @@ class SentenceSplitter:
             raise ValueError(f"unknown sentence splitter backend {backend!r}; valid: {', '.join(BACKENDS)}")
         self.backend = backend
         self._kss_split: Callable[..., Any] | None = None
+        self._kiwi: Any = None
 
     def load(self) -> SentenceSplitter:
-        """Import kss now (5-7 s) for the kss backends; a no-op otherwise."""
+        """Import kss (5-7 s) or load Kiwi's model (1-3 s) now for those backends; a no-op otherwise.
+
+        Raises:
+            ImportError: `kiwi` without kiwipiepy installed (the message says what to install).
+        """
         if self.backend.startswith("kss") and self._kss_split is None:
             import kss  # heavy: imported once per worker, in DoFn.setup()
 
             self._kss_split = kss.split_sentences
+        elif self.backend == "kiwi" and self._kiwi is None:
+            problem = backend_problem("kiwi")
+            if problem:
+                raise ImportError(problem)
+            from kiwipiepy import Kiwi  # heavy: the model loads once per worker, in DoFn.setup()
+
+            # num_workers=0: one thread (Beam runs one worker per core); Kiwi warns that 0 meant all cores
+            # before 0.21, which is not news here.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._kiwi = Kiwi(num_workers=0)
         return self
 
     def __call__(self, text: str) -> list[str]:
@@ -314,7 +359,16 @@ class SentenceSplitter:
             return split_sentences(text)
         if self.backend == "none":
             return _paragraphs(text)
+        if self.backend == "kiwi":
+            return self._split_with_kiwi(text)
         return self._split_with_kss(text)
+
+    def _split_with_kiwi(self, text: str) -> list[str]:
+        self.load()
+        sentences = []
+        for paragraph in _paragraphs(text):
+            sentences.extend(s.text.strip() for s in self._kiwi.split_into_sents(paragraph))
+        return [s for s in sentences if s]
 
     def _split_with_kss(self, text: str) -> list[str]:
         paragraphs = _paragraphs(text)
@@ -327,9 +381,10 @@ class SentenceSplitter:
         return [s.strip() for sentences in per_paragraph for s in sentences if s.strip()]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"backend": self.backend, "_kss_split": None}
+        return {"backend": self.backend, "_kss_split": None, "_kiwi": None}
 
 
 def make_splitter(backend: str = "kcorpus") -> SentenceSplitter:
-    """Create a ready splitter (kss imported now for kss backends); call it in `DoFn.setup()`."""
+    """Create a ready splitter (kss imported, Kiwi's model loaded now for those backends); call it in
+    `DoFn.setup()`."""
     return SentenceSplitter(backend).load()
