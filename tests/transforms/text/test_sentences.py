@@ -205,6 +205,11 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
             id="no-leading-punctuation-or-ending",
         ),
         pytest.param(
+            "좋은 영화로 추천합니다 :-) 또 볼게요 너무 귀여웠음.. :D",
+            ["좋은 영화로 추천합니다 :-)", "또 볼게요", "너무 귀여웠음.. :D"],
+            id="emoticon-stays",
+        ),
+        pytest.param(
             "가. 첫째 항목이다. 나. 둘째 항목이다 다. 셋째다. 요구합니 다. 그래서 떠났습니다 . 결혼했다.",
             ["가. 첫째 항목이다.", "나. 둘째 항목이다", "다. 셋째다.", "요구합니 다.", "그래서 떠났습니다 .", "결혼했다."],
             id="list-letters-and-spaced-period",
