@@ -3,7 +3,8 @@
 Measures, in one run and on the same text: boundary precision, recall and F1 of kcorpus against a reference
 splitter, Kiwi (kiwipiepy's `Kiwi.split_into_sents`, the default) or kss's default backend; the share of
 kcorpus's and the reference's sentences that start with punctuation or a bare ending; and throughput (KB/s of
-UTF-8 input, median of several runs) of kcorpus and the reference on the same prefix of the sample.
+UTF-8 input per CPU second, median of several runs, the two backends' runs interleaved) of kcorpus and the
+reference on the same prefix of the sample.
 
 Unit of splitting: a paragraph (a non-empty line of a wiki article or a petition, one NSMC comment); newlines
 are boundaries for every backend, so only boundaries *inside* paragraphs are scored. A boundary is the number
@@ -124,16 +125,33 @@ def time_runs(
     *,
     clear: Callable[[], None] | None = None,
 ) -> list[float]:
-    """Seconds taken by each of `repeats` runs splitting every paragraph (`clear` called before each)."""
+    """CPU seconds taken by each of `repeats` runs splitting every paragraph (`clear` called before each).
+
+    CPU time of this one-threaded process (Kiwi runs with one thread), not wall time: on a shared machine
+    the wall clock also counts the time other processes held the core.
+    """
     seconds = []
     for _ in range(repeats):
         if clear:
             clear()
-        start = time.perf_counter()
+        start = time.process_time()
         for paragraph in paragraphs:
             split(paragraph)
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.process_time() - start)
     return seconds
+
+
+def interleaved_medians(
+    paragraphs: list[str], runs: dict[str, tuple[Callable[[str], list[str]], Callable[[], None] | None, int]]
+) -> dict[str, float]:
+    """Median CPU seconds of each splitter `(split, clear, repeats)` over `paragraphs`, its runs interleaved
+    with the others' (one run of each per round) so that a change in the machine's load falls on all alike."""
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    for round_ in range(max(repeats for _, _, repeats in runs.values())):
+        for name, (split, clear, repeats) in runs.items():
+            if round_ < repeats:
+                seconds[name].extend(time_runs(split, paragraphs, 1, clear=clear))
+    return {name: statistics.median(values) for name, values in seconds.items()}
 
 
 def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: list[str], tolerant: bool) -> dict:
@@ -223,10 +241,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         hypothesis = [split_sentences(p) for p in paragraphs]
         timing = prefix(paragraphs, args.timing_kb * 1000)
-        kcorpus_s = statistics.median(time_runs(split_sentences, timing, args.repeats))
-        reference_s = statistics.median(
-            time_runs(reference_split, timing, args.reference_repeats, clear=clear_caches)
+        medians = interleaved_medians(
+            timing,
+            {
+                "kcorpus": (split_sentences, None, args.repeats),
+                "reference": (reference_split, clear_caches, args.reference_repeats),
+            },
         )
+        kcorpus_s, reference_s = medians["kcorpus"], medians["reference"]
         report[source] = {
             "paragraphs": len(paragraphs),
             "kb": round(kilobytes(paragraphs), 1),
