@@ -114,11 +114,11 @@ _QUOTES = frozenset("\"'”’」』")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
-# `놀랍고... ...슬프다`), and emoticons (`추천합니다 :-)`) stay with the sentence before: the cut moves past
-# them (group 1). A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`),
+# `놀랍고... ...슬프다`), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
+# 그런데`; not a list number `(1)`, `(가)`) stay with the sentence before: the cut moves past them (group 1). A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`),
 # or a word that only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    r"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])))*)"
+    r"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])))*(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
 )
