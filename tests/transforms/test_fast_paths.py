@@ -528,6 +528,15 @@ def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
     assert with_glued > 10
 
 
+def test_paragraphs_without_a_may_cut_match_have_no_boundary():
+    skipped = 0
+    for text in SPLIT_TEXTS:
+        if sentences._MAY_CUT.search(text) is None:
+            skipped += 1
+            assert _reference_boundaries(text) == [], text
+    assert skipped > 1000
+
+
 def test_emoticon_guard_finds_every_paragraph_with_an_emoticon_run():
     with_run = 0
     for text in SPLIT_TEXTS:

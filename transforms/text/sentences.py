@@ -69,7 +69,8 @@ _BARE_ENDING = re.compile(
 )
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-_BARE_ENDING_HINT = re.compile(rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])")
+_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
+_BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
 # A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
 _GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
 # A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
@@ -77,6 +78,9 @@ _GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGU
 # its end on the bench's comments.
 _EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
 _EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
+# What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run or a bare ending's last
+# syllable): where it finds nothing, none of the scans below runs (most comments are one sentence).
+_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
@@ -275,6 +279,8 @@ def _settled(paragraph: str, cuts: list[int]) -> list[int]:
 
 
 def _split_paragraph(paragraph: str) -> list[str]:
+    if _MAY_CUT.search(paragraph) is None:
+        return [paragraph]
     cuts = _boundaries(paragraph)
     if cuts:
         cuts = _settled(paragraph, cuts)
