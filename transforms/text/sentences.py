@@ -61,8 +61,8 @@ _NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|라|고|며|는|가|면|싶|보|
 _INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]라|더라)"
 _BEFORE_EUM = "었았였했겠있없같좋밌"
 _BARE_ENDING = re.compile(
-    rf"(?:[{_B_FINAL}](?:니다|니까|시다)|십시오)(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
+    rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
     rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"

@@ -215,6 +215,11 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
             id="remark-after-sentence",
         ),
         pytest.param(
+            "꼭 만들어 주십시요 감사합니다 돈도 벌어야 하구요 지금 저희는 사업자 임니다 왜 그런가",
+            ["꼭 만들어 주십시요", "감사합니다", "돈도 벌어야 하구요", "지금 저희는 사업자 임니다", "왜 그런가"],
+            id="misspelled-endings",
+        ),
+        pytest.param(
             "가. 첫째 항목이다. 나. 둘째 항목이다 다. 셋째다. 요구합니 다. 그래서 떠났습니다 . 결혼했다.",
             ["가. 첫째 항목이다.", "나. 둘째 항목이다", "다. 셋째다.", "요구합니 다.", "그래서 떠났습니다 .", "결혼했다."],
             id="list-letters-and-spaced-period",
