@@ -41,7 +41,11 @@ _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]
 _PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
 _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
-_GLUED_CANDIDATE = re.compile(rf"(?<=[{_HANGUL}])([.?!…‥]+|(?<=[다요죠까음함네])~+)([{_JAMO}]*)(?=[{_HANGUL}])")
+# The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
+# class (a pattern that opens with a lookbehind gets no such scan).
+_GLUED_CANDIDATE = re.compile(
+    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[{_HANGUL}])"
+)
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
 _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『])")
 # Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one
@@ -71,8 +75,8 @@ _BARE_ENDING = re.compile(
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 _BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
 _BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
-# A match of `_GLUED_CANDIDATE` exists only where this (the same pattern, its lookbehind consumed) matches.
-_GLUED_GUARD = re.compile(rf"[{_HANGUL}](?:[.?!…‥]+|~+)[{_JAMO}]*(?=[{_HANGUL}])")
+# A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
+_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}])")
 # A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
 # not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
 # its end on the bench's comments.
