@@ -1,11 +1,12 @@
-"""Korean sentence splitting: a fast rule-based splitter (default) and kss as an optional backend.
+"""Korean sentence splitting: a fast rule-based splitter (default); Kiwi and kss as optional backends.
 
 `split_sentences` is pure Python + `re`. It splits where a sentence ends in punctuation
-(`.?!…` plus closing quotes/brackets) and where a formal final ending (`습니다`, `십시오`, ...) runs
+(`.?!…` plus closing quotes/brackets) and where a final ending (`습니다`, `십시오`, `재밌음`, ...) runs
 into the next sentence without punctuation. It never splits decimals, initials (`U.S.`), URLs,
-e-mails, dates (`2017. 8. 25.`), list numbers (`1.`) or text inside quotes and brackets.
-Newlines are always boundaries. The rules were tuned against kss's default backend on real
-Korean Wikipedia and petitions text; `bench/bench_split.py` measures agreement and speed.
+e-mails, dates (`2017. 8. 25.`), list numbers (`1.`, `가.`) or text inside quotes and brackets, and no
+sentence it makes starts with punctuation or a continuing ending. Newlines are always boundaries. The
+rules were tuned against kss's default backend, then Kiwi's `split_into_sents`, on real petitions, Korean
+Wikipedia and NSMC comments; `bench/bench_split.py` measures agreement and speed.
 """
 
 from __future__ import annotations
@@ -123,8 +124,9 @@ _QUOTES = frozenset("\"'”’」』")
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
 # `놀랍고... ...슬프다`), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
-# 그런데`; not a list number `(1)`, `(가)`) stay with the sentence before: the cut moves past them (group 1). A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`),
-# or a word that only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
+# 그런데`; not a list number `(1)`, `(가)`) stay with the sentence before: the cut moves past them (group 1).
+# A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
+# only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
     r"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])))*(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
