@@ -1,28 +1,26 @@
-"""Benchmark kcorpus's sentence splitter against kss on real Korean Wikipedia and petitions text.
+"""Benchmark kcorpus's sentence splitter against Kiwi (or kss) on real Korean petitions, Wikipedia and comments.
 
-Measures, in one run and on the same deterministic sample: throughput (KB/s of UTF-8 input, median of
-several runs) of kcorpus, kss's default backend and kss's `fast` backend; and boundary precision,
-recall and F1 of kcorpus (and kss-fast) against kss's default backend.
+Measures, in one run and on the same text: boundary precision, recall and F1 of kcorpus against a reference
+splitter, Kiwi (kiwipiepy's `Kiwi.split_into_sents`, the default) or kss's default backend; the share of
+kcorpus's and the reference's sentences that start with punctuation or a bare ending; and throughput (KB/s of
+UTF-8 input per CPU second, median of several runs, the two backends' runs interleaved) of kcorpus and the
+reference on the same prefix of the sample.
 
-Unit of splitting: a paragraph (a non-empty line of a wiki article, a petition's content line);
-newlines are boundaries for every backend, so only boundaries *inside* paragraphs are scored.
-Boundary matching: a boundary is the number of non-whitespace characters before it in the
-paragraph (offsets in the whitespace-stripped text); a hypothesis boundary is correct iff the
-reference has a boundary at the same offset. Paragraphs where kss changed non-whitespace
-characters are reported and skipped.
+Unit of splitting: a paragraph (a non-empty line of a wiki article or a petition, one NSMC comment); newlines
+are boundaries for every backend, so only boundaries *inside* paragraphs are scored. A boundary is the number
+of non-whitespace characters before it in the paragraph; a hypothesis boundary is correct iff the reference
+has one at the same offset (strict), or at the same offset once both are moved past the punctuation, symbols
+and jamo that follow them (tolerant: `했습니다. ‖ - 입점` and `했습니다. - ‖ 입점` agree). Paragraphs whose
+non-whitespace characters the reference changed are counted and skipped.
 
-Sample: odd-index documents within each source (the rules were tuned on even-index ones) taken in
-order until `--sample-kb` KB per source; `--selection tail` takes documents from the end backwards
-instead (a fresh sample once the odd-index one has been looked at). kss default splits are cached under
-`--cache-dir` (per paragraph, by hash) so reruns skip the slow reference pass. Throughput is
-timed for every backend on the same prefix of the sample (`--timing-kb`): kss's cost grows faster
-than linearly with paragraph length (a petition is one long paragraph), so a small prefix keeps the
-run short. kss and pecab memoize whole texts; those caches are cleared before every timed run
-(otherwise repeated runs measure cache hits, tens of KB/s instead of well under 1 KB/s).
+Sample: `--selection all` every paragraph of every source; `odd` odd-index documents (the rules were first
+tuned on even-index ones against kss) until `--sample-kb` KB per source; `tail` documents from the end
+backwards. Reference splits are cached per paragraph (by hash) under `--cache-dir`; kss and pecab memoize
+whole texts, and those caches are cleared before every timed kss run.
 
-    python bench/bench_split.py                   # ../shared/data: 40 KB wiki + 6 KB petitions scored, 6 KB timed
-    python bench/bench_split.py --data-dir /path/to/data --sample-kb 100 --timing-kb 30 --show-errors 20
-    python bench/bench_split.py --selection tail --sources petitions --petitions-kb 25 --reference-only
+    python bench/bench_split.py --selection all --timing-kb 300             # Kiwi, every paragraph (~3 min)
+    python bench/bench_split.py --reference kss --sources kowiki,petitions  # the kss comparison (minutes)
+    python bench/bench_split.py --selection all --sources petitions --show-errors 20
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import statistics
 import sys
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 
 from split_scoring import boundary_counts, f1_score
 
-from kcorpus.transforms.text.sentences import split_sentences
+from kcorpus.transforms.text.sentences import make_splitter, split_sentences
 
 _REPO = Path(__file__).resolve().parents[1]
 # ../shared/data next to the checkout (or next to the folder of worktrees).
@@ -73,13 +72,20 @@ def petition_documents(data_dir: Path) -> list[list[str]]:
     return documents
 
 
-def held_out_sample(documents: list[list[str]], budget_bytes: int, selection: str = "odd") -> list[str]:
-    """Paragraphs of held-out documents until `budget_bytes` of UTF-8 text.
+def nsmc_documents(data_dir: Path) -> list[list[str]]:
+    """NSMC comments (`nsmc/ratings_test.txt`, tab-separated, never parsed as CSV), one paragraph each."""
+    lines = (data_dir / "nsmc" / "ratings_test.txt").read_text(encoding="utf-8").splitlines()[1:]
+    return [[fields[1]] for fields in (line.split("\t") for line in lines) if len(fields) > 1 and fields[1].strip()]
 
-    `odd`: odd-index documents from the start (the first held-out sample, since looked at while tuning);
-    `tail`: every document from the end of the list backwards (a fresh sample, far from both the
-    even-index tuning documents and the odd-index sample used so far).
+
+def held_out_sample(documents: list[list[str]], budget_bytes: int, selection: str = "odd") -> list[str]:
+    """Paragraphs of the selected documents until `budget_bytes` of UTF-8 text (`all`: every paragraph).
+
+    `odd`: odd-index documents from the start (the first held-out sample of the kss tuning);
+    `tail`: every document from the end of the list backwards (far from the even-index tuning documents).
     """
+    if selection == "all":
+        return [p.strip() for document in documents for p in document if p.strip()]
     indices = range(1, len(documents), 2) if selection == "odd" else range(len(documents) - 1, -1, -1)
     paragraphs: list[str] = []
     size = 0
@@ -113,33 +119,54 @@ def clear_kss_caches() -> None:
 
 
 def time_runs(
-    split: Callable[[str], list[str]], paragraphs: list[str], repeats: int, *, kss: bool = False
+    split: Callable[[str], list[str]],
+    paragraphs: list[str],
+    repeats: int,
+    *,
+    clear: Callable[[], None] | None = None,
 ) -> list[float]:
-    """Seconds taken by each of `repeats` runs splitting every paragraph."""
+    """CPU seconds taken by each of `repeats` runs splitting every paragraph (`clear` called before each).
+
+    CPU time of this one-threaded process (Kiwi runs with one thread), not wall time: on a shared machine
+    the wall clock also counts the time other processes held the core.
+    """
     seconds = []
     for _ in range(repeats):
-        if kss:
-            clear_kss_caches()
-        start = time.perf_counter()
+        if clear:
+            clear()
+        start = time.process_time()
         for paragraph in paragraphs:
             split(paragraph)
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.process_time() - start)
     return seconds
 
 
-def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: list[str]) -> dict:
+def interleaved_medians(
+    paragraphs: list[str], runs: dict[str, tuple[Callable[[str], list[str]], Callable[[], None] | None, int]]
+) -> dict[str, float]:
+    """Median CPU seconds of each splitter `(split, clear, repeats)` over `paragraphs`, its runs interleaved
+    with the others' (one run of each per round) so that a change in the machine's load falls on all alike."""
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    for round_ in range(max(repeats for _, _, repeats in runs.values())):
+        for name, (split, clear, repeats) in runs.items():
+            if round_ < repeats:
+                seconds[name].extend(time_runs(split, paragraphs, 1, clear=clear))
+    return {name: statistics.median(values) for name, values in seconds.items()}
+
+
+def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: list[str], tolerant: bool) -> dict:
     tp = fp = fn = skipped = 0
     for text, ref, hyp in zip(paragraphs, reference, hypothesis):
         if "".join("".join(ref).split()) != "".join(text.split()):
             skipped += 1
             continue
-        a, b, c = boundary_counts(ref, hyp)
+        a, b, c = boundary_counts(ref, hyp, tolerant)
         tp, fp, fn = tp + a, fp + b, fn + c
     precision, recall, f1 = f1_score(tp, fp, fn)
     return {
-        "precision": precision,
-        "recall": recall,
-        "f1": f1,
+        "f1": round(f1, 4),
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
         "tp": tp,
         "fp": fp,
         "fn": fn,
@@ -147,84 +174,108 @@ def score(reference: list[list[str]], hypothesis: list[list[str]], paragraphs: l
     }
 
 
+# A sentence that no sentence should start with: punctuation, or an ending or quotative that continues the one
+# before (`였습니다`, `입니다`, `라는`). The first sentence of a paragraph is not counted.
+_BAD_START = re.compile(r"[.,?!~;:)\]}»”’…·]|(?:였|이었|입니[다까]|습니[다까]|이다[\s.]|라고|라는|라며)")
+
+
+def bad_starts(splits: list[list[str]]) -> dict:
+    """How many sentences after the first of a paragraph start with punctuation or a bare ending."""
+    sentences = bad = 0
+    for split in splits:
+        sentences += len(split) - 1
+        bad += sum(1 for sentence in split[1:] if _BAD_START.match(sentence))
+    return {"sentences": sentences, "bad_starts": bad, "share": round(bad / sentences, 5) if sentences else 0.0}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--sample-kb", type=int, default=40, help="KB per source scored against kss")
+    parser.add_argument("--reference", choices=("kiwi", "kss"), default="kiwi", help="the reference splitter")
+    parser.add_argument("--sample-kb", type=int, default=40, help="KB per source scored (not with --selection all)")
     parser.add_argument(
         "--petitions-kb",
         type=int,
-        default=6,
+        default=0,
         help="KB of petitions scored (kss needs minutes per long petition); 0: use --sample-kb",
     )
-    parser.add_argument("--timing-kb", type=int, default=6, help="KB per source (a prefix) timed for all")
+    parser.add_argument("--timing-kb", type=int, default=100, help="KB per source (a prefix) timed for both")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs of kcorpus (median)")
-    parser.add_argument("--kss-repeats", type=int, default=3, help="timed runs of each kss backend")
+    parser.add_argument("--reference-repeats", type=int, default=3, help="timed runs of the reference (median)")
     parser.add_argument(
         "--selection",
-        choices=("odd", "tail"),
+        choices=("all", "odd", "tail"),
         default="odd",
-        help="held-out documents: odd-index from the start, or all from the end backwards (fresh)",
+        help="every paragraph, odd-index documents from the start, or documents from the end backwards",
     )
     parser.add_argument(
-        "--sources", default="kowiki,petitions", help="comma-separated sources to run: kowiki, petitions"
+        "--sources", default="petitions,kowiki,nsmc", help="comma-separated sources: petitions, kowiki, nsmc"
     )
-    parser.add_argument(
-        "--reference-only", action="store_true", help="only compute (and cache) the kss reference"
-    )
+    parser.add_argument("--reference-only", action="store_true", help="only compute (and cache) the reference")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/kcorpus-bench-split"))
     parser.add_argument("--show-errors", type=int, default=0, help="print N disagreeing paragraphs")
     args = parser.parse_args(argv)
 
-    loaders = {
-        "kowiki": lambda: held_out_sample(wiki_documents(args.data_dir), args.sample_kb * 1000, args.selection),
-        "petitions": lambda: held_out_sample(
-            petition_documents(args.data_dir), (args.petitions_kb or args.sample_kb) * 1000, args.selection
-        ),
-    }
+    readers = {"petitions": petition_documents, "kowiki": wiki_documents, "nsmc": nsmc_documents}
     names = [name.strip() for name in args.sources.split(",") if name.strip()]
-    unknown = sorted(set(names) - set(loaders))
+    unknown = sorted(set(names) - set(readers))
     if unknown or not names:
-        parser.error(f"unknown --sources {', '.join(unknown)}; valid: {', '.join(loaders)}")
-    sources = {name: loaders[name]() for name in names}
-    for source, paragraphs in sources.items():
-        if not paragraphs:
-            parser.error(f"no {source} text under {args.data_dir} (see --data-dir)")
+        parser.error(f"unknown --sources {', '.join(unknown)}; valid: {', '.join(readers)}")
+    sources = {}
+    for name in names:
+        budget = (args.petitions_kb if name == "petitions" and args.petitions_kb else args.sample_kb) * 1000
+        try:
+            sources[name] = held_out_sample(readers[name](args.data_dir), budget, args.selection)
+        except FileNotFoundError:
+            sources[name] = []
+        if not sources[name]:
+            parser.error(f"no {name} text under {args.data_dir} (see --data-dir)")
     start = time.perf_counter()
-    import kss
-
-    print(f"kss import: {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    splitters = {
-        "kcorpus": split_sentences,
-        "kss": lambda p: kss.split_sentences(p, backend="auto", num_workers=1),
-        "kss-fast": lambda p: kss.split_sentences(p, backend="fast", num_workers=1),
-    }
+    reference_split, clear_caches = load_reference(args.reference)
+    print(f"{args.reference} load: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     args.cache_dir.mkdir(parents=True, exist_ok=True)
     report: dict = {}
     for source, paragraphs in sources.items():
-        reference = kss_reference(paragraphs, splitters["kss"], source, args.cache_dir)
+        reference = cached_reference(paragraphs, reference_split, f"{source}.{args.reference}", args.cache_dir)
         if args.reference_only:
             continue
-        outputs = {name: [split(p) for p in paragraphs] for name, split in splitters.items() if name != "kss"}
-        entry: dict = {"paragraphs": len(paragraphs), "kb": round(kilobytes(paragraphs), 1)}
-        for name, hypothesis in outputs.items():
-            entry[f"{name}_vs_kss"] = score(reference, hypothesis, paragraphs)
+        hypothesis = [split_sentences(p) for p in paragraphs]
         timing = prefix(paragraphs, args.timing_kb * 1000)
-        entry["timing_kb"] = round(kilobytes(timing), 1)
-        for name, split in splitters.items():
-            repeats = args.repeats if name == "kcorpus" else args.kss_repeats
-            median = statistics.median(time_runs(split, timing, repeats, kss=name != "kcorpus"))
-            entry[f"{name}_kb_per_s"] = round(kilobytes(timing) / median, 2)
-            print(f"{source:<10} {name:<8} {kilobytes(timing) / median:10.1f} KB/s", file=sys.stderr)
-        entry["kcorpus_kb_per_s_full_sample"] = round(
-            kilobytes(paragraphs) / statistics.median(time_runs(split_sentences, paragraphs, args.repeats)), 1
+        medians = interleaved_medians(
+            timing,
+            {
+                "kcorpus": (split_sentences, None, args.repeats),
+                "reference": (reference_split, clear_caches, args.reference_repeats),
+            },
         )
-        entry["speedup_vs_kss"] = round(entry["kcorpus_kb_per_s"] / entry["kss_kb_per_s"], 1)
-        entry["speedup_vs_kss_fast"] = round(entry["kcorpus_kb_per_s"] / entry["kss-fast_kb_per_s"], 1)
-        report[source] = entry
-        show_errors(source, paragraphs, reference, outputs["kcorpus"], args.show_errors)
+        kcorpus_s, reference_s = medians["kcorpus"], medians["reference"]
+        report[source] = {
+            "paragraphs": len(paragraphs),
+            "kb": round(kilobytes(paragraphs), 1),
+            f"kcorpus_vs_{args.reference}": score(reference, hypothesis, paragraphs, tolerant=False),
+            f"kcorpus_vs_{args.reference}_tolerant": score(reference, hypothesis, paragraphs, tolerant=True),
+            "kcorpus_bad_starts": bad_starts(hypothesis),
+            f"{args.reference}_bad_starts": bad_starts(reference),
+            "timing_kb": round(kilobytes(timing), 1),
+            "kcorpus_kb_per_s": round(kilobytes(timing) / kcorpus_s, 1),
+            f"{args.reference}_kb_per_s": round(kilobytes(timing) / reference_s, 2),
+            f"speedup_vs_{args.reference}": round(reference_s / kcorpus_s, 1),
+            "kcorpus_kb_per_s_full_sample": round(
+                kilobytes(paragraphs) / statistics.median(time_runs(split_sentences, paragraphs, args.repeats)), 1
+            ),
+        }
+        show_errors(source, args.reference, reference, hypothesis, args.show_errors)
     print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
+
+
+def load_reference(name: str) -> tuple[Callable[[str], list[str]], Callable[[], None] | None]:
+    """The reference splitter of one paragraph, and what clears its whole-text caches before a timed run."""
+    if name == "kiwi":
+        return make_splitter("kiwi"), None  # Kiwi.split_into_sents, its model loaded now
+    import kss
+
+    return (lambda p: kss.split_sentences(p, backend="auto", num_workers=1)), clear_kss_caches
 
 
 def kilobytes(paragraphs: list[str]) -> float:
@@ -243,11 +294,11 @@ def prefix(paragraphs: list[str], budget_bytes: int) -> list[str]:
     return chosen
 
 
-def kss_reference(
-    paragraphs: list[str], split: Callable[[str], list[str]], source: str, cache_dir: Path
+def cached_reference(
+    paragraphs: list[str], split: Callable[[str], list[str]], name: str, cache_dir: Path
 ) -> list[list[str]]:
-    """kss default splits of `paragraphs`, cached per paragraph (by hash) in `cache_dir/SOURCE.jsonl`."""
-    cache = cache_dir / f"{source}.kss.jsonl"
+    """Reference splits of `paragraphs`, cached per paragraph (by hash) in `cache_dir/NAME.jsonl`."""
+    cache = cache_dir / f"{name}.jsonl"
     known: dict[str, list[str]] = {}
     if cache.exists():
         for line in cache.read_text(encoding="utf-8").splitlines():
@@ -267,20 +318,20 @@ def kss_reference(
             reference.append(known[key])
     if missing:
         print(
-            f"{source}: kss reference for {missing} paragraphs in {time.perf_counter() - start:.0f} s",
+            f"{name}: reference for {missing} paragraphs in {time.perf_counter() - start:.0f} s",
             file=sys.stderr,
         )
     return reference
 
 
-def show_errors(source: str, paragraphs: list[str], reference, hypothesis, limit: int) -> None:
+def show_errors(source: str, name: str, reference, hypothesis, limit: int) -> None:
     shown = 0
     for ref, hyp in zip(reference, hypothesis):
         if shown >= limit:
             break
         if boundary_counts(ref, hyp)[1:] != (0, 0):
             shown += 1
-            print(f"--- {source}\nkss:     {ref}\nkcorpus: {hyp}", file=sys.stderr)
+            print(f"--- {source}\n{name + ':':<9}{ref}\nkcorpus: {hyp}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.rules.boilerplate import check_set_names
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig
+from kcorpus.transforms.text.sentences import BACKENDS as SPLIT_BACKENDS
 
-SPLIT_BACKENDS = ("kcorpus", "kss", "kss-fast", "none")
 DROPPED_MODES = ("all", "sample", "none")
 
 

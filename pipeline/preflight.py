@@ -151,9 +151,17 @@ def source_problems(raw: Any, base_dir: str) -> list[str]:
 
 
 def profile_problems(profile: Profile, *, stages: Iterable[str] = ()) -> list[str]:
-    """Problems of a valid profile that depend on which stages run (`vocab`, `vocab-report`)."""
+    """Problems of a valid profile that depend on what is installed (a splitter backend's package) or on which
+    stages run (`vocab`, `vocab-report`)."""
+    from kcorpus.transforms.text.sentences import backend_problem
+
     stages = set(stages)
     problems = []
+    corpus = profile.corpus
+    if any(source.split_sentences for source in corpus.sources):
+        problem = backend_problem(corpus.split.backend)
+        if problem:
+            problems.append(problem)
     if "vocab" in stages and profile.vocab is None:
         problems.append("vocab: required by kcorpus run (e.g. kind: wordpiece, vocab_size: 32000)")
     if "vocab-report" in stages and profile.vocab_report is not None:

@@ -174,3 +174,19 @@ def test_input_and_output_problems():
     assert output_problem("gs://bucket/out") is None
     assert output_file_problem(str(TESTDATA)) == f"--out {TESTDATA}: is a folder; expected a file name"
     assert output_problem(f"{NSMC}/sub/dir") == f"--out {NSMC}/sub/dir: {NSMC} is a file, so the folder cannot be created"
+
+
+def test_kiwi_splitter_without_kiwipiepy_is_one_line(tmp_path, capsys, no_pipeline, monkeypatch):
+    from kcorpus.transforms.text import sentences
+
+    monkeypatch.setattr(sentences, "find_spec", lambda name: None)
+    profile = write(tmp_path / "p.yaml", {
+        "sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC)], "split_sentences": True}],
+        "split": {"backend": "kiwi"},
+    })
+    assert main(["build-corpus", "--config", profile, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        (f"kcorpus build-corpus: error: {profile}: split.backend kiwi needs kiwipiepy and kiwipiepy_model: "
+        "pip install 'kcorpus[kiwi]'")
+    ]
+    assert not (tmp_path / "out").exists()

@@ -96,7 +96,7 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ),
         (
             {**MINIMAL, "split": {"backend": "spacy"}},
-            "split.backend: expected 'kcorpus', 'kss', 'kss-fast' or",
+            "split.backend: expected 'kcorpus', 'kiwi', 'kss', 'kss-fast' or",
         ),
         ({**MINIMAL, "dedup": {"exact": {"scope": "world"}}}, "dedup.exact.scope: expected 'global' or"),
         ({**MINIMAL, "output": {"num_shards": 0}}, "output.num_shards must be >= 1, got 0"),

@@ -489,9 +489,11 @@ def _split_texts() -> list[str]:
         "했다 그리고", "있었다 하고", "있음 ㅇ 없음 ㅇ", "없음※", "함 ■ 됨 ● 임 ◆ 음 ○", "했음ㅋ 끝",
         "했다.그리고", "좋아요!ㅋㅋ그래서", "까.나", "음...다", "합니다  \t다음", "니다 니다 니다",
         "습니다습니다 습니다", "요 요 요", "다 다", "있음 ㅋ ㅋ 끝", "됨 ㅎ", "임(", "함\u3000다음",
+        "재밌음 드라마", "나옴 진짜", "대박이네 진짜", "뭐냐 이게", "봐라 평점", "재밌더라 진짜", "최고다 감독",
+        "좋아요^^ 다운", "최고ㅠㅠ다시", "생각안하나.이때까지", "궁금하네..그리고",
     ]
     rng = random.Random(9)
-    alphabet = "습니다까시오십요죠했었다있없음함됨임ㅇㅋ가 .,!?~()※▶\t"
+    alphabet = "습니다까시오십요죠했었다있없음함됨임옴이네냐뭐야봐라더ㅇㅋㅠ^가 .,!?~()※▶\t"
     randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(20000)]
     return TEXTS + golden + endings + randoms
 
@@ -526,6 +528,24 @@ def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
     assert with_glued > 10
 
 
+def test_paragraphs_without_a_may_cut_match_have_no_boundary():
+    skipped = 0
+    for text in SPLIT_TEXTS:
+        if sentences._MAY_CUT.search(text) is None:
+            skipped += 1
+            assert _reference_boundaries(text) == [], text
+    assert skipped > 1000
+
+
+def test_emoticon_guard_finds_every_paragraph_with_an_emoticon_run():
+    with_run = 0
+    for text in SPLIT_TEXTS:
+        if sentences._EMOTICON_RUN.search(text):
+            with_run += 1
+            assert sentences._EMOTICON_GUARD.search(text), text
+    assert with_run > 10
+
+
 def test_punctuation_candidates_without_the_tilde_branch_equal_the_full_pattern_where_the_guard_is_silent():
     unguarded = 0
     for text in SPLIT_TEXTS + ["좋다~ 정말", "그렇죠 ~~ 네", "했어요,, 그래서", "다 ,,, 끝", "요~!! 네", "1~2 다, 라"]:
@@ -546,12 +566,18 @@ def test_the_tilde_guard_finds_the_tilde_and_comma_endings(text):
 def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
     """`_is_non_final_period` without its fast path for a syllable before the period."""
     before = paragraph[max(0, start - 40) : start]
-    if not before or before[-1].isspace():
+    if not before:
         return True
+    if before[-1].isspace():
+        return before.rstrip()[-1:] not in sentences._SPACED_PERIOD_FINALS
     word = before.rsplit(maxsplit=1)[-1]
     last = word[-1]
     if last.isdigit() or len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
         return True
+    if last in sentences._MASKS and sentences._HONORIFIC.match(paragraph, start + 1):
+        return True
+    if len(word) == 1 and last in sentences._LIST_LETTERS:
+        return last != "다" or before[:-1].rstrip()[-1:] not in sentences._BEFORE_STRAY_DA
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         return True
     return word.lower().lstrip("(") in sentences._ABBREVIATIONS or bool(
@@ -571,9 +597,14 @@ def test_the_syllable_fast_path_of_periods_changes_nothing():
         "A.가. 다",
         "다 .",
         "1.가.",
+        "나. 현재",
+        "있습니 다. 그",
+        "했습니다 . 결혼",
+        "김**. 씨는",
+        " 라. 당시",
     ]
     rng = random.Random(11)
-    alphabet = "가다조쪽항ㄱa1. "
+    alphabet = "가나다조쪽항니ㄱa1. "
     randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
     fast = 0
     for text in SPLIT_TEXTS + periods + randoms:
