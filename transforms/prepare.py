@@ -21,7 +21,7 @@ from kcorpus.transforms.rules.repetition import title_repeat_reason
 from kcorpus.transforms.rules.script import script_reason
 from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
 from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
-from kcorpus.transforms.text.segments import cut_long, join_short
+from kcorpus.transforms.text.segments import cut_long, glued_units, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -220,10 +220,11 @@ class DocumentPreparer:
         reasons: list[str] = []
         dropped: list[str] = []
         units_in = 0
-        for units in self.paragraph_units(text):
+        split_lines = [line for line in text.split("\n") if line] if self.splitter is not None else None
+        for index, units in enumerate(self.paragraph_units(text)):
             units_in += len(units)
-            if self.splitter is not None:
-                kept_here = self._paragraph_lines(units, examples, reasons, dropped)
+            if split_lines is not None:
+                kept_here = self._paragraph_lines(split_lines[index], units, examples, reasons, dropped)
                 if kept_here:
                     kept.extend(kept_here)
                     paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
@@ -275,16 +276,18 @@ class DocumentPreparer:
         return "too_few_sentences" if full else "too_short"
 
     def _paragraph_lines(
-        self, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
+        self, paragraph: str, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
     ) -> list[str]:
-        """The kept lines of one split paragraph: its sentences cleaned, over-long ones cut, short ones joined
-        to a neighbour (`segments.py`), then the sentence rules but the floor and ceiling; what a rule drops
-        is noted in `reasons` and `dropped`."""
+        """The kept lines of one split `paragraph`: its sentences cleaned, over-long ones cut, short ones
+        joined to a neighbour (`segments.py`; with no space where `paragraph` had none between them), then
+        the sentence rules but the floor and ceiling; what a rule drops is noted in `reasons` and `dropped`."""
         cleaner, tidy = self.cleaner, self._tidy
         min_chars, max_chars = self.filters.min_chars, self.filters.max_chars
         sentences: list[str] = []
+        glued: list[bool] = []  # per sentence: it followed the previous one with no space in `paragraph`
+        unit_glued = glued_units(paragraph, units)
         short = False
-        for unit in units:
+        for unit, unit_is_glued in zip(units, unit_glued):
             sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
             if sentence != unit:
                 examples.append(("clean", unit, sentence))
@@ -293,18 +296,22 @@ class DocumentPreparer:
                 reasons.append(script_reason(unit) or "empty")
                 dropped.append(unit)  # what cleaning emptied
             elif max_chars and n > max_chars:
+                first = True
                 for piece in cut_long(sentence, max_chars, min_chars):
                     if len(piece) > max_chars:  # no space to cut at
                         reasons.append("too_long")
                         dropped.append(piece)
                     else:
                         sentences.append(piece)
+                        glued.append(first and unit_is_glued and len(sentences) > 1)
                         short = short or len(piece) < min_chars
+                    first = False
             else:
                 sentences.append(sentence)
+                glued.append(unit_is_glued and len(sentences) > 1)
                 if n < min_chars:
                     short = True
-        lines = join_short(sentences, min_chars) if short else sentences
+        lines = join_short(sentences, min_chars, glued) if short else sentences
         failed = None
         for i, line in enumerate(lines):
             reason = check_sentence(line, self._line_filters)

@@ -43,18 +43,18 @@ def test_six_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys
     assert main(["build-corpus", "--config", profile, "--out", str(out)]) == 2
     valid_formats = "modu, wikiextractor, wiki-dump, petitions, comments, nsmc, text, jsonl, parquet, hf-datasets"
     valid_options = ("encoding, text_field, id_field, title_field, thread_field, layout, tags, deid, join_turns, "
-                     "headline, title, namespaces, unquote, split, max_whole_file_bytes")
+                     "headline, title, keep_stubs, namespaces, unquote, split, max_whole_file_bytes")
     assert capsys.readouterr().err.splitlines() == [
         f"kcorpus build-corpus: error: {profile}: sources[0].format: unknown format 'nsmcc'; valid: {valid_formats}",
         (f"kcorpus build-corpus: error: {profile}: sources[1].preset: unknown clean preset 'kcelektra'; "
-        "valid: kcelectra, kcbert, none"),
+        "valid: kcelectra, kcbert, longform, none"),
         (f"kcorpus build-corpus: error: {profile}: sources[2].options: unknown read option(s) text_column; "
         f"valid: {valid_options}"),
         f"kcorpus build-corpus: error: {profile}: filters.min_chars: expected an integer, got 'ten'",
         # a source's own rule, checked once its keys with wrong values are taken out (issue 26.9)
         (f"kcorpus build-corpus: error: {profile}: sources[2]: clean_options: unknown clean option(s) "
-         "'keep_emojis'; valid options: nfc, keep_emoji, keep_hanja, remove_urls, remove_emails, remove_mentions, "
-         "remove_ooo, num_repeats"),
+         "'keep_emojis'; valid options: nfc, whitelist, keep_emoji, keep_hanja, fold_fullwidth, remove_urls, "
+         "remove_emails, remove_mentions, remove_ooo, num_repeats, repeat_only_hangul"),
         (f"kcorpus build-corpus: error: {profile}: sources[1].paths: '{tmp_path}/petitions_2017*.txt' matches "
         "no file (allow_missing: true on the source allows that)"),
     ]
@@ -70,7 +70,7 @@ def test_clean_options_are_checked_against_the_preset(tmp_path, capsys, no_pipel
     assert main(["build-corpus", "--config", profile, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith(f"kcorpus build-corpus: error: {profile}: sources[0]: clean_options: unknown clean "
-                             "option(s) 'keep_emojis'; valid options: nfc, keep_emoji, ")
+                             "option(s) 'keep_emojis'; valid options: nfc, whitelist, keep_emoji, ")
     assert err[1] == (f"kcorpus build-corpus: error: {profile}: sources[1]: clean_options: given, but preset is "
                       "none (nothing is cleaned)")
 

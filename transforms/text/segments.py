@@ -11,6 +11,7 @@ paragraph shorter than the floor as a whole (a title, a heading, `감사합니�
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Cut points, most preferred first; each match ends where a piece ends (a space follows it).
 _CUT_TIERS = (
@@ -21,18 +22,34 @@ _CUT_TIERS = (
 )
 
 
-def join_short(sentences: list[str], min_chars: int) -> list[str]:
-    """The sentences of one paragraph with every sentence under `min_chars` characters joined (by a space) to
-    the previous one, or to the next one when it comes first; a paragraph under the floor stays one line."""
+def glued_units(line: str, units: Sequence[str]) -> list[bool]:
+    """Per unit of a split `line`: whether it follows the previous unit with nothing between them in `line`
+    ("인지.보고." split after the period), so that joining them back adds no space; False where a unit is not
+    found as written (a splitter that rewrote it)."""
+    flags: list[bool] = []
+    end = -1
+    for unit in units:
+        start = line.find(unit, max(end, 0))
+        flags.append(start >= 0 and start == end)
+        if start >= 0:
+            end = start + len(unit)
+    return flags
+
+
+def join_short(sentences: list[str], min_chars: int, glued: Sequence[bool] = ()) -> list[str]:
+    """The sentences of one paragraph with every sentence under `min_chars` characters joined to the previous
+    one, or to the next one when it comes first; a paragraph under the floor stays one line. Joined by a
+    space, or by nothing where `glued[i]` says sentence i followed sentence i-1 with no space."""
     lines: list[str] = []
     carried = ""  # short sentences at the start of the paragraph, waiting for the next one
-    for sentence in sentences:
+    for i, sentence in enumerate(sentences):
+        gap = "" if i < len(glued) and glued[i] else " "
         if carried:
-            sentence, carried = f"{carried} {sentence}", ""
+            sentence, carried = f"{carried}{gap}{sentence}", ""
         if len(sentence) >= min_chars:
             lines.append(sentence)
         elif lines:
-            lines[-1] = f"{lines[-1]} {sentence}"
+            lines[-1] = f"{lines[-1]}{gap}{sentence}"
         else:
             carried = sentence
     if carried:

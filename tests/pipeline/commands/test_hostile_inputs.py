@@ -179,9 +179,12 @@ def test_train_vocab_refuses_a_pack_folder_and_a_cp949_file_before_training(smal
 def test_a_profile_saved_in_cp949_is_one_line_and_exit_2(tmp_path, capsys):
     profile = tmp_path / "sample.yaml"
     text = (ROOT / "configs" / "sample.yaml").read_text(encoding="utf-8")
-    profile.write_bytes(text.encode("cp949"))
-    line = next(n for n, text_line in enumerate(text.splitlines(), 1) if not text_line.isascii())
-    expected = f"{profile}:{line}: not UTF-8 (byte 0xc1); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
+    data = text.encode("cp949")
+    profile.write_bytes(data)
+    with pytest.raises(UnicodeDecodeError) as bad:
+        data.decode("utf-8")
+    line, byte = data[: bad.value.start].count(b"\n") + 1, data[bad.value.start]
+    expected = f"{profile}:{line}: not UTF-8 (byte {byte:#x}); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
     for argv in (["build-corpus", "--config", str(profile), "--out", str(tmp_path / "out")], ["run", str(profile)]):
         assert main(argv) == 2
         assert capsys.readouterr().err == f"kcorpus {argv[0]}: error: {expected}\n"
@@ -339,7 +342,7 @@ def test_every_set_mistake_is_named_at_once(tmp_path, capsys):
     assert capsys.readouterr().err.splitlines() == [f"kcorpus build-corpus: error: {sample}: {line}" for line in (
         "override 'sources.nosuch': no list element 'nosuch'",
         "override 'filters.min_chars': expected KEY=VALUE (e.g. filters.min_chars=5)",
-        "sources[0].preset: unknown clean preset 'bogus'; valid: kcelectra, kcbert, none")]
+        "sources[0].preset: unknown clean preset 'bogus'; valid: kcelectra, kcbert, longform, none")]
     assert not (tmp_path / "o").exists()
 
 

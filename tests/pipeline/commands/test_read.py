@@ -80,7 +80,7 @@ def test_read_of_a_missing_path_exits_2_before_writing_anything(tmp_path, capsys
     assert code == 2
     assert capsys.readouterr().err.splitlines() == [
         ("kcorpus read: error: --option: unknown read option(s) colour; valid: encoding, text_field, id_field, "
-        "title_field, thread_field, layout, tags, deid, join_turns, headline, title, namespaces, unquote, split, max_whole_file_bytes"),
+        "title_field, thread_field, layout, tags, deid, join_turns, headline, title, keep_stubs, namespaces, unquote, split, max_whole_file_bytes"),
         f"kcorpus read: error: {str(tmp_path / 'missing.txt')!r} matches no file",
     ]
     assert list(tmp_path.iterdir()) == []

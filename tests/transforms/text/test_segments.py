@@ -1,4 +1,4 @@
-from kcorpus.transforms.text.segments import cut_long, join_short
+from kcorpus.transforms.text.segments import cut_long, glued_units, join_short
 
 
 def test_a_short_sentence_joins_the_previous_one_of_its_paragraph():
@@ -39,3 +39,14 @@ def test_cut_long_never_cuts_inside_a_word():
     assert cut_long(f"{url} 가나다 라마바", 20) == [url, "가나다 라마바"]
     assert cut_long("가" * 30, 20) == ["가" * 30]
     assert cut_long("가나다", 0) == ["가나다"] and cut_long("가나다", 3) == ["가나다"]
+
+
+def test_sentences_cut_where_the_paragraph_had_no_space_join_back_without_one():
+    line = "보험 처리는 인지.보고.제출했습니다 그래서 이렇게 씁니다."
+    units = ["보험 처리는 인지.", "보고.", "제출했습니다 그래서 이렇게 씁니다."]
+    glued = glued_units(line, units)
+    assert glued == [False, True, True]
+    assert join_short(units, 10, glued) == ["보험 처리는 인지.보고.", "제출했습니다 그래서 이렇게 씁니다."]
+    assert join_short(units, 10) == ["보험 처리는 인지. 보고.", "제출했습니다 그래서 이렇게 씁니다."]
+    # a unit the splitter rewrote is not found as written: joined by a space
+    assert glued_units("가나다. 라마", ["가나다.", "라 마"]) == [False, False]
