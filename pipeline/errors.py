@@ -2,7 +2,8 @@
 
 `kcorpus.pipeline.cli` turns it into `kcorpus <command>: error: <line>` and exit status 2, with no traceback
 unless `--debug`. `DataLossError` is a run that completed but lost a source or too many records, and
-`DiskFullError` a run that ran out of disk space: exit 1.
+`DiskFullError` a run that ran out of disk space: exit 1. `OutputError` is an output path kcorpus must not
+write (pipeline/outputs.py): exit 2.
 """
 
 from __future__ import annotations
@@ -33,3 +34,7 @@ class DiskFullError(UserError):
     """A run that ran out of disk space (ENOSPC): one line naming the folder, its partial output removed (exit 1)."""
 
     exit_code = DATA_LOSS_EXIT
+
+
+class OutputError(UserError, ValueError):
+    """An output path kcorpus must not write (or a folder another process is writing): one line, exit 2."""

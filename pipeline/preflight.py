@@ -182,7 +182,8 @@ def check_profile(
         stages: the `kcorpus run` stages that will run (their sections are then required).
         outputs: output locations to check, by what names them (`{"--out": "/tmp/x"}`).
     """
-    from kcorpus.pipeline.profile import ProfileError, apply_overrides, profile_from_dict, read_yaml
+    from kcorpus.pipeline.profile_file import apply_overrides, read_yaml
+    from kcorpus.pipeline.profile_validate import ProfileError, profile_from_dict
 
     try:
         raw = read_yaml(path)

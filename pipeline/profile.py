@@ -1,28 +1,24 @@
-"""The one profile schema: a YAML profile -> validated, typed sections, every error reported at once.
+"""The one profile schema: a parsed YAML profile -> typed sections, each built from the dataclass it configures.
 
 Sections: `sources, filters, dedup, split, output` (build-corpus), `vocab, vocab_report, pack, run` (the
 stages after it). Each section's fields and defaults come from the frozen dataclass it builds
 (`FilterConfig`, `NearDedupConfig`, `PackConfig`, `PackJob`, `TrainVocabJob`, ...), so a default lives in one
 place. Values are strict (`"no"` is not a bool, `"10"` is not an integer; YAML lists are fine for tuples),
 unknown keys are errors naming the valid ones, and relative paths resolve against the profile's folder in
-`ProfilePath` only. Every problem of a profile comes back in one `ProfileError`, one line per problem:
-
-    filters.min_chars: expected an integer, got 'ten'
+`ProfilePath` only. `profile_validate` validates a parsed profile against `Profile` and reports every problem
+at once; `profile_file` reads a profile file and applies `--set` overrides.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import os
 import posixpath
 import re
 import types
 import typing
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, Union
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -33,7 +29,6 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
-    ValidationError,
     ValidationInfo,
     create_model,
     field_validator,
@@ -50,7 +45,6 @@ from kcorpus.pipeline.config import (
     SplitConfig,
 )
 from kcorpus.pipeline.defaults import default_of
-from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
@@ -66,22 +60,6 @@ from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePiece
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _STRICT: dict[Any, Any] = {bool: StrictBool, int: StrictInt, float: StrictFloat, str: StrictStr}
-# pydantic error type -> what the value should have been
-_EXPECTED = {
-    "int_type": "an integer",
-    "bool_type": "true or false",
-    "float_type": "a number",
-    "string_type": "a string",
-    "model_type": "a mapping",
-    "model_attributes_type": "a mapping",
-    "dict_type": "a mapping",
-    "list_type": "a list",
-    "tuple_type": "a list",
-}
-
-
-class ProfileError(UserError, ValueError):
-    """A profile that does not validate; `errors` holds one line per problem."""
 
 
 def resolve_path(path: str, base_dir: str) -> str:
@@ -357,200 +335,3 @@ class Profile(Section):
             split=self.split.build(SplitConfig),
             output=self.output.build(OutputConfig),
         )
-
-
-def _model_at(loc: Sequence[Any]) -> Any:
-    """The section model at a location of an error (for the list of valid keys)."""
-    tp: Any = Profile
-    for part in loc:
-        tp = _unwrap(tp)
-        if isinstance(part, int) or not (isinstance(tp, type) and issubclass(tp, BaseModel)):
-            continue
-        tp = tp.model_fields[part].annotation
-    return _unwrap(tp)
-
-
-def _unwrap(tp: Any) -> Any:
-    """`X | None`, `list[X]`, `Annotated[X, ...]` -> X."""
-    while typing.get_origin(tp) in (Union, types.UnionType, list, Annotated):
-        tp = next(a for a in typing.get_args(tp) if a is not type(None))
-    return tp
-
-
-def _where(loc: Sequence[Any]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "profile"
-
-
-def error_lines(error: ValidationError, skip: Collection[tuple[Any, ...]] = ()) -> list[str]:
-    """One line per problem: `key.path: expected ..., got VALUE` (but at the locations in `skip`)."""
-    lines = []
-    for err in error.errors():
-        loc, kind, value = err["loc"], err["type"], err.get("input")
-        if tuple(loc) in skip:
-            continue
-        where = _where(loc)
-        if kind == "extra_forbidden":
-            valid = ", ".join(_model_at(loc[:-1]).model_fields)
-            lines.append(f"{where}: unknown key; valid keys: {valid}")
-        elif kind == "missing":
-            lines.append(f"{where}: required")
-        elif kind == "value_error":
-            message = str(err["ctx"]["error"])
-            # The dataclasses' own checks usually name their section already ("filters: max_chars ...").
-            named = bool(loc) and message.startswith(tuple(f"{loc[0]}{c}" for c in ".:["))
-            lines.append(message if named or not loc else f"{where}: {message}")
-        elif kind == "literal_error":
-            lines.append(f"{where}: expected {err['ctx']['expected']}, got {value!r}")
-        elif kind in _EXPECTED:
-            lines.append(f"{where}: expected {_EXPECTED[kind]}, got {value!r}")
-        else:
-            lines.append(f"{where}: {err['msg'][0].lower()}{err['msg'][1:]}, got {value!r}")
-    return lines
-
-
-def profile_from_dict(raw: Any, base_dir: str = "") -> Profile:
-    """Validate a parsed profile; relative paths resolve against `base_dir`. Raises ProfileError."""
-    if not isinstance(raw, Mapping):
-        raise ProfileError([f"profile: expected a mapping of sections, got {type(raw).__name__}"])
-    problems: list[str] = []
-    candidate = copy.deepcopy(raw)
-    # A section's own rules (min_chars <= max_chars, ...) run only once its keys validate: the keys found bad
-    # are taken out and the rest checked again, so every mistake is named at once, not one per try.
-    dropped: set[tuple[Any, ...]] = set()
-    for _ in range(MAX_VALIDATION_ROUNDS):
-        try:
-            profile = Profile.model_validate(candidate, context={"base_dir": base_dir})
-        except ValidationError as error:
-            new = [line for line in error_lines(error, skip=dropped) if line not in problems]
-            problems.extend(new)
-            locs = {tuple(e["loc"]) for e in error.errors()} - dropped
-            taken = {loc for loc in locs if _drop_key(candidate, loc)}
-            if not new or not taken:
-                break
-            dropped |= taken
-            continue
-        if not problems:
-            return profile
-        break
-    raise ProfileError(problems)
-
-
-MAX_VALIDATION_ROUNDS = 4
-
-
-def _drop_key(raw: Any, loc: Sequence[Any]) -> bool:
-    """Take the key at an error's location out of a parsed profile (a key inside a section, never a whole
-    section, whose absence would be an error of its own); whether one was taken out."""
-    if len(loc) < 2:
-        return False
-    node = raw
-    for part in loc[:-1]:
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            return False
-    if isinstance(node, dict) and loc[-1] in node:
-        del node[loc[-1]]
-        return True
-    return False
-
-
-def config_from_dict(raw: Any, base_dir: str = "") -> CorpusConfig:
-    """The build-corpus configuration of a parsed profile."""
-    return profile_from_dict(raw, base_dir).corpus
-
-
-def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """Apply `a.b.c=value` overrides (value parsed as YAML) to a parsed profile; returns `raw`.
-
-    A list element is addressed by index or, for `sources`, by source name: `sources.nsmc.preset=none`.
-    Every override that can be applied is; ProfileError then names each one that could not (all of them).
-    """
-    errors: list[str] = []
-    for item in overrides:
-        try:
-            _apply_override(raw, item)
-        except ProfileError as err:
-            errors.extend(err.errors)
-    if errors:
-        raise ProfileError(errors)
-    return raw
-
-
-def _apply_override(raw: dict[str, Any], item: str) -> None:
-    key, sep, value = item.partition("=")
-    if not sep or not key:
-        raise ProfileError([f"override {item!r}: expected KEY=VALUE (e.g. filters.min_chars=5)"])
-    parts = key.split(".")
-    node: Any = raw
-    for depth, part in enumerate(parts[:-1]):
-        node = _child(node, part, ".".join(parts[: depth + 1]))
-    last = parts[-1]
-    if isinstance(node, list):
-        node[_list_index(node, last, key)] = yaml.safe_load(value)
-    else:
-        node[last] = yaml.safe_load(value)
-
-
-def _list_index(node: list, part: str, key: str) -> int:
-    if part.isdigit() and int(part) < len(node):
-        return int(part)
-    for i, item in enumerate(node):
-        if isinstance(item, Mapping) and item.get("name") == part:
-            return i
-    raise ProfileError([f"override {key!r}: no list element {part!r}"])
-
-
-def _child(node: Any, part: str, key: str) -> Any:
-    if isinstance(node, list):
-        return node[_list_index(node, part, key)]
-    if not isinstance(node, dict):
-        raise ProfileError([f"override {key!r}: {part!r} is not a section"])
-    if node.get(part) is None:
-        node[part] = {}
-    return node[part]
-
-
-def read_yaml(path: str) -> Any:
-    """A profile file (local or any Beam filesystem) parsed; a syntax error is one `file:line:` line."""
-    if "://" in path:
-        from apache_beam.io.filesystems import FileSystems
-
-        with FileSystems.open(path) as f:
-            data = f.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        problem = f"not UTF-8 (byte {data[err.start]:#04x}); save the profile as UTF-8 (iconv -f cp949 -t utf-8)"
-        raise ProfileError([f"{path}:{line}: {problem}"]) from None
-    try:
-        return yaml.safe_load(text) or {}
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ProfileError([f"{path}{line}: not valid YAML: {problem}"]) from None
-
-
-def load_profile(path: str | os.PathLike, overrides: Sequence[str] = ()) -> Profile:
-    """Read, override (`--set a.b=v`) and validate a profile; errors are prefixed with the file."""
-    path = os.fspath(path)
-    raw = read_yaml(path)
-    try:
-        if isinstance(raw, dict):
-            apply_overrides(raw, overrides)
-        return profile_from_dict(raw, base_dir=posixpath.dirname(path))
-    except ProfileError as err:
-        raise ProfileError([f"{path}: {line}" for line in err.errors]) from None
-
-
-def load_config(path: str, overrides: Sequence[str] = ()) -> CorpusConfig:
-    """The build-corpus configuration of a profile file."""
-    return load_profile(path, overrides).corpus

@@ -96,7 +96,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _profile_out(path: str, overrides: list[str]) -> str | None:
     """`output.dir` of the profile when it validates (otherwise the full check reports why)."""
-    from kcorpus.pipeline.profile import ProfileError, load_config
+    from kcorpus.pipeline.profile_file import load_config
+    from kcorpus.pipeline.profile_validate import ProfileError
 
     try:
         return load_config(path, overrides).output.dir

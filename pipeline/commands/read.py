@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from typing import IO
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
-from kcorpus.pipeline.outputs import OutputError, check_distinct_files, check_separate
+from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.output_overlap import check_distinct_files, check_separate
 from kcorpus.transforms.files import STDIN
 from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reader_for, reason_code
 from kcorpus.transforms.record import DeadLetter, Document, Dropped

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.corpus.summary import summary_table
-from kcorpus.pipeline.errors import UserError
-from kcorpus.pipeline.outputs import OutputError, OutputPlan, claim_output
+from kcorpus.pipeline.errors import OutputError, UserError
+from kcorpus.pipeline.outputs import OutputPlan, claim_output
 from kcorpus.pipeline.preflight import check_profile
-from kcorpus.pipeline.profile import ProfileError, load_profile
+from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.profile_validate import ProfileError
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.run.orchestrate import StageResult, run
 from kcorpus.pipeline.run.stages import STAGE_NAMES

@@ -11,19 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from kcorpus.pipeline.outputs import (
-    LOCK_FILE,
-    MARKER_FILE,
-    OutputError,
-    acquire_lock,
-    check_distinct_files,
-    check_output,
-    check_separate,
-    claim_output,
-    read_lock,
-    read_marker,
-    release_lock,
-)
+from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.output_lock import LOCK_FILE, acquire_lock, read_lock, release_lock
+from kcorpus.pipeline.output_marker import MARKER_FILE, read_marker
+from kcorpus.pipeline.output_overlap import check_distinct_files, check_separate
+from kcorpus.pipeline.outputs import check_output, claim_output
 
 
 def user_files(folder: Path) -> dict[str, bytes]:

@@ -8,14 +8,11 @@ import pytest
 from apache_beam.io.filesystems import FileSystems
 
 from fake_remote import PREFIX, local_files, use_root
-from kcorpus.pipeline.outputs import (
-    OutputError,
-    check_output,
-    claim_output,
-    list_entries,
-    read_lock,
-    read_marker,
-)
+from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.output_folders import list_entries
+from kcorpus.pipeline.output_lock import read_lock
+from kcorpus.pipeline.output_marker import read_marker
+from kcorpus.pipeline.outputs import check_output, claim_output
 
 
 @pytest.fixture

@@ -5,16 +5,9 @@ from pathlib import Path
 import pytest
 
 from kcorpus.pipeline.config import CorpusConfig
-from kcorpus.pipeline.profile import (
-    ProfileError,
-    apply_overrides,
-    config_from_dict,
-    default_of,
-    load_config,
-    load_profile,
-    profile_from_dict,
-    resolve_path,
-)
+from kcorpus.pipeline.profile import default_of, resolve_path
+from kcorpus.pipeline.profile_file import apply_overrides, load_config, load_profile
+from kcorpus.pipeline.profile_validate import ProfileError, config_from_dict, profile_from_dict
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import NearDedupConfig
 from kcorpus.transforms.packing.packer import PackConfig

@@ -21,8 +21,10 @@ import pytest
 import yaml
 
 from kcorpus.pipeline.cli import main
-from kcorpus.pipeline.outputs import LOCK_FILE, MARKER_FILE, OutputError, acquire_lock, release_lock
-from kcorpus.pipeline.profile import load_profile
+from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.output_lock import LOCK_FILE, acquire_lock, release_lock
+from kcorpus.pipeline.output_marker import MARKER_FILE
+from kcorpus.pipeline.profile_file import load_profile
 from kcorpus.pipeline.run import orchestrate
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 from testdata_paths import TESTDATA

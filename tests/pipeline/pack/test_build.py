@@ -14,7 +14,8 @@ import pyarrow as pa
 import pytest
 
 from kcorpus.pipeline import cli
-from kcorpus.pipeline.outputs import OutputError, is_bookkeeping
+from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.output_marker import is_bookkeeping
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.pipeline.pack.write import pack_wire_shard
 from kcorpus.transforms.packing.packer import PackConfig, content_tokens

@@ -17,7 +17,8 @@ import yaml
 
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.pipeline.profile import ProfileError, load_profile, profile_from_dict
+from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.profile_validate import ProfileError, profile_from_dict
 from kcorpus.pipeline.run import cache, stages
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import PARTIAL_SUFFIX, STAGE_MANIFEST
