@@ -94,6 +94,7 @@ _ENCLOSED = re.compile(
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
     r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
 )
+_OPENER = re.compile("[\"'“‘(\\[「『《〈]")
 # Words that end in `.` without ending a sentence (kss's list plus a few common ones).
 _ABBREVIATIONS = frozenset(
     """
@@ -163,7 +164,12 @@ def hinted_finditer(
 
 def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
     """Quoted and bracketed regions, ordered and non-overlapping."""
-    return [m.span() for m in _ENCLOSED.finditer(paragraph)]
+    # `_ENCLOSED` starts with a lookbehind, so `re` tries it at every position; it starts scanning at the
+    # first opening character instead (most comments have none). Its lookbehind still sees the text before.
+    first = _OPENER.search(paragraph)
+    if first is None:
+        return []
+    return [m.span() for m in _ENCLOSED.finditer(paragraph, first.start())]
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
