@@ -16,7 +16,6 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from importlib.util import find_spec
-from itertools import chain
 from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
@@ -136,7 +135,7 @@ _AFTER_CUT = re.compile(
 
 
 def hinted_finditer(
-    pattern: re.Pattern[str], hint: re.Pattern[str], text: str, before: int
+    pattern: re.Pattern[str], hint: re.Pattern[str], text: str, before: int, first: int = 0
 ) -> Iterator[re.Match[str]]:
     """`pattern.finditer(text)`, trying `pattern.match` only from `before` characters before each match of
     `hint` up to its start.
@@ -145,11 +144,11 @@ def hinted_finditer(
     characters before the start of some match of `hint`: positions are tried in increasing order from the
     end of the previous match, as `finditer` does, and lookbehinds see the text before the position. A
     pattern whose alternatives start with lookbehinds gets no prefix scan from `re`; a character-class hint
-    does, and the full pattern runs only near it.
+    does, and the full pattern runs only near it. `first`: where `hint` is known to match first (or 0).
     """
     match = pattern.match
     position = 0  # the first position not tried yet (the end of the last match, or past a tried one)
-    for found in hint.finditer(text):
+    for found in hint.finditer(text, first):
         start = found.start()
         candidate = max(position, start - before)
         while candidate <= start:
@@ -250,11 +249,12 @@ def _may_hold_quote_pair(paragraph: str) -> bool:
 def _boundaries(paragraph: str) -> list[int]:
     spans: list[tuple[int, int]] | None = None
     cuts: list[int] = []
-    for matches in (
-        (_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph),
-        _GLUED_CANDIDATE.finditer(paragraph) if _GLUED_GUARD.search(paragraph) else (),
-        _QUOTE_PAIR_CANDIDATE.finditer(paragraph) if _may_hold_quote_pair(paragraph) else (),
-    ):
+    scans = [(_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph)]
+    if _GLUED_GUARD.search(paragraph):
+        scans.append(_GLUED_CANDIDATE.finditer(paragraph))
+    if _may_hold_quote_pair(paragraph):
+        scans.append(_QUOTE_PAIR_CANDIDATE.finditer(paragraph))
+    for matches in scans:
         for match in matches:
             start, end = match.start(1), match.end()
             if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
@@ -263,16 +263,20 @@ def _boundaries(paragraph: str) -> list[int]:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans):
                 cuts.append(end)
-    for match in chain(
-        hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2),
-        _EMOTICON_RUN.finditer(paragraph) if _EMOTICON_GUARD.search(paragraph) else (),
-    ):
-        end = match.end()
-        if spans is None:
-            spans = _enclosed_spans(paragraph)
-        if not _inside(end, spans):
-            cuts.append(end)
-    return sorted(set(cuts))
+    scans = []
+    hint = _BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
+    if hint is not None:
+        scans.append(hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()))
+    if _EMOTICON_GUARD.search(paragraph):
+        scans.append(_EMOTICON_RUN.finditer(paragraph))
+    for matches in scans:
+        for match in matches:
+            end = match.end()
+            if spans is None:
+                spans = _enclosed_spans(paragraph)
+            if not _inside(end, spans):
+                cuts.append(end)
+    return sorted(set(cuts)) if len(cuts) > 1 else cuts
 
 
 def _settled(paragraph: str, cuts: list[int]) -> list[int]:
