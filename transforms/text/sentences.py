@@ -66,11 +66,13 @@ _INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]
 _BEFORE_EUM = "었았였했겠있없같좋밌"
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
     rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
 )
+# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
+_GLUED_FORMAL = re.compile(rf"니다(?<=[{_B_FINAL}]니다)(?=[{_HANGUL}])(?![만마요라다])")
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 _BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
@@ -82,9 +84,9 @@ _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]
 # its end on the bench's comments.
 _EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
 _EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
-# What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run or a bare ending's last
-# syllable): where it finds nothing, none of the scans below runs (most comments are one sentence).
-_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}")
+# What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
+# syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
+_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}|니다")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
@@ -269,6 +271,8 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()))
     if _EMOTICON_GUARD.search(paragraph):
         scans.append(_EMOTICON_RUN.finditer(paragraph))
+    if "니다" in paragraph:
+        scans.append(_GLUED_FORMAL.finditer(paragraph))
     for matches in scans:
         for match in matches:
             end = match.end()
