@@ -634,3 +634,19 @@ def test_boundaries_with_substring_guards_equal_the_unguarded_scan():
         assert sentences._boundaries(text) == expected, text
         cut += len(expected)
     assert cut > 5000
+
+
+def test_enclosed_spans_from_the_first_opener_equal_a_full_scan():
+    quoted = [
+        'a"b" "c"', '말했다 "우리는" 그리고', "x'y' (z) [w]", "「가」『나』《다》〈라〉", "“가” ‘나’",
+        '…"고 강변했습니다. 설명: 북한이 "우리는 간다"', "(괄호 안 (중첩) 끝)", "'", '"',
+    ]
+    rng = random.Random(11)
+    alphabet = "가나 .\"'“”‘’()[]「」『』《》〈〉,:·=<{"
+    randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20000)]
+    found = 0
+    for text in SPLIT_TEXTS + quoted + randoms:
+        expected = [m.span() for m in sentences._ENCLOSED.finditer(text)]
+        assert sentences._enclosed_spans(text) == expected, text
+        found += len(expected)
+    assert found > 1000  # the texts do hold quoted and bracketed regions

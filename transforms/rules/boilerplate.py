@@ -150,6 +150,12 @@ _WIKIEXTRACTOR = (
         "",
         needles=("(", "（", "[", "《", "〈", "「", "『", "‘", "“"),
     ),
+    # Straight quotes emptied by what WikiExtractor (or `empty_brackets`: "'《》'로") removed: only a pair that
+    # starts a word and is followed by Hangul or a space (`후 ""이라는`, `''의`); a pair after or before a
+    # letter is italics markup (`""a" > "b"`, `"a""n"`, `"와""로`) and stays. Needles are any quote: the
+    # pair may appear only once `empty_brackets` has run. The space before goes with it after a word (`후이라는`,
+    # as `empty_brackets` does), not after punctuation (`이다. 의 안은`).
+    Rule("empty_quotes", r"""(?:(?<=\w)[ \t]+|(?<!\S))(?:''|"")(?=[가-힣 \t]|$)""", "", needles=("'", '"')),
 )
 
 RULE_SETS: Mapping[str, tuple[Rule, ...]] = {

@@ -16,7 +16,6 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from importlib.util import find_spec
-from itertools import chain
 from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
@@ -67,11 +66,13 @@ _INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]
 _BEFORE_EUM = "었았였했겠있없같좋밌"
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}-])"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
     rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
 )
+# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
+_GLUED_FORMAL = re.compile(rf"니다(?<=[{_B_FINAL}]니다)(?=[{_HANGUL}])(?![만마요라다])")
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 _BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
@@ -83,9 +84,9 @@ _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]
 # its end on the bench's comments.
 _EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
 _EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
-# What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run or a bare ending's last
-# syllable): where it finds nothing, none of the scans below runs (most comments are one sentence).
-_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}")
+# What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
+# syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
+_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}|니다")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
@@ -94,6 +95,7 @@ _ENCLOSED = re.compile(
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
     r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
 )
+_OPENER = re.compile("[\"'“‘(\\[「『《〈]")
 # Words that end in `.` without ending a sentence (kss's list plus a few common ones).
 _ABBREVIATIONS = frozenset(
     """
@@ -135,7 +137,7 @@ _AFTER_CUT = re.compile(
 
 
 def hinted_finditer(
-    pattern: re.Pattern[str], hint: re.Pattern[str], text: str, before: int
+    pattern: re.Pattern[str], hint: re.Pattern[str], text: str, before: int, first: int = 0
 ) -> Iterator[re.Match[str]]:
     """`pattern.finditer(text)`, trying `pattern.match` only from `before` characters before each match of
     `hint` up to its start.
@@ -144,11 +146,11 @@ def hinted_finditer(
     characters before the start of some match of `hint`: positions are tried in increasing order from the
     end of the previous match, as `finditer` does, and lookbehinds see the text before the position. A
     pattern whose alternatives start with lookbehinds gets no prefix scan from `re`; a character-class hint
-    does, and the full pattern runs only near it.
+    does, and the full pattern runs only near it. `first`: where `hint` is known to match first (or 0).
     """
     match = pattern.match
     position = 0  # the first position not tried yet (the end of the last match, or past a tried one)
-    for found in hint.finditer(text):
+    for found in hint.finditer(text, first):
         start = found.start()
         candidate = max(position, start - before)
         while candidate <= start:
@@ -163,7 +165,12 @@ def hinted_finditer(
 
 def _enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
     """Quoted and bracketed regions, ordered and non-overlapping."""
-    return [m.span() for m in _ENCLOSED.finditer(paragraph)]
+    # `_ENCLOSED` starts with a lookbehind, so `re` tries it at every position; it starts scanning at the
+    # first opening character instead (most comments have none). Its lookbehind still sees the text before.
+    first = _OPENER.search(paragraph)
+    if first is None:
+        return []
+    return [m.span() for m in _ENCLOSED.finditer(paragraph, first.start())]
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
@@ -244,11 +251,12 @@ def _may_hold_quote_pair(paragraph: str) -> bool:
 def _boundaries(paragraph: str) -> list[int]:
     spans: list[tuple[int, int]] | None = None
     cuts: list[int] = []
-    for matches in (
-        (_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph),
-        _GLUED_CANDIDATE.finditer(paragraph) if _GLUED_GUARD.search(paragraph) else (),
-        _QUOTE_PAIR_CANDIDATE.finditer(paragraph) if _may_hold_quote_pair(paragraph) else (),
-    ):
+    scans = [(_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph)]
+    if _GLUED_GUARD.search(paragraph):
+        scans.append(_GLUED_CANDIDATE.finditer(paragraph))
+    if _may_hold_quote_pair(paragraph):
+        scans.append(_QUOTE_PAIR_CANDIDATE.finditer(paragraph))
+    for matches in scans:
         for match in matches:
             start, end = match.start(1), match.end()
             if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
@@ -257,16 +265,22 @@ def _boundaries(paragraph: str) -> list[int]:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans):
                 cuts.append(end)
-    for match in chain(
-        hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2),
-        _EMOTICON_RUN.finditer(paragraph) if _EMOTICON_GUARD.search(paragraph) else (),
-    ):
-        end = match.end()
-        if spans is None:
-            spans = _enclosed_spans(paragraph)
-        if not _inside(end, spans):
-            cuts.append(end)
-    return sorted(set(cuts))
+    scans = []
+    hint = _BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
+    if hint is not None:
+        scans.append(hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()))
+    if _EMOTICON_GUARD.search(paragraph):
+        scans.append(_EMOTICON_RUN.finditer(paragraph))
+    if "니다" in paragraph:
+        scans.append(_GLUED_FORMAL.finditer(paragraph))
+    for matches in scans:
+        for match in matches:
+            end = match.end()
+            if spans is None:
+                spans = _enclosed_spans(paragraph)
+            if not _inside(end, spans):
+                cuts.append(end)
+    return sorted(set(cuts)) if len(cuts) > 1 else cuts
 
 
 def _settled(paragraph: str, cuts: list[int]) -> list[int]:

@@ -225,3 +225,42 @@ def test_real_petitions_fixture_notices():
     assert notices == [1, 1, 0, 0, 2, 1, 0]  # 680, 690 real; 895, 947 none; the synthetic three
     # Runs of `*` that mask names (`***씨`) are source-side anonymization, not boilerplate: they stay here.
     assert all("관리자에 의해" not in r.text and "http://m.*" not in r.text for r in results)
+
+
+def test_empty_straight_quotes_go_only_where_content_was_removed():
+    """kowiki wiki_00/wiki_01 paragraphs (tests/testdata/boilerplate/kowiki_quote_holes): the holes go, the
+    italics markup around Latin letters stays."""
+    remover = BoilerplateRemover(["wikiextractor"])
+    texts = {
+        d.id: remover.remove(d.text)
+        for d in read_file("wikiextractor", str(TESTDATA / "boilerplate" / "kowiki_quote_holes"), None, "kowiki")
+        if isinstance(d, Document)
+    }
+    assert "올려쓰지 않고 '｜'나로 표시한다." in texts["kowiki:62"].text  # '《》'로: 《》, then ''
+    assert "그 발음은 훈민정음 창제 후이라는 표기가" in texts["kowiki:259"].text
+    assert "오십음이다. 의 안은 국제 음성 기호" in texts["kowiki:355"].text  # '[  ]'의
+    assert '단순히"와""로 표현될' in texts["kowiki:248"].text
+    assert '예를 들어, ""a" > "b"는' in texts["kowiki:403"].text
+    assert '반대로, "a" < "b""는' in texts["kowiki:403"].text
+    assert '"a"1...,"a""n"이 스칼라인' in texts["kowiki:183"].text
+    assert '"r"("θ""i")"Δθ")' in texts["kowiki:467"].text
+    assert {key: r.counts.get("wikiextractor:empty_quotes", 0) for key, r in texts.items()} == {
+        "kowiki:62": 1, "kowiki:183": 0, "kowiki:248": 0, "kowiki:259": 1, "kowiki:355": 1, "kowiki:403": 0,
+        "kowiki:467": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("'' 홀로", "홀로"),
+        ("앞 '' 뒤", "앞 뒤"),
+        ('끝 ""', "끝"),
+        ("''a'' 그대로", None),
+        ('"x""는', None),
+        ("'''굵게'''", None),
+        ("don''t", None),
+    ],
+)
+def test_empty_quotes_inline(text, expected):
+    assert removed(["wikiextractor"], text)[0] == (text if expected is None else expected)

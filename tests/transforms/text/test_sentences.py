@@ -122,6 +122,16 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
         pytest.param(
             "다른 길이 있습니다 , 그럼 갑니다.", ["다른 길이 있습니다 , 그럼 갑니다."], id="bare-formal-punct"
         ),
+        pytest.param(  # petitions: `-ㅂ니다` run into the next word; `-ㅂ니다만` continues
+            "13분이 집을 계약했습니다그래서 소송을 걸었습니다만 졌습니다라고 썼다.",
+            ["13분이 집을 계약했습니다", "그래서 소송을 걸었습니다만 졌습니다라고 썼다."],
+            id="bare-formal-glued",
+        ),
+        pytest.param(  # petitions: a polite ending before a list number
+            "보조금을 지원해 주세요 2. 모든 교사가 평등한 대우를 받게 해 주세요",
+            ["보조금을 지원해 주세요", "2. 모든 교사가 평등한 대우를 받게 해 주세요"],
+            id="bare-yo-number",
+        ),
         pytest.param(
             "그때 상황은 관심이 없다 위탁점포가 중요하다. 주겠다 하더니 떠났다 했다.",
             ["그때 상황은 관심이 없다", "위탁점포가 중요하다.", "주겠다 하더니 떠났다 했다."],
