@@ -5,8 +5,8 @@
 OUT is a corpus built from DATA/petitions/petitions_2017-08 and DATA/kowiki/wiki_* (ids `petitions:<idx>`,
 `kowiki:<doc id>`). Prints, over kept documents: petitions losing any / more than 0.5% of their Hangul
 syllables against their input `content`; Hanja and curly quotes kept; HTML entities, bracket or quote debris
-candidates (a broad pattern that also matches WikiExtractor's italics quotes: read the matches before counting them as debris) and templated date stubs in Wikipedia; lines that start with
-closing or terminal punctuation.
+candidates (a broad pattern that also matches WikiExtractor's italics quotes: read the matches before counting
+them as debris) and templated date stubs in Wikipedia; lines that start with closing or terminal punctuation.
 """
 
 from __future__ import annotations
