@@ -31,6 +31,12 @@ _ANY_LINE_BREAK = re.compile(r"[\r\u2028\u2029\x0b\x0c\x85]")
 _WORD = re.compile(r"[^\W_]")
 
 
+def named_by_script(reason: str, text: str) -> str:
+    """A dropped sentence's reason: `script:<name>` when its letters are mostly another script, whatever cleaning
+    left of it; a `placeholder` sentence (a Wikipedia formula hole) keeps its reason, unread."""
+    return reason if reason == "placeholder" else script_reason(text) or reason
+
+
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     """The outcome of preparing one document.
@@ -238,7 +244,7 @@ class DocumentPreparer:
                 if reason is None:
                     kept_here.append(sentence)
                 else:  # a text mostly in another script is named by it, whatever cleaning left of it
-                    reasons.append(script_reason(unit) or reason)
+                    reasons.append(named_by_script(reason, unit))
                     dropped.append(unit if reason == "empty" else sentence)  # what cleaning emptied
             if kept_here:
                 kept.extend(kept_here)
@@ -284,39 +290,41 @@ class DocumentPreparer:
         cleaner, tidy = self.cleaner, self._tidy
         min_chars, max_chars = self.filters.min_chars, self.filters.max_chars
         sentences: list[str] = []
-        glued: list[bool] = []  # per sentence: it followed the previous one with no space in `paragraph`
-        unit_glued = glued_units(paragraph, units)
+        origins: list[int] = []  # per sentence: the index of its unit when it is the unit's first piece, else -1
         short = False
-        for unit, unit_is_glued in zip(units, unit_glued):
+        for index, unit in enumerate(units):
             sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
             if sentence != unit:
                 examples.append(("clean", unit, sentence))
             n = len(sentence)
             if not n:  # a text mostly in another script is named by it, whatever cleaning left of it
-                reasons.append(script_reason(unit) or "empty")
+                reasons.append(named_by_script("empty", unit))
                 dropped.append(unit)  # what cleaning emptied
             elif max_chars and n > max_chars:
-                first = True
-                for piece in cut_long(sentence, max_chars, min_chars):
+                for piece_index, piece in enumerate(cut_long(sentence, max_chars, min_chars)):
                     if len(piece) > max_chars:  # no space to cut at
                         reasons.append("too_long")
                         dropped.append(piece)
                     else:
                         sentences.append(piece)
-                        glued.append(first and unit_is_glued and len(sentences) > 1)
+                        origins.append(-1 if piece_index else index)
                         short = short or len(piece) < min_chars
-                    first = False
             else:
                 sentences.append(sentence)
-                glued.append(unit_is_glued and len(sentences) > 1)
+                origins.append(index)
                 if n < min_chars:
                     short = True
-        lines = join_short(sentences, min_chars, glued) if short else sentences
+        if short:  # where the paragraph had no space between two sentences, joining them adds none
+            unit_glued = glued_units(paragraph, units)
+            glued = [i > 0 and origin >= 0 and unit_glued[origin] for i, origin in enumerate(origins)]
+            lines = join_short(sentences, min_chars, glued)
+        else:
+            lines = sentences
         failed = None
         for i, line in enumerate(lines):
             reason = check_sentence(line, self._line_filters)
             if reason is not None:
-                reasons.append(script_reason(line) or reason)
+                reasons.append(named_by_script(reason, line))
                 dropped.append(line)
                 failed = [*(failed or ()), i]
         return lines if failed is None else [line for i, line in enumerate(lines) if i not in failed]
