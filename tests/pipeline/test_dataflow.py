@@ -42,6 +42,16 @@ class Submitted(Exception):
     """Raised by the stubbed DataflowRunner instead of submitting a job."""
 
 
+def forbid_network(monkeypatch) -> None:
+    """Any socket connection fails the test: the Dataflow jobs are only translated, never submitted."""
+
+    def no_network(self, *args, **kwargs):
+        raise AssertionError(f"network access attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+
+
 @pytest.fixture
 def submitted(monkeypatch: pytest.MonkeyPatch) -> list:
     """Captured (pipeline, options) pairs; the network is off while the fixture is active."""
@@ -51,12 +61,8 @@ def submitted(monkeypatch: pytest.MonkeyPatch) -> list:
         captured.append((pipeline, options))
         raise Submitted()
 
-    def no_network(self, *args, **kwargs):
-        raise AssertionError(f"network access attempted: {args}")
-
     monkeypatch.setattr(DataflowRunner, "run_pipeline", run_pipeline)
-    monkeypatch.setattr(socket.socket, "connect", no_network)
-    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    forbid_network(monkeypatch)
     return captured
 
 
@@ -190,12 +196,8 @@ def translated(monkeypatch: pytest.MonkeyPatch) -> list:
         captured.append((built, translate(self, pipeline, options, pipeline_proto)))
         raise Submitted()
 
-    def no_network(self, *args, **kwargs):
-        raise AssertionError(f"network access attempted: {args}")
-
     monkeypatch.setattr(DataflowRunner, "run_pipeline", run_pipeline)
-    monkeypatch.setattr(socket.socket, "connect", no_network)
-    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    forbid_network(monkeypatch)
     return captured
 
 
