@@ -17,6 +17,9 @@ import numpy as np
 
 from kcorpus.transforms.text.passes import collapse_whitespace
 
+# The drop reasons of the two dedup passes (their one home: the build, the report and the audit read them).
+EXACT, NEAR = "exact_duplicate", "near_duplicate"
+
 SCOPES = ("global", "per_source")
 # A number: a run of digits, with decimal or thousands separators (datatrove's `norm_numbers`, FineWeb).
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -26,6 +26,8 @@ from kcorpus.pipeline.corpus.spill import (
 )
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map
 from kcorpus.transforms.dedup import (
+    EXACT,
+    NEAR,
     NearDedupConfig,
     bucket_candidates,
     connected_components,
@@ -38,7 +40,6 @@ from kcorpus.transforms.dedup import (
 )
 from kcorpus.transforms.sharding import shard_of
 
-EXACT, NEAR = "exact_duplicate", "near_duplicate"
 # Exact wins over near when a document is both (its survivor is then an identical text).
 _PRIORITY = {EXACT: 0, NEAR: 1}
 

@@ -26,6 +26,7 @@ from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.run.report_context import near_duplicate_pairs, near_duplicate_survivors
 from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
 from kcorpus.transforms import corpus_layout
+from kcorpus.transforms.dedup import EXACT, NEAR
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
 
 STAGES = ("corpus", "vocab", "vocab-report", "pack")
@@ -170,13 +171,14 @@ def per_source_counts(stats: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def dedup_rows(total: Mapping[str, Any]) -> list[tuple[str, int, float]]:
-    """(reason, documents, share of input) for every dedup reason among the drops."""
+    """(reason, documents, share of input) for each dedup pass's reason among the drops (not Gopher's `dup_*`
+    repetition rules, which judge one document alone)."""
     by_reason = total.get("dropped_by_reason") or {}
     n_input = total.get("input") or 0
     return [
         (reason, int(count), (count / n_input) if n_input else 0.0)
         for reason, count in sorted(by_reason.items())
-        if "dup" in reason
+        if reason in (EXACT, NEAR)
     ]
 
 

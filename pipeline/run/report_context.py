@@ -11,9 +11,9 @@ from typing import Any
 
 from kcorpus.pipeline.report.examples import one_line
 from kcorpus.pipeline.report.render import Section, Table, fmt_number, pct, svg_hbars
+from kcorpus.transforms.dedup import NEAR
 from kcorpus.transforms.examples import DOCUMENT_DROP, excerpt, parse_duplicate_note
 
-NEAR_DUPLICATE = "near_duplicate"
 PAIRS_SHOWN = 3
 
 
@@ -99,7 +99,7 @@ def near_duplicate_survivors(examples: Sequence[Mapping[str, Any]]) -> list[tupl
     """(id, source) of the kept documents that the sampled near-duplicate drops duplicate, in sample order."""
     found = []
     for row in examples:
-        if row.get("kind") == DOCUMENT_DROP and row.get("rule") == NEAR_DUPLICATE:
+        if row.get("kind") == DOCUMENT_DROP and row.get("rule") == NEAR:
             survivor = parse_duplicate_note(row.get("note", ""))
             if survivor is not None and survivor not in found:
                 found.append(survivor)
@@ -112,7 +112,7 @@ def near_duplicate_pairs(
     """Up to `PAIRS_SHOWN` sampled near duplicates with the text of the document each one duplicates."""
     pairs = []
     for row in examples:
-        if row.get("kind") != DOCUMENT_DROP or row.get("rule") != NEAR_DUPLICATE:
+        if row.get("kind") != DOCUMENT_DROP or row.get("rule") != NEAR:
             continue
         survivor = parse_duplicate_note(row.get("note", ""))
         if survivor is None or survivor not in kept_texts:
