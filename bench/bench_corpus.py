@@ -72,7 +72,7 @@ def write_config(path: Path, sources: dict[str, list[str]], near: bool) -> None:
 
 def run_beam(config: str, out: str, workers: str) -> dict:
     from kcorpus.pipeline.corpus.build import run_build
-    from kcorpus.pipeline.profile_file import load_config
+    from kcorpus.pipeline.profile.load import load_config
 
     beam_args = [] if workers == "auto" else [f"--direct_num_workers={workers}"]
     stats = run_build(load_config(config), out, beam_args, local_mode="multi_processing", overwrite=True)
@@ -87,7 +87,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
     global _PREPARERS
     if "_PREPARERS" not in globals():
         from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
-        from kcorpus.pipeline.profile_file import load_config
+        from kcorpus.pipeline.profile.load import load_config
 
         fn = PrepareBatchFn(load_config(sources["config"]), "")
         fn.setup()
@@ -105,7 +105,7 @@ def _prepare_batch(batch: dict, sources: dict) -> dict:
 def run_hf(config: str, out: str, workers: str) -> dict:
     import datasets
 
-    from kcorpus.pipeline.profile_file import load_config
+    from kcorpus.pipeline.profile.load import load_config
     from kcorpus.transforms.readers import read_file
     from kcorpus.transforms.record import Document
 

@@ -18,7 +18,7 @@ NOISE = (
     "apitools not found",
     "No semi_persistent_directory found",
     "Discarding unparseable args",
-    # A worker's full disk: the command ends with one line naming ENOSPC and the file (pipeline/output_cleanup.py).
+    # A worker's full disk: the command ends with one line naming ENOSPC and the file (pipeline/outputs/cleanup.py).
     "[Errno 28] No space left on device",
 )
 

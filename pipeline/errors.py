@@ -3,7 +3,7 @@
 `kcorpus.pipeline.cli` turns it into `kcorpus <command>: error: <line>` and exit status 2, with no traceback
 unless `--debug`. `DataLossError` is a run that completed but lost a source or too many records, and
 `DiskFullError` a run that ran out of disk space: exit 1. `OutputError` is an output path kcorpus must not
-write (pipeline/outputs.py): exit 2.
+write (pipeline/outputs/): exit 2.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import TypeVar
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from kcorpus.pipeline.defaults import LOCAL_MODES
+from kcorpus.pipeline.profile.defaults import LOCAL_MODES
 
 T = TypeVar("T", bound=PipelineOptions)
 

@@ -19,7 +19,7 @@ from kcorpus.transforms.files import broken_link, is_remote, walk
 from kcorpus.transforms.readers.registry import READERS
 
 if TYPE_CHECKING:
-    from kcorpus.pipeline.profile import Profile
+    from kcorpus.pipeline.profile.schema import Profile
 
 
 def _remote_matches(pattern: str) -> list[str]:
@@ -127,7 +127,9 @@ def corpus_problem(path: str, input_format: str = "auto") -> str | None:
 def source_problems(raw: Any, base_dir: str) -> list[str]:
     """The paths of a parsed profile's `sources` that match no readable file, checked even where the schema
     failed (so one run reports them together with the schema's errors)."""
-    from kcorpus.pipeline.profile import resolve_path  # the schema is imported only by the commands it serves
+    from kcorpus.pipeline.profile.schema import (
+        resolve_path,  # the schema is imported only by the commands it serves
+    )
 
     if not isinstance(raw, Mapping) or not isinstance(raw.get("sources"), list):
         return []
@@ -182,8 +184,8 @@ def check_profile(
         stages: the `kcorpus run` stages that will run (their sections are then required).
         outputs: output locations to check, by what names them (`{"--out": "/tmp/x"}`).
     """
-    from kcorpus.pipeline.profile_file import apply_overrides, read_yaml
-    from kcorpus.pipeline.profile_validate import ProfileError, profile_from_dict
+    from kcorpus.pipeline.profile.load import apply_overrides, read_yaml
+    from kcorpus.pipeline.profile.validate import ProfileError, profile_from_dict
 
     try:
         raw = read_yaml(path)

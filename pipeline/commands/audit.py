@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kcorpus.pipeline.defaults import default_of
+from kcorpus.pipeline.profile.defaults import default_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kcorpus.pipeline.config import DROPPED_MODES, SPLIT_BACKENDS
+from kcorpus.pipeline.corpus.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
-from kcorpus.pipeline.defaults import LOCAL_MODES, default_of
+from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,8 +96,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _profile_out(path: str, overrides: list[str]) -> str | None:
     """`output.dir` of the profile when it validates (otherwise the full check reports why)."""
-    from kcorpus.pipeline.profile_file import load_config
-    from kcorpus.pipeline.profile_validate import ProfileError
+    from kcorpus.pipeline.profile.load import load_config
+    from kcorpus.pipeline.profile.validate import ProfileError
 
     try:
         return load_config(path, overrides).output.dir

@@ -6,9 +6,9 @@ import argparse
 import json
 from functools import partial
 
-from kcorpus.pipeline.defaults import LOCAL_MODES, default_of
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
-from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
+from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
+from kcorpus.transforms.packing.blocks import LAYOUTS, PackConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

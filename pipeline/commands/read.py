@@ -21,7 +21,7 @@ from typing import IO
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_overlap import check_distinct_files, check_separate
+from kcorpus.pipeline.outputs.overlap import check_distinct_files, check_separate
 from kcorpus.transforms.files import STDIN
 from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reader_for, reason_code
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _max_dead_default() -> float:
-    from kcorpus.pipeline.config import OutputConfig
-    from kcorpus.pipeline.profile import default_of
+    from kcorpus.pipeline.corpus.config import OutputConfig
+    from kcorpus.pipeline.profile.defaults import default_of
 
     return default_of(OutputConfig, "max_dead_letter_fraction")
 

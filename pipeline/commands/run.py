@@ -11,10 +11,10 @@ from pathlib import Path
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.corpus.summary import summary_table
 from kcorpus.pipeline.errors import OutputError, UserError
-from kcorpus.pipeline.outputs import OutputPlan, claim_output
+from kcorpus.pipeline.outputs.claim import OutputPlan, claim_output
 from kcorpus.pipeline.preflight import check_profile
-from kcorpus.pipeline.profile_file import load_profile
-from kcorpus.pipeline.profile_validate import ProfileError
+from kcorpus.pipeline.profile.load import load_profile
+from kcorpus.pipeline.profile.validate import ProfileError
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.run.orchestrate import StageResult, run
 from kcorpus.pipeline.run.stages import STAGE_NAMES

@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from kcorpus.pipeline.profile import default_of
+from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.vocab.train import TrainVocabJob, train_vocab
 from kcorpus.transforms.vocab.checks import VocabCheckError
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker, visible_jamo
 from kcorpus.transforms.vocab.files import (
     SENTENCEPIECE,

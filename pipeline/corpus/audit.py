@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kcorpus.pipeline.errors import UserError
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.audit import GroupSample, condensed, diff_counts, word_diff
 

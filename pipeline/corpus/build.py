@@ -19,7 +19,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from kcorpus.pipeline.config import CorpusConfig
+from kcorpus.pipeline.corpus.config import CorpusConfig
 from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex, check_eval_paths
 from kcorpus.pipeline.corpus.dedup import LOSER_SPILL_ROWS, ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
@@ -29,7 +29,7 @@ from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, spill_dir
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, WriteShardFn, loser_row, write_dead_letters
 from kcorpus.pipeline.options import is_local
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.stage_metrics import Metered, metered_map, report_stages
 from kcorpus.transforms import corpus_layout
 

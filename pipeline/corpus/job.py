@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from kcorpus.pipeline.config import CorpusConfig
+from kcorpus.pipeline.corpus.config import CorpusConfig
 
 
 @dataclasses.dataclass(frozen=True)

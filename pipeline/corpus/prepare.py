@@ -20,7 +20,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 
-from kcorpus.pipeline.config import CorpusConfig, SourceConfig
+from kcorpus.pipeline.corpus.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.shards import RunRecord, write_run
 from kcorpus.pipeline.stage_metrics import Metered

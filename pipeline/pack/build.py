@@ -20,7 +20,7 @@ from apache_beam.options.pipeline_options import DirectOptions
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.pack.checks import setting_problems
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.manifest import write_metadata
@@ -37,7 +37,7 @@ from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, TokenizerInfo, ins
 from kcorpus.pipeline.pack.write import WriteShards, packs_per_document, shard_counts
 from kcorpus.pipeline.progress import progress_display
 from kcorpus.pipeline.stage_metrics import metered_map, report_stages
-from kcorpus.transforms.packing.packer import ids_dtype
+from kcorpus.transforms.packing.blocks import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
 
@@ -77,7 +77,7 @@ def run(
 ) -> dict[str, Any]:
     """Run the pack pipeline and return the manifest it wrote.
 
-    The output folder and the inputs are checked first, then the folder is claimed (`pipeline/outputs.py`):
+    The output folder and the inputs are checked first, then the folder is claimed (`pipeline/outputs/`):
     a previous pack there is removed only after the corpus and tokenizer are found usable.
     """
     plan = check_output(job.out, "pack", [job.corpus, job.tokenizer], overwrite=job.overwrite)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from kcorpus.transforms.packing import arrow_shards
+from kcorpus.transforms.packing.blocks import PackConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS
-from kcorpus.transforms.packing.packer import PackConfig
 
 RESHUFFLE_CHOICES = ("auto", "always", "never")
 

@@ -12,8 +12,8 @@ from apache_beam.metrics import Metrics
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import DocTuple
 from kcorpus.pipeline.stage_metrics import Metered
+from kcorpus.transforms.packing.blocks import PackConfig, SpecialIds
 from kcorpus.transforms.packing.chunks import pack_chunk
-from kcorpus.transforms.packing.packer import PackConfig, SpecialIds
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
     read_tokenizer_bytes,

@@ -33,9 +33,9 @@ from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_map
 from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
+from kcorpus.transforms.packing.blocks import PackConfig, SpecialIds
 from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
 from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.packer import PackConfig, SpecialIds
 from kcorpus.transforms.packing.stats import PackStats
 from kcorpus.transforms.packing.tokenize import sha256_hex
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcorpus.pipeline import filesystems as fs
-from kcorpus.pipeline.output_marker import is_bookkeeping
+from kcorpus.pipeline.outputs.marker import is_bookkeeping
 from kcorpus.pipeline.run.errors import RunError
 
 STAGE_MANIFEST = "_STAGE.json"

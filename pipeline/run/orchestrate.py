@@ -22,10 +22,10 @@ from typing import Any
 from kcorpus import __version__
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.errors import OutputError, UserError
-from kcorpus.pipeline.output_folders import list_entries
-from kcorpus.pipeline.output_marker import is_bookkeeping, owned_by, read_marker, write_marker
-from kcorpus.pipeline.outputs import check_output, claim_output
-from kcorpus.pipeline.profile import Profile
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
+from kcorpus.pipeline.outputs.folders import list_entries
+from kcorpus.pipeline.outputs.marker import is_bookkeeping, owned_by, read_marker, write_marker
+from kcorpus.pipeline.profile.schema import Profile
 from kcorpus.pipeline.run.cache import (
     PARTIAL_SUFFIX,
     STAGE_MANIFEST,

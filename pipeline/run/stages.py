@@ -17,8 +17,8 @@ from typing import Any
 
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
-from kcorpus.pipeline.profile import Profile
-from kcorpus.pipeline.profile_validate import ProfileError
+from kcorpus.pipeline.profile.schema import Profile
+from kcorpus.pipeline.profile.validate import ProfileError
 from kcorpus.pipeline.run.errors import RunError
 from kcorpus.pipeline.run.launcher import has_remote_paths, run_on_launcher
 from kcorpus.transforms import corpus_layout

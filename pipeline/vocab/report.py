@@ -6,7 +6,7 @@ import dataclasses
 import json
 import os
 
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.report.vocab import render_html, render_markdown
 from kcorpus.transforms.vocab.files import load_vocab
 from kcorpus.transforms.vocab.report import compare_vocabs

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from kcorpus.pipeline import progress as progress_display
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab
 from kcorpus.transforms.vocab.files import (
     sentencepiece_tokenizer,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.transforms.packing.packer import PackConfig
+from kcorpus.transforms.packing.blocks import PackConfig
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir, spm_tokenizer_dir
 
 

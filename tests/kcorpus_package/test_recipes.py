@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.packer import LAYOUTS
+from kcorpus.transforms.packing.blocks import LAYOUTS
 from kcorpus.transforms.vocab.files import write_wordpiece_dir
 from packing_fixtures import kcbert_vocab
 

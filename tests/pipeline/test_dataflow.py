@@ -140,7 +140,7 @@ def test_build_corpus_pipeline_constructs_for_dataflow(submitted: list, tmp_path
 
 
 def test_kcorpus_run_refuses_a_remote_runner_on_a_local_run_folder(submitted: list, tmp_path: Path) -> None:
-    from kcorpus.pipeline.profile_file import load_profile
+    from kcorpus.pipeline.profile.load import load_profile
     from kcorpus.pipeline.run.errors import RunError
     from kcorpus.pipeline.run.orchestrate import run
 
@@ -158,7 +158,7 @@ def test_kcorpus_run_launches_its_beam_stage_on_dataflow_into_a_remote_run_folde
     """`kcorpus run PROFILE --out gs://... -- --runner DataflowRunner`: no refusal, the workers write remotely."""
     from fake_remote import PREFIX, use_root
     from kcorpus.pipeline import filesystems as fs
-    from kcorpus.pipeline.profile_file import load_profile
+    from kcorpus.pipeline.profile.load import load_profile
     from kcorpus.pipeline.run.errors import StageFailed
     from kcorpus.pipeline.run.orchestrate import run
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from kcorpus.pipeline.cli import main as cli
-from kcorpus.pipeline.output_marker import is_bookkeeping
+from kcorpus.pipeline.outputs.marker import is_bookkeeping
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 from run_fixtures import write_slice
 

@@ -20,15 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.packer import (
-    DocBlock,
-    PackConfig,
-    PackedColumns,
-    SpecialIds,
-    WireDoc,
-    pack_block,
-    pack_block_by_document,
-)
+from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, PackedColumns, SpecialIds, WireDoc
+from kcorpus.transforms.packing.packer import pack_block, pack_block_by_document
 from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8

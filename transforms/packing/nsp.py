@@ -22,7 +22,7 @@ import random
 
 import numpy as np
 
-from kcorpus.transforms.packing.packer import (
+from kcorpus.transforms.packing.blocks import (
     DocBlock,
     PackConfig,
     PackedColumns,

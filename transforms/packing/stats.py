@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.packer import PackedColumns
+from kcorpus.transforms.packing.blocks import PackedColumns
 
 SourceCounts = dict[str, dict[str, int]]  # {source: {"documents", "sequences", "tokens"}}
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from kcorpus.transforms.packing.blocks import PackConfig, PackedColumns, SpecialIds, WireDoc
 from kcorpus.transforms.packing.chunks import rows_per_group, tie_key
-from kcorpus.transforms.packing.packer import PackConfig, PackedColumns, SpecialIds, WireDoc
 from kcorpus.transforms.packing.stats import (
     PackStats,
     SourceCounts,

@@ -8,15 +8,26 @@ file at a time (`read`); a line format subclasses `lines.LineReader` and parses 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 from kcorpus.transforms.files import STREAM_ERRORS, open_binary
 from kcorpus.transforms.readers.options import ReadOptions
-from kcorpus.transforms.readers.records import CommentRow, Record
+from kcorpus.transforms.readers.records import CommentRow, DeadFactory, Record
 from kcorpus.transforms.record import DeadLetter
 
-if TYPE_CHECKING:
-    from kcorpus.transforms.readers.lines import LineParser
+
+class LineContext(Protocol):
+    """What `Reader.parse_text` may ask of the file a line comes from (`lines.LineParser` is the one)."""
+
+    path: str
+    options: ReadOptions
+    source: str
+    layout: str
+    columns: list[str] | None
+
+    def fallback_id(self, offset: int) -> str: ...
+
+    def dead(self, offset: int, raw: bytes, line: int | None) -> DeadFactory: ...
 
 
 class Reader:
@@ -24,7 +35,7 @@ class Reader:
 
     Attributes:
         name: the format name (`--format`, `sources[].format`).
-        line_based: its files are lines that `LineParser` reads one by one, so Beam splits them by byte range.
+        line_based: its files are lines that `lines.LineParser` reads one by one, so Beam splits them by byte range.
         range_based: its uncompressed files are read in byte ranges by `read_range` (line formats, and formats
             whose records start at a recognizable line, like WikiExtractor's `<doc>`).
         folder_is_input: a folder is one input (a Modu corpus, a saved `datasets` folder), not a tree of files.
@@ -87,7 +98,7 @@ class Reader:
         """Whether records are rows joined into thread documents across files (`CommentRow`s)."""
         return False
 
-    def parse_text(self, parser: LineParser, text: str, offset: int, raw: bytes,
+    def parse_text(self, parser: LineContext, text: str, offset: int, raw: bytes,
                    line: int | None) -> list[Record | CommentRow]:
         """The record(s) of one decoded line (`raw` is the undecoded line, for dead letters)."""
         raise ValueError(f"format {self.name!r} is not line-based here ({parser.path})")

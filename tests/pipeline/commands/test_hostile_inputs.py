@@ -22,8 +22,8 @@ from apache_beam.io.filesystems import FileSystems
 from kcorpus.pipeline.cli import main
 from kcorpus.pipeline.commands import train_vocab as train_vocab_command
 from kcorpus.pipeline.errors import UserError
-from kcorpus.pipeline.output_marker import write_marker
-from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.outputs.marker import write_marker
+from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.run.errors import StageFailed
 from kcorpus.pipeline.run.orchestrate import execute_stage
 from kcorpus.pipeline.run.stages import plan_stages

@@ -22,9 +22,9 @@ import yaml
 
 from kcorpus.pipeline.cli import main
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_lock import LOCK_FILE, acquire_lock, release_lock
-from kcorpus.pipeline.output_marker import MARKER_FILE
-from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.outputs.lock import LOCK_FILE, acquire_lock, release_lock
+from kcorpus.pipeline.outputs.marker import MARKER_FILE
+from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.run import orchestrate
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 from testdata_paths import TESTDATA

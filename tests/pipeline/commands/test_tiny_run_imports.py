@@ -70,7 +70,7 @@ def test_a_tiny_build_corpus_and_pack_import_only_what_they_use(tmp_path):
     )
     assert pack["status"] == 0
     assert [m for m in NEVER + ("pydantic",) if m in pack["modules"]] == []
-    assert "kcorpus.pipeline.profile" not in pack["modules"]
+    assert "kcorpus.pipeline.profile.schema" not in pack["modules"]
     assert "kcorpus.pipeline.corpus.build" not in pack["modules"]
     assert pack["signature_memo"]
 

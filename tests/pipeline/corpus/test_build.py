@@ -11,8 +11,8 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_marker import is_bookkeeping, write_marker
-from kcorpus.pipeline.profile_file import load_config
+from kcorpus.pipeline.outputs.marker import is_bookkeeping, write_marker
+from kcorpus.pipeline.profile.load import load_config
 from testdata_paths import ROOT, TESTDATA
 
 

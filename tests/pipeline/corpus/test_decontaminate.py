@@ -11,7 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
 from kcorpus.pipeline.corpus.decontaminate import BuildEvalIndex
-from kcorpus.pipeline.profile_file import load_config
+from kcorpus.pipeline.profile.load import load_config
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from testdata_paths import TESTDATA
 
@@ -177,7 +177,7 @@ def test_build_corpus_leaves_examples_of_every_rule(decontaminated):
 
 
 def test_kcorpus_run_reruns_the_corpus_when_the_eval_files_change():
-    from kcorpus.pipeline.profile_validate import profile_from_dict
+    from kcorpus.pipeline.profile.validate import profile_from_dict
     from kcorpus.pipeline.run.stages import plan_stages
 
     raw = {

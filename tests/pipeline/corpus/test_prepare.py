@@ -5,7 +5,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
-from kcorpus.pipeline.profile_validate import config_from_dict
+from kcorpus.pipeline.profile.validate import config_from_dict
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 

@@ -1,4 +1,4 @@
-from kcorpus.pipeline.config import OutputConfig
+from kcorpus.pipeline.corpus.config import OutputConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS
 from kcorpus.pipeline.corpus.shards import write_run
 from kcorpus.pipeline.corpus.write import WRITE_LINES, WriteShardFn

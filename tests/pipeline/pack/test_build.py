@@ -15,10 +15,11 @@ import pytest
 
 from kcorpus.pipeline import cli
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_marker import is_bookkeeping
+from kcorpus.pipeline.outputs.marker import is_bookkeeping
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.pipeline.pack.write import pack_wire_shard
-from kcorpus.transforms.packing.packer import PackConfig, content_tokens
+from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.packing.packer import content_tokens
 from kcorpus.transforms.packing.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
 from kcorpus.transforms.sharding import split_and_shard
 from packing_fixtures import (

@@ -1,8 +1,8 @@
 import numpy as np
 
 from kcorpus.pipeline.pack.write import sort_wire
+from kcorpus.transforms.packing.blocks import TokenizedDoc
 from kcorpus.transforms.packing.chunks import pack_sorted
-from kcorpus.transforms.packing.packer import TokenizedDoc
 
 
 def sort_documents(docs: list[TokenizedDoc]) -> list[TokenizedDoc]:
@@ -26,7 +26,7 @@ def test_shards_serialized_in_groups_are_the_bytes_of_one_sorted_pack(tmp_path):
 
     from kcorpus.pipeline.pack.build import PackJob, run
     from kcorpus.transforms.packing import arrow_shards
-    from kcorpus.transforms.packing.packer import PackConfig
+    from kcorpus.transforms.packing.blocks import PackConfig
     from kcorpus.transforms.packing.tokenize import special_ids, tokenize_wire, tokenizer_from_bytes
     from kcorpus.transforms.sharding import split_and_shard
     from packing_fixtures import CORPUS, kcbert_tokenizer_dir

@@ -17,15 +17,15 @@ import yaml
 
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.pipeline.profile_file import load_profile
-from kcorpus.pipeline.profile_validate import ProfileError, profile_from_dict
+from kcorpus.pipeline.profile.load import load_profile
+from kcorpus.pipeline.profile.validate import ProfileError, profile_from_dict
 from kcorpus.pipeline.run import cache, stages
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import PARTIAL_SUFFIX, STAGE_MANIFEST
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
-from kcorpus.transforms.packing.packer import PackConfig
+from kcorpus.transforms.packing.blocks import PackConfig
 from kcorpus.transforms.vocab.checks import VocabCheckError
 from kcorpus.transforms.vocab.train import WordPieceConfig
 

@@ -182,7 +182,7 @@ def test_report_shows_what_left_kept_documents_per_source_and_rule(run_dir: Path
 def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`kcorpus run --only corpus` on real rows of the bundled sample: 100 NSMC comments and petitions 40-95 of
     August 2017, which hold near-duplicate pairs (petitions:560 of 559, 606 of 605, 600 of 568)."""
-    from kcorpus.pipeline.profile_file import load_profile
+    from kcorpus.pipeline.profile.load import load_profile
     from kcorpus.pipeline.run.orchestrate import run
 
     root = tmp_path_factory.mktemp("real")

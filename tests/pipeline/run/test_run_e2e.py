@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import STAGE_MANIFEST
 from kcorpus.pipeline.run.errors import StageFailed

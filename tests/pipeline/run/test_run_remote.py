@@ -17,7 +17,7 @@ import yaml
 
 from fake_remote import PREFIX, local_files, use_root
 from kcorpus.pipeline import filesystems as fs
-from kcorpus.pipeline.profile_file import load_profile
+from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
 from kcorpus.pipeline.run.cache import STAGE_MANIFEST
 from run_fixtures import IN_MEMORY, SAMPLE, write_slice

@@ -11,14 +11,9 @@ import numpy as np
 import pytest
 
 from kcorpus.transforms.packing import arrow_shards, chunks
+from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
 from kcorpus.transforms.packing.chunks import PackedChunk
-from kcorpus.transforms.packing.packer import (
-    DocBlock,
-    PackConfig,
-    SpecialIds,
-    TokenizedDoc,
-    pack_block_by_document,
-)
+from kcorpus.transforms.packing.packer import pack_block_by_document
 from kcorpus.transforms.packing.tokenize import tokenize_wire
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 

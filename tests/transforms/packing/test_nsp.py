@@ -10,14 +10,9 @@ import numpy as np
 import pytest
 
 from kcorpus.transforms.packing import chunks
+from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
 from kcorpus.transforms.packing.nsp import pack_nsp, plan_nsp
-from kcorpus.transforms.packing.packer import (
-    DocBlock,
-    PackConfig,
-    SpecialIds,
-    TokenizedDoc,
-    pack_block_by_document,
-)
+from kcorpus.transforms.packing.packer import pack_block_by_document
 from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 from kcorpus.transforms.packing.tokenize import tokenize_documents
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer

@@ -9,7 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.packer import DocBlock, PackConfig, SpecialIds, pack_block
+from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds
+from kcorpus.transforms.packing.packer import pack_block
 from kcorpus.transforms.packing.tokenize import (
     encode_flat,
     split_sentences,

@@ -12,9 +12,9 @@ from typing import Any
 
 import yaml
 
-from kcorpus.pipeline.config import CorpusConfig
-from kcorpus.pipeline.profile import Profile
-from kcorpus.pipeline.profile_validate import ProfileError, profile_from_dict
+from kcorpus.pipeline.corpus.config import CorpusConfig
+from kcorpus.pipeline.profile.schema import Profile
+from kcorpus.pipeline.profile.validate import ProfileError, profile_from_dict
 
 
 def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:

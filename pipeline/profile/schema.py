@@ -5,8 +5,8 @@ stages after it). Each section's fields and defaults come from the frozen datacl
 (`FilterConfig`, `NearDedupConfig`, `PackConfig`, `PackJob`, `TrainVocabJob`, ...), so a default lives in one
 place. Values are strict (`"no"` is not a bool, `"10"` is not an integer; YAML lists are fine for tuples),
 unknown keys are errors naming the valid ones, and relative paths resolve against the profile's folder in
-`ProfilePath` only. `profile_validate` validates a parsed profile against `Profile` and reports every problem
-at once; `profile_file` reads a profile file and applies `--set` overrides.
+`ProfilePath` only. `validate.py` validates a parsed profile against `Profile` and reports every problem
+at once; `load.py` reads a profile file and applies `--set` overrides.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pydantic import (
     model_validator,
 )
 
-from kcorpus.pipeline.config import (
+from kcorpus.pipeline.corpus.config import (
     DROPPED_MODES,
     SPLIT_BACKENDS,
     CorpusConfig,
@@ -44,13 +44,13 @@ from kcorpus.pipeline.config import (
     SourceConfig,
     SplitConfig,
 )
-from kcorpus.pipeline.defaults import default_of
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
+from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
+from kcorpus.transforms.packing.blocks import LAYOUTS, PackConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
-from kcorpus.transforms.packing.packer import LAYOUTS, PackConfig
 from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig

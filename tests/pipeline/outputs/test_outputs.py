@@ -1,4 +1,4 @@
-"""pipeline/outputs.py: ownership markers, overwrite of a command's own entries only, overlap checks, locks."""
+"""pipeline/outputs/: ownership markers, overwrite of a command's own entries only, overlap checks, locks."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_lock import LOCK_FILE, acquire_lock, read_lock, release_lock
-from kcorpus.pipeline.output_marker import MARKER_FILE, read_marker
-from kcorpus.pipeline.output_overlap import check_distinct_files, check_separate
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
+from kcorpus.pipeline.outputs.lock import LOCK_FILE, acquire_lock, read_lock, release_lock
+from kcorpus.pipeline.outputs.marker import MARKER_FILE, read_marker
+from kcorpus.pipeline.outputs.overlap import check_distinct_files, check_separate
 
 
 def user_files(folder: Path) -> dict[str, bytes]:

@@ -8,14 +8,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kcorpus.pipeline import output_folders as folders
 from kcorpus.pipeline.errors import DiskFullError
-from kcorpus.pipeline.output_marker import is_bookkeeping, owned_by, write_marker
-
-if TYPE_CHECKING:
-    from kcorpus.pipeline.outputs import OutputPlan
+from kcorpus.pipeline.outputs import folders
+from kcorpus.pipeline.outputs.marker import is_bookkeeping, owned_by, write_marker
+from kcorpus.pipeline.outputs.plan import OutputPlan
 
 
 def clean_up_failure(plan: OutputPlan, err: BaseException, marker: dict[str, Any]) -> None:

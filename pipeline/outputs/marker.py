@@ -10,7 +10,7 @@ import fnmatch
 import json
 from typing import Any
 
-from kcorpus.pipeline import output_folders as folders
+from kcorpus.pipeline.outputs import folders
 
 MARKER_FILE = ".kcorpus-owned.json"
 

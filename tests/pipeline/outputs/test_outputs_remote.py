@@ -1,4 +1,4 @@
-"""pipeline/outputs.py on a remote folder: marker, lock and overwrite through Beam's FileSystems (`fakegs://`)."""
+"""pipeline/outputs/ on a remote folder: marker, lock and overwrite through Beam's FileSystems (`fakegs://`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from apache_beam.io.filesystems import FileSystems
 
 from fake_remote import PREFIX, local_files, use_root
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_folders import list_entries
-from kcorpus.pipeline.output_lock import read_lock
-from kcorpus.pipeline.output_marker import read_marker
-from kcorpus.pipeline.outputs import check_output, claim_output
+from kcorpus.pipeline.outputs.claim import check_output, claim_output
+from kcorpus.pipeline.outputs.folders import list_entries
+from kcorpus.pipeline.outputs.lock import read_lock
+from kcorpus.pipeline.outputs.marker import read_marker
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Validate a parsed profile against the schema (`pipeline/profile.py`), every problem reported at once.
+"""Validate a parsed profile against the schema (`schema.py`), every problem reported at once.
 
 Every problem of a profile comes back in one `ProfileError`, one line per problem:
 
@@ -15,9 +15,9 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ValidationError
 
-from kcorpus.pipeline.config import CorpusConfig
+from kcorpus.pipeline.corpus.config import CorpusConfig
 from kcorpus.pipeline.errors import UserError
-from kcorpus.pipeline.profile import Profile
+from kcorpus.pipeline.profile.schema import Profile
 
 # pydantic error type -> what the value should have been
 _EXPECTED = {

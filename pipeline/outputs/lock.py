@@ -12,9 +12,9 @@ import socket
 import uuid
 from typing import Any
 
-from kcorpus.pipeline import output_folders as folders
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_marker import now
+from kcorpus.pipeline.outputs import folders
+from kcorpus.pipeline.outputs.marker import now
 
 LOCK_FILE = ".kcorpus.lock"
 

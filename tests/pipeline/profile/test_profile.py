@@ -4,13 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from kcorpus.pipeline.config import CorpusConfig
-from kcorpus.pipeline.profile import default_of, resolve_path
-from kcorpus.pipeline.profile_file import apply_overrides, load_config, load_profile
-from kcorpus.pipeline.profile_validate import ProfileError, config_from_dict, profile_from_dict
+from kcorpus.pipeline.corpus.config import CorpusConfig
+from kcorpus.pipeline.profile.defaults import default_of
+from kcorpus.pipeline.profile.load import apply_overrides, load_config, load_profile
+from kcorpus.pipeline.profile.schema import resolve_path
+from kcorpus.pipeline.profile.validate import ProfileError, config_from_dict, profile_from_dict
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import NearDedupConfig
-from kcorpus.transforms.packing.packer import PackConfig
+from kcorpus.transforms.packing.blocks import PackConfig
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.vocab.train import SentencePieceConfig, WordPieceConfig
 from testdata_paths import ROOT

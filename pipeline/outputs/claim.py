@@ -1,42 +1,17 @@
-"""Output safety: the one owner of "may kcorpus write (or clear) this folder, and is anyone else writing it?".
-
-Every output folder a command creates carries `.kcorpus-owned.json` (the command, kcorpus version, time).
-Before any work, `check_output` refuses (`OutputError`, one line):
-- `-` as a folder, an output that is a file, an output equal to or inside an input, or an input inside it;
-- a non-empty folder without the marker (kcorpus never deletes or mixes into a folder it does not own);
-- a folder owned by another command, or holding this command's previous output without `overwrite`;
-- a folder another kcorpus process holds the lock of (`.kcorpus.lock`: pid, host, command, start time).
-
-`claim_output` then takes the lock (created atomically: written under a temporary name and hard-linked into
-place), removes only the entries this command writes (`OWNED_ENTRIES`, when overwriting: any other file is the
-user's and stays), writes the marker, and releases the lock when the work ends. A lock left by a process that
-died (same host, pid gone) is reported with how to clear it; it is never taken over silently.
-Remote folders (`gs://`) get the same marker and checks; their lock is best effort (an object store has no
-atomic create-if-absent through Beam's FileSystems).
-
-The marker's `state` is `running` while a command writes and `complete` once it finished: a run that failed
-(or was killed) leaves `running` or `failed`, and the next run removes those leftovers as its own, without
-`--overwrite`. A failed run removes its temporary files; one that ran out of disk space (ENOSPC) removes all
-it wrote, so the disk is not left full, and ends with one line naming ENOSPC and the folder (`DiskFullError`).
-
-This module checks and claims a folder; the pieces are `output_marker.py` (the marker, `OWNED_ENTRIES`),
-`output_lock.py` (the lock), `output_overlap.py` (outputs against inputs), `output_cleanup.py` (after a
-failed run, ENOSPC) and `output_folders.py` (a folder's entries and small files, local or remote).
-"""
+"""check_output and claim_output: the one door every command that writes a folder goes through (the package docstring, `pipeline/outputs/__init__.py`, says what they guarantee)."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import os
 from collections.abc import Iterable, Iterator
 
-from kcorpus.pipeline import output_folders as folders
 from kcorpus.pipeline.errors import OutputError
-from kcorpus.pipeline.output_cleanup import clean_up_failure
-from kcorpus.pipeline.output_lock import acquire_lock, describe_lock, read_lock, release_lock
-from kcorpus.pipeline.output_marker import (
+from kcorpus.pipeline.outputs import folders
+from kcorpus.pipeline.outputs.cleanup import clean_up_failure
+from kcorpus.pipeline.outputs.lock import acquire_lock, describe_lock, read_lock, release_lock
+from kcorpus.pipeline.outputs.marker import (
     MARKER_FILE,
     UNFINISHED,
     is_bookkeeping,
@@ -44,26 +19,10 @@ from kcorpus.pipeline.output_marker import (
     read_marker,
     write_marker,
 )
-from kcorpus.pipeline.output_overlap import STREAM, check_separate
+from kcorpus.pipeline.outputs.overlap import STREAM, check_separate
+from kcorpus.pipeline.outputs.plan import OutputPlan
 
 log = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass(frozen=True)
-class OutputPlan:
-    """A checked output folder: what `claim_output` will do to it.
-
-    Attributes:
-        out: the folder (local or remote).
-        command: the command that writes it (a key of `OWNED_ENTRIES`).
-        remove: the entries of a previous output `--overwrite` removes (relative names), nothing else.
-    """
-
-    out: str
-    command: str
-    remove: tuple[str, ...] = ()
-    overwrite: bool = False
-    resume: bool = False
 
 
 def check_output(

@@ -8,8 +8,8 @@ import glob
 import os
 from collections.abc import Iterable, Sequence
 
-from kcorpus.pipeline import output_folders as folders
 from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.outputs import folders
 
 STREAM = "-"
 
