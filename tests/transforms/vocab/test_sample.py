@@ -1,15 +1,19 @@
 import gzip
 import json
+import re
+import sys
 import unicodedata
 
 import pytest
 
 from kcorpus.transforms.vocab.sample import (
     InputStats,
+    SentenceSample,
     expand_inputs,
     iter_sentences,
     prenormalize,
     read_sample,
+    reservoir_positions,
     reservoir_sample,
 )
 
@@ -18,6 +22,15 @@ def test_prenormalize_composes_nfd_and_collapses_whitespace():
     nfd = unicodedata.normalize("NFD", "한국어")
     assert len(nfd) == 8  # 한=3, 국=3, 어=2 jamo
     assert prenormalize(f"  {nfd}\t 문장\u3000끝 \n") == "한국어 문장 끝"
+
+
+def test_prenormalize_splits_on_what_a_whitespace_regex_matches():
+    # prenormalize joins str.split(): the same runs as re.sub(r"\s+", " ", ...).strip(), on every code point
+    chars = [chr(code) for code in range(sys.maxunicode + 1) if not 0xD800 <= code <= 0xDFFF]
+    assert [c for c in chars if bool(re.fullmatch(r"\s", c)) != c.isspace()] == []
+    spaces = "".join(c for c in chars if c.isspace())
+    assert len(spaces) == 29  # \t\n\v\f\r, \x1c-\x1f, space, NEL, NBSP, U+1680, U+2000-U+200A, ...
+    assert prenormalize(f"{spaces}가{spaces}나{spaces}") == "가 나"
 
 
 def test_text_shards_blank_lines_separate_documents(tmp_path):
@@ -105,3 +118,46 @@ def test_build_corpus_dir_means_its_text_shards_only(tmp_path):
         str(tmp_path / "text" / "part-00000-of-00002.txt"),
         str(tmp_path / "text" / "part-00001-of-00002.txt"),
     ]
+
+
+@pytest.mark.parametrize("total, k, seed", [(1000, 100, 7), (10_000, 2000, 3), (101, 100, 0), (5, 1, 9)])
+def test_reservoir_positions_are_the_positions_reservoir_sample_keeps(total, k, seed):
+    kept, _ = reservoir_sample(iter(range(total)), k, seed)
+    assert list(reservoir_positions(total, k, seed)) == kept
+
+
+def test_reservoir_positions_keep_everything_when_the_input_is_small():
+    assert reservoir_positions(100, 100, 0) is None and reservoir_positions(0, 5, 0) is None
+    with pytest.raises(ValueError):
+        reservoir_positions(10, 0, 0)
+
+
+@pytest.mark.parametrize("max_sentences", [500, 10_000])
+def test_sentence_sample_streams_what_read_sample_holds(testdata, max_sentences):
+    files = expand_inputs([str(testdata / "vocab")])
+    sample = SentenceSample(files, max_sentences=max_sentences, seed=1)
+    with pytest.raises(RuntimeError, match="scan"):
+        next(iter(sample))
+    scanned = list(sample.scan())
+    held, stats, _ = read_sample(files, max_sentences=max_sentences, seed=1)
+    everything, _, _ = read_sample(files, max_sentences=10_000, seed=1)
+    assert scanned == everything
+    assert sample.stats == stats and len(sample) == len(held)
+    assert sample.is_subset == (max_sentences < 1347)
+    assert list(sample) == held and list(sample) == held  # read again from the files, as often as needed
+
+
+def test_sentence_sample_refuses_input_that_changed_since_the_scan(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("".join(f"문장 {i}\n" for i in range(20)), encoding="utf-8")
+    sample = SentenceSample([str(path)], max_sentences=10, seed=0)
+    list(sample.scan())
+    assert len(list(sample)) == 10
+    path.write_text("".join(f"문장 {i}\n" for i in range(5)), encoding="utf-8")
+    with pytest.raises(ValueError, match="the input changed while training: 5 sentences where the first pass read 20"):
+        list(sample)
+    everything = SentenceSample([str(path)], max_sentences=10, seed=0)
+    list(everything.scan())
+    path.write_text("".join(f"문장 {i}\n" for i in range(6)), encoding="utf-8")
+    with pytest.raises(ValueError, match="6 sentences where the first pass read 5"):
+        list(everything)

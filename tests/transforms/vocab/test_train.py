@@ -11,6 +11,7 @@ from kcorpus.transforms.korean import SPECIAL_TOKENS, is_conjoining_jamo, is_han
 from kcorpus.transforms.vocab.checks import check_vocab, wordpiece_spacing
 from kcorpus.transforms.vocab.files import read_vocab_txt, wordpiece_tokenizer
 from kcorpus.transforms.vocab.sample import read_sample
+from kcorpus.transforms.vocab.text_summary import summarize
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
@@ -76,7 +77,7 @@ def test_hf_bert_wordpiece_with_lowercase_makes_jamo_and_ours_does_not(sentences
     hf_tokens = list(hf.get_vocab())
     assert len(_jamo(hf_tokens)) > 100
     assert "ᄒ" in hf_tokens and "한" not in hf_tokens
-    report = check_vocab(hf._tokenizer, "wordpiece", hf_tokens, sentences, max_round_trip=50)
+    report = check_vocab(hf._tokenizer, "wordpiece", hf_tokens, summarize(sentences, round_trip=50))
     assert report.errors and "conjoining jamo" in report.errors[0]
     assert _jamo(read_vocab_txt(str(wordpiece_dir / "vocab.txt"))) == []
 
@@ -156,7 +157,7 @@ def test_sentencepiece_nfkc_default_turns_kieuk_into_conjoining_jamo(sentences):
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
     pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
     assert "\u110f" in "".join(pieces) and "\u314b" not in "".join(pieces)  # ᄏ in, ㅋ gone
-    report = check_vocab(_spm_tokenizer(model.getvalue()), "sentencepiece", pieces, sentences, max_round_trip=10)
+    report = check_vocab(_spm_tokenizer(model.getvalue()), "sentencepiece", pieces, summarize(sentences, round_trip=10))
     assert "conjoining jamo" in report.errors[0]
     ours = train_sentencepiece(sentences, SentencePieceConfig(vocab_size=3000))
     ours_sp = spm.SentencePieceProcessor(model_proto=ours)
@@ -270,12 +271,15 @@ def test_trains_on_raw_comments_with_genuine_jamo_as_single_character_tokens(tmp
 
 
 def test_decomposed_tokens_are_the_jamo_tokens_the_nfc_text_lacks():
-    from kcorpus.transforms.vocab.checks import decomposed_tokens, genuine_jamo
+    from kcorpus.transforms.vocab.checks import decomposed_tokens
 
     text = ["그래ᆢ ᄏᄏ 웃기네", "굳ᅠㅋ"]
     tokens = ["그래", "ᆢ", "##ᄏ", "▁ᄏᄏ", "ᅠ", "ᄒ", "##ᅡᆫ", "다ᆢ", "ㅋ"]
     assert decomposed_tokens(tokens, text) == ["ᄒ", "##ᅡᆫ", "다ᆢ"]
-    assert genuine_jamo(text) == {"ᆢ": 1, "ᄏ": 2, "ᅠ": 1}
+    summary = summarize(text)
+    assert summary.jamo_words == {"그래ᆢ", "ᄏᄏ", "굳ᅠㅋ"}  # the words that hold jamo stand for the text
+    assert decomposed_tokens(tokens, summary.jamo_words) == ["ᄒ", "##ᅡᆫ", "다ᆢ"]
+    assert summary.genuine_jamo == {"ᆢ": 1, "ᄏ": 2, "ᅠ": 1}
 
 
 def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
@@ -290,7 +294,7 @@ def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
     nfd.train_from_iterator(comments, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=list(SPECIAL_TOKENS),
                                                                  show_progress=False))
     tokens = list(nfd.get_vocab())
-    report = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20)
+    report = check_vocab(nfd, "wordpiece", tokens, summarize(comments, round_trip=20))
     assert len(report.decomposed_tokens) > 100 and "ᄒ" in report.decomposed_tokens
     assert "ᆢ" in report.jamo_tokens and "ᆢ" not in report.decomposed_tokens  # genuine, not blamed
     assert report.errors[0].startswith(f"{len(report.decomposed_tokens)} tokens contain conjoining jamo")
@@ -303,7 +307,7 @@ def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
     )
     # decomposed tokens are shown with their code points, not as look-alike syllables
     assert r"\u11" in report.errors[0] and not [c for c in report.errors[0] if is_conjoining_jamo(c)]
-    allowed = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20, allow_jamo=True)
+    allowed = check_vocab(nfd, "wordpiece", tokens, summarize(comments, round_trip=20), allow_jamo=True)
     assert not [e for e in allowed.errors if "conjoining jamo" in e]
 
 
