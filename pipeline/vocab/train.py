@@ -3,9 +3,10 @@
 Writes the vocab files, `manifest.json` (inputs, sample counts, config, check results, file sha256) and
 raises `VocabCheckError` after writing when a post-training check fails (the files stay for inspection).
 
-The text streams from the input files and is never held: a first pass counts the sentences and summarizes
-them (characters, jamo words, the first sentences: `text_summary`); when the input holds more than
-`max_sentences`, a second pass summarizes the seeded sample; the trainer reads the sample in the last pass.
+The text streams from the input files and is never held: text files are counted first when they may hold more
+than `max_sentences` (newlines, then the lines that are not blank), so the first pass summarizes the seeded
+sample (characters, jamo words, the first sentences: `text_summary`) while it reads everything; JSONL must be
+read once before the sample is known, and a second pass summarizes it; the trainer reads the sample last.
 So memory is the trainer's own, and the checks read the summary, whatever the corpus size.
 """
 
@@ -109,7 +110,7 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     text = _summary(job, sample.scan(progress, "read"))
     if not sample.stats.sentences:
         raise ValueError(f"no text in {files}")
-    if sample.is_subset:  # the first pass summarized every sentence; the alphabet and checks want the sample's
+    if not sample.scan_was_sample:  # the scan summarized every sentence; the alphabet and checks want the sample's
         text = _summary(job, sample.sentences(progress, "sample"))
     spm_processor = None
     if isinstance(config, WordPieceConfig):

@@ -21,7 +21,7 @@ import random
 import sys
 import unicodedata
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import IO
 
 from kcorpus.transforms import corpus_layout
@@ -131,7 +131,7 @@ def iter_sentences(
 def _sentences(paths: list[str], stats: InputStats, bar) -> Iterator[str]:
     for path in paths:
         stats.files += 1
-        is_jsonl = path.endswith((".jsonl", ".jsonl.gz"))
+        jsonl = is_jsonl(path)
         in_document = False
         with _open_bytes(path) as handle:
             for number, raw in enumerate(handle, 1):
@@ -145,7 +145,7 @@ def _sentences(paths: list[str], stats: InputStats, bar) -> Iterator[str]:
                     stats.decode_errors += 1
                     stats.problem(f"{path}:{number}", "not valid UTF-8")
                     line = raw.decode("utf-8", errors="replace")
-                if is_jsonl:
+                if jsonl:
                     text = _jsonl_text(line, f"{path}:{number}", stats)
                     if text is None:
                         continue
@@ -224,7 +224,9 @@ class SentenceSample:
     """The training sentences of `files`: all of them, or a seeded sample of `max_sentences`, read back from the
     files on every pass; in memory only the sample's positions (8 bytes a sentence).
 
-    `scan()` is the first pass: it reads every sentence (and yields it), fills `stats` and draws the sample.
+    `scan()` is the first pass: it reads every sentence, fills `stats` and draws the sample. It yields the
+    sample's sentences when the sample could be drawn before reading (text files: their sentences are counted
+    without normalizing them, `count_text_sentences`), else every sentence; `scan_was_sample` says which.
     Iterating the object then yields the sample's sentences in input order, as often as needed; a pass that
     does not find them all (the files changed since the scan) raises ValueError.
     """
@@ -235,24 +237,37 @@ class SentenceSample:
         self.files, self.max_sentences, self.seed = files, max_sentences, seed
         self.stats = InputStats()
         self.positions: array | None = None
+        self.scan_was_sample = False
         self._scanned = False
 
     @property
     def is_subset(self) -> bool:
-        """Whether the sample leaves sentences out (the scan's sentences are then not the sample's)."""
+        """Whether the sample leaves sentences out."""
         return self.positions is not None
 
     def __len__(self) -> int:
         return self.stats.sampled
 
     def scan(self, progress: bool = False, desc: str = "read") -> Iterator[str]:
-        """Every sentence of the files once, counting them into `stats`; the sample is drawn at the end."""
-        yield from iter_sentences(self.files, self.stats, progress, desc)
+        """Every sentence of the files once, counted into `stats`; yields the sample's where it is known first."""
+        counted = self._count(progress)
+        if counted is not None:
+            self.positions = reservoir_positions(counted, self.max_sentences, self.seed)
+        yield from self._read(self.positions, self.stats, progress, desc, stop_early=False)
         total = self.stats.sentences
-        self.positions = reservoir_positions(total, self.max_sentences, self.seed)
+        self.scan_was_sample = counted == total
+        if not self.scan_was_sample:  # not counted first (JSONL), or a file changed since it was counted
+            self.positions = reservoir_positions(total, self.max_sentences, self.seed)
+            self.scan_was_sample = self.positions is None
         self.stats.sampled = len(self.positions) if self.positions is not None else total
         self.stats.not_sampled = total - self.stats.sampled
         self._scanned = True
+
+    def _count(self, progress: bool) -> int | None:
+        """The sentence count when it can be known before reading and a sample will be drawn, else None."""
+        if line_bound(self.files) <= self.max_sentences:
+            return None  # the sample is everything: no need to know how much before
+        return count_text_sentences(self.files, progress)
 
     def __iter__(self) -> Iterator[str]:
         return self.sentences()
@@ -261,30 +276,87 @@ class SentenceSample:
         """The sample's sentences in input order, read from the files again."""
         if not self._scanned:
             raise RuntimeError("SentenceSample.scan() must run to its end first")
-        positions, wanted, found = self.positions, self.stats.sampled, 0
         stats = InputStats()
+        found = yield from self._read(self.positions, stats, progress, desc, stop_early=True)
+        if found != self.stats.sampled:
+            raise ValueError(
+                f"the input changed while training: {stats.sentences:,} sentences where the first pass read "
+                f"{self.stats.sentences:,} ({', '.join(self.files[:3])}{', ...' if len(self.files) > 3 else ''})"
+            )
+
+    def _read(
+        self, positions: array | None, stats: InputStats, progress: bool, desc: str, *, stop_early: bool
+    ) -> Generator[str, None, int]:
+        """The sentences at `positions` (None: all of them); returns how many it yielded."""
+        found = 0
         read = iter_sentences(self.files, stats, progress, desc)
         try:
             if positions is None:
                 for sentence in read:
                     found += 1
                     yield sentence
-            elif wanted:
+            elif len(positions):
                 next_position = positions[0]
                 for position, sentence in enumerate(read):
                     if position == next_position:
                         yield sentence
                         found += 1
-                        if found == wanted:
-                            break  # the rest of the files holds no sampled sentence
-                        next_position = positions[found]
+                        if found == len(positions):
+                            if stop_early:
+                                break  # the rest of the files holds no sampled sentence
+                            next_position = -1
+                        else:
+                            next_position = positions[found]
         finally:
             read.close()
-        if found != wanted:
-            raise ValueError(
-                f"the input changed while training: {stats.sentences:,} sentences where the first pass read "
-                f"{self.stats.sentences:,} ({', '.join(self.files[:3])}{', ...' if len(self.files) > 3 else ''})"
-            )
+        return found
+
+
+# The characters str.isspace() takes for whitespace among ASCII (bytes.isspace() lacks \x1c-\x1f).
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def is_jsonl(path: str) -> bool:
+    return path.endswith((".jsonl", ".jsonl.gz"))
+
+
+def line_bound(paths: Iterable[str]) -> float:
+    """At most this many sentences in `paths`: their lines (newlines counted in blocks); infinite with JSONL."""
+    lines = 0
+    for path in paths:
+        if is_jsonl(path):
+            return float("inf")
+        last = b"\n"
+        with _open_bytes(path) as handle:
+            while block := handle.read(1 << 20):
+                lines += block.count(b"\n")
+                last = block[-1:]
+        lines += last != b"\n"
+    return lines
+
+
+def count_text_sentences(paths: Iterable[str], progress: bool = False) -> int | None:
+    """How many sentences `iter_sentences` yields from text files, without normalizing them (a line holds one
+    when a character of it is not whitespace); None when a file is JSONL (its documents must be parsed)."""
+    paths = list(paths)
+    if any(is_jsonl(p) for p in paths):
+        return None
+    bar = _progress_bar(sum(os.path.getsize(p) for p in paths), progress, "count")
+    count = 0
+    try:
+        for path in paths:
+            with _open_bytes(path) as handle:
+                for raw in handle:
+                    if bar is not None:
+                        bar.update(len(raw))
+                    if not raw.strip(_ASCII_SPACE):
+                        continue
+                    if raw.isascii() or not raw.decode("utf-8", errors="replace").isspace():
+                        count += 1
+    finally:
+        if bar is not None:
+            bar.close()
+    return count
 
 
 def read_sample(

@@ -9,8 +9,10 @@ import pytest
 from kcorpus.transforms.vocab.sample import (
     InputStats,
     SentenceSample,
+    count_text_sentences,
     expand_inputs,
     iter_sentences,
+    line_bound,
     prenormalize,
     read_sample,
     reservoir_positions,
@@ -140,11 +142,46 @@ def test_sentence_sample_streams_what_read_sample_holds(testdata, max_sentences)
         next(iter(sample))
     scanned = list(sample.scan())
     held, stats, _ = read_sample(files, max_sentences=max_sentences, seed=1)
-    everything, _, _ = read_sample(files, max_sentences=10_000, seed=1)
-    assert scanned == everything
+    # text files are counted first, so the scan already yields the sample
+    assert sample.scan_was_sample and scanned == held
     assert sample.stats == stats and len(sample) == len(held)
     assert sample.is_subset == (max_sentences < 1347)
     assert list(sample) == held and list(sample) == held  # read again from the files, as often as needed
+
+
+def test_jsonl_is_scanned_whole_before_its_sample_is_known(tmp_path, testdata):
+    lines = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=0)[0]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": "\n".join(lines[i:i + 3])}, ensure_ascii=False) + "\n"
+                            for i in range(0, len(lines), 3)), encoding="utf-8")
+    sample = SentenceSample([str(docs)], max_sentences=100, seed=4)
+    assert list(sample.scan()) == lines and not sample.scan_was_sample
+    assert list(sample) == read_sample([str(docs)], max_sentences=100, seed=4)[0]
+
+
+def test_counting_text_sentences_agrees_with_reading_them(tmp_path):
+    # blank lines of every kind of whitespace, bad bytes, \r, a last line without a newline, gzip
+    raw = "문장 하나\n\n \t\n\x1c\x1f\n\u3000\u00a0\n\x0b\r\nabc\r\n\u2028\n끝".encode() + b"\n\xff\xfe\n  x"
+    plain, packed = tmp_path / "a.txt", tmp_path / "b.txt.gz"
+    plain.write_bytes(raw)
+    with gzip.open(packed, "wb") as f:
+        f.write(raw)
+    stats = InputStats()
+    sentences = list(iter_sentences([str(plain), str(packed)], stats))
+    assert sentences == ["문장 하나", "abc", "끝", "\ufffd\ufffd", "x"] * 2
+    assert count_text_sentences([str(plain), str(packed)]) == 10 and line_bound([str(plain), str(packed)]) == stats.lines == 22
+    assert count_text_sentences([str(plain), str(tmp_path / "d.jsonl")]) is None
+    assert line_bound([str(tmp_path / "d.jsonl")]) == float("inf")
+
+
+def test_a_count_that_disagrees_with_the_scan_means_a_second_pass(testdata, monkeypatch):
+    from kcorpus.transforms.vocab import sample as sample_module
+
+    files = expand_inputs([str(testdata / "vocab")])
+    monkeypatch.setattr(sample_module, "count_text_sentences", lambda paths, progress=False: 1300)
+    sample = SentenceSample(files, max_sentences=500, seed=1)
+    assert len(list(sample.scan())) == 500 and not sample.scan_was_sample
+    assert list(sample) == read_sample(files, max_sentences=500, seed=1)[0]
 
 
 def test_sentence_sample_refuses_input_that_changed_since_the_scan(tmp_path):
