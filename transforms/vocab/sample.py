@@ -113,22 +113,30 @@ def _open_bytes(path: str) -> IO[bytes]:
 
 
 def iter_sentences(
-    paths: Iterable[str], stats: InputStats, progress: bool = False, desc: str = "read"
+    paths: Iterable[str],
+    stats: InputStats,
+    progress: bool = False,
+    desc: str = "read",
+    positions: Iterable[int] | None = None,
 ) -> Iterator[str]:
     """Pre-normalized, non-empty sentences of every file, in file order; documents are counted in `stats`.
 
     Lines end at "\\n" only; a line that is not UTF-8 is decoded with U+FFFD for its bad bytes and counted.
+    With `positions` (ascending, 0-based), only the sentences at those positions are normalized and yielded;
+    `stats` counts every sentence all the same (a sentence is a line, or a line of a JSONL document's text,
+    that holds a character other than whitespace).
     """
     paths = list(paths)
     bar = _progress_bar(sum(os.path.getsize(p) for p in paths), progress, desc)
     try:
-        yield from _sentences(paths, stats, bar)
+        yield from _sentences(paths, stats, bar, None if positions is None else iter(positions))
     finally:
         if bar is not None:
             bar.close()
 
 
-def _sentences(paths: list[str], stats: InputStats, bar) -> Iterator[str]:
+def _sentences(paths: list[str], stats: InputStats, bar, positions: Iterator[int] | None) -> Iterator[str]:
+    wanted = -1 if positions is None else next(positions, -2)  # -1: every sentence; -2: no more
     for path in paths:
         stats.files += 1
         jsonl = is_jsonl(path)
@@ -150,21 +158,27 @@ def _sentences(paths: list[str], stats: InputStats, bar) -> Iterator[str]:
                     if text is None:
                         continue
                     stats.documents += 1
-                    for sentence in text.split("\n"):
-                        sentence = prenormalize(sentence)
-                        if sentence:
-                            stats.sentences += 1
-                            yield sentence
-                    continue
-                sentence = prenormalize(line)
-                if not sentence:
-                    in_document = False
-                    continue
-                if not in_document:
-                    stats.documents += 1
-                    in_document = True
-                stats.sentences += 1
-                yield sentence
+                    pieces = text.split("\n")
+                else:
+                    # NFC keeps every character's whitespace-ness (tested), so a line normalizes to nothing
+                    # exactly when it is all whitespace: no need to normalize a line that is not wanted
+                    if line.isspace() or not line:
+                        in_document = False
+                        continue
+                    if not in_document:
+                        stats.documents += 1
+                        in_document = True
+                    pieces = (line,)
+                for piece in pieces:
+                    if piece.isspace() or not piece:
+                        continue
+                    position = stats.sentences
+                    stats.sentences += 1
+                    if wanted == -1:
+                        yield prenormalize(piece)
+                    elif position == wanted:
+                        yield prenormalize(piece)
+                        wanted = next(positions, -2)  # type: ignore[arg-type]
 
 
 def _jsonl_text(line: str, where: str, stats: InputStats) -> str | None:
@@ -289,24 +303,13 @@ class SentenceSample:
     ) -> Generator[str, None, int]:
         """The sentences at `positions` (None: all of them); returns how many it yielded."""
         found = 0
-        read = iter_sentences(self.files, stats, progress, desc)
+        read = iter_sentences(self.files, stats, progress, desc, positions)
         try:
-            if positions is None:
-                for sentence in read:
-                    found += 1
-                    yield sentence
-            elif len(positions):
-                next_position = positions[0]
-                for position, sentence in enumerate(read):
-                    if position == next_position:
-                        yield sentence
-                        found += 1
-                        if found == len(positions):
-                            if stop_early:
-                                break  # the rest of the files holds no sampled sentence
-                            next_position = -1
-                        else:
-                            next_position = positions[found]
+            for sentence in read:
+                found += 1
+                yield sentence
+                if stop_early and positions is not None and found == len(positions):
+                    break  # the rest of the files holds no sampled sentence
         finally:
             read.close()
         return found

@@ -198,3 +198,18 @@ def test_sentence_sample_refuses_input_that_changed_since_the_scan(tmp_path):
     path.write_text("".join(f"문장 {i}\n" for i in range(6)), encoding="utf-8")
     with pytest.raises(ValueError, match="6 sentences where the first pass read 5"):
         list(everything)
+
+
+def test_sentences_at_positions_are_those_of_a_full_read_and_stats_count_everything(tmp_path, testdata):
+    lines = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=0)[0]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": "\n \n".join(lines[i:i + 3])}, ensure_ascii=False) + "\n"
+                            for i in range(0, 300, 3)), encoding="utf-8")
+    files = [str(testdata / "vocab" / "nsmc_petitions.txt"), str(docs)]
+    full_stats = InputStats()
+    everything = list(iter_sentences(files, full_stats))
+    positions = [0, 5, 1346, 1347, 1500, len(everything) - 1]
+    stats = InputStats()
+    assert list(iter_sentences(files, stats, positions=positions)) == [everything[i] for i in positions]
+    assert stats == full_stats and stats.sentences == 1347 + 300
+    assert list(iter_sentences(files, InputStats(), positions=[])) == []
