@@ -149,7 +149,9 @@ def train_wordpiece(
     tokenizer.normalizer = normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
     )
-    tokenizer.pre_tokenizer = wordpiece_pre_tokenizer()
+    # BERT's pre-tokenizer alone: the genuine jamo are isolated in the sentences instead (`_isolate_jamo`), which
+    # gives the trainer the same words for a fraction of a regex split of every word (~15% of training's CPU)
+    tokenizer.pre_tokenizer = wordpiece_pre_tokenizer(isolate_jamo=False)
     trainer = trainers.WordPieceTrainer(
         vocab_size=trained_size,
         min_frequency=config.min_frequency,
@@ -159,12 +161,22 @@ def train_wordpiece(
         continuing_subword_prefix=WORDPIECE_PREFIX,
         show_progress=progress,
     )
+    if any(is_conjoining_jamo(c) for c in alphabet):
+        sentences = _isolate_jamo(sentences)
     tokenizer.train_from_iterator(sentences, trainer=trainer, length=length)
     vocab = tokenizer.get_vocab(with_added_tokens=True)
     tokens = [t for t, _ in sorted(vocab.items(), key=lambda item: item[1])]
     if sorted(vocab.values()) != list(range(len(tokens))):
         raise RuntimeError("WordPiece trainer returned non-contiguous ids")
     return tokens + unused_tokens(config.num_unused)
+
+
+def _isolate_jamo(sentences: Iterable[str]) -> Iterator[str]:
+    """The sentences with a space on each side of every conjoining jamo: BERT's pre-tokenizer then makes each
+    jamo a word of its own, as `wordpiece_pre_tokenizer`'s split does (the words, and so the vocab, are the same)."""
+    search, sub = _JAMO.search, _JAMO.sub
+    for sentence in sentences:
+        yield sub(r" \g<0> ", sentence) if search(sentence) else sentence
 
 
 def split_long_sentence(sentence: str, max_bytes: int) -> list[str]:

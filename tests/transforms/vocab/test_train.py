@@ -15,6 +15,7 @@ from kcorpus.transforms.vocab.text_summary import summarize
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
+    _isolate_jamo,
     split_long_sentence,
     train_sentencepiece,
     train_wordpiece,
@@ -249,6 +250,28 @@ def test_wordpiece_autotokenizer_gives_segment_ids_for_pairs(wordpiece_dir):
 
 
 JAMO_COMMENTS = TESTDATA / "vocab_jamo" / "jamo_comments.txt"  # NSMC comments with genuine ᆢ ᄏ ᅠ ᆞ (see its maker)
+
+
+def test_isolating_jamo_in_the_text_gives_the_words_the_jamo_split_gives():
+    """Training isolates jamo in the sentences, not with the (slower) split pre-tokenizer the vocab is saved with:
+    both must give the trainer the same words, on every real comment with genuine jamo."""
+    from tokenizers import normalizers
+
+    from kcorpus.transforms.vocab.files import wordpiece_pre_tokenizer
+
+    normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False,
+                                            lowercase=False)
+    split, bert = wordpiece_pre_tokenizer(), wordpiece_pre_tokenizer(isolate_jamo=False)
+
+    def words(pre_tokenizer, sentence):
+        return [w for w, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(sentence))]
+
+    sentences, _, _ = read_sample([str(JAMO_COMMENTS)], max_sentences=10**6, seed=0)
+    with_jamo = [s for s in sentences if any(is_conjoining_jamo(c) for c in s)]
+    assert len(with_jamo) > 100
+    isolated = list(_isolate_jamo(sentences))
+    assert [words(bert, s) for s in isolated] == [words(split, s) for s in sentences]
+    assert isolated[sentences.index(with_jamo[0])] != with_jamo[0]
 
 
 @pytest.mark.parametrize("kind, size", [("wordpiece", "2500"), ("sentencepiece", "2000")])
