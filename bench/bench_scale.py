@@ -2,6 +2,7 @@
 
     python bench/bench_scale.py --data /work/data/kowiki/text --workdir /work/scratch/scale --json scale.json
     python bench/bench_scale.py --data DIR --sizes 100 --workdir /tmp/scale       # one size, a quick look
+    python bench/bench_scale.py --data DIR --sizes 10,20 --workdir /tmp/scale     # the bench itself, ~5 min
 
 The data: the public GitHub repository 97danielj/WordEmbedding, folder `text/` (WikiExtractor output of Korean
 Wikipedia, CC BY-SA 3.0; `git clone --depth 1 https://github.com/97danielj/WordEmbedding` and pass its
@@ -9,7 +10,7 @@ Wikipedia, CC BY-SA 3.0; `git clone --depth 1 https://github.com/97danielj/WordE
 sizes: 100 = AA (101 MB), 500 = AA..AE (505 MB), 1000 = AA..AJ (963 MB). A folder with AA..AE only gets
 its 1 GB as AA..AE twice, the copy's documents given distinct ids (`--repeat-ids` forces that); the profile's
 exact dedup then drops the copy, so build-corpus reads 1 GB but train-vocab and pack get the 500 MB corpus
-again (what the bench prints beside each size).
+again (what the bench prints beside each size). Any other size is the first `wiki_*` files that reach it.
 
 The profile is the `kowiki` source of configs/mdeberta-kor.yaml with that file's filters, dedup, split and
 output sections (read from it, so the bench follows the profile); the vocabulary is a WordPiece of 32,000
@@ -46,7 +47,12 @@ _DOC_ID = re.compile(rb'<doc id="(\d+)"')
 
 
 def input_files(data: Path, size: int, work: Path, repeat_ids: bool) -> tuple[list[Path], bool]:
-    """The WikiExtractor files of a size, and whether they repeat AA..AE (with distinct ids)."""
+    """The WikiExtractor files of a size, and whether they repeat AA..AE (with distinct ids).
+
+    100, 500 and 1000 are whole folders; any other size is the first files of AA, AB, ... that reach it (a
+    quick check of the bench itself: `--sizes 10,20`)."""
+    if size not in FOLDERS:
+        return first_files(data, size), False
     folders = FOLDERS[size]
     if size == 1000 and (repeat_ids or not all((data / f).is_dir() for f in folders)):
         base = [p for f in FOLDERS[500] for p in sorted((data / f).glob("wiki_*"))]
@@ -55,6 +61,19 @@ def input_files(data: Path, size: int, work: Path, repeat_ids: bool) -> tuple[li
     if missing:
         raise SystemExit(f"--data {data}: no folder {missing[0]} (see this bench's docstring for the data)")
     return [p for f in folders for p in sorted((data / f).glob("wiki_*"))], False
+
+
+def first_files(data: Path, size: int) -> list[Path]:
+    """The first WikiExtractor files, in folder then name order, that hold at least `size` MB."""
+    files, total = [], 0
+    for path in sorted(data.glob("A?/wiki_*")):
+        if total >= size * 1e6:
+            break
+        files.append(path)
+        total += path.stat().st_size
+    if total < size * 1e6:
+        raise SystemExit(f"--data {data}: {total / 1e6:.0f} MB of wiki_* files, less than {size} MB")
+    return files
 
 
 def repeated_copy(files: list[Path], out: Path) -> list[Path]:
@@ -180,7 +199,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True, type=Path, help="the WikiExtractor text/ folder (AA, AB, ...)")
     parser.add_argument("--workdir", required=True, type=Path, help="corpora, vocabularies and packs go here")
-    parser.add_argument("--sizes", default="100,500,1000", help="MB: any of 100, 500, 1000")
+    parser.add_argument("--sizes", default="100,500,1000",
+                        help="MB, ascending: 100, 500, 1000 (whole folders) or any other (the first files)")
     parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--repeat-ids", action="store_true", help="1 GB as AA..AE twice with distinct ids")
     parser.add_argument("--vocab-kind", default="wordpiece", choices=("wordpiece", "sentencepiece"))
@@ -196,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     stages = args.stages.split(",")
-    if unknown := [s for s in sizes if s not in FOLDERS] + [s for s in stages if s not in STAGES]:
+    if unknown := [s for s in sizes if s <= 0] + [s for s in stages if s not in STAGES]:
         raise SystemExit(f"unknown size or stage: {unknown}")
     args.workdir.mkdir(parents=True, exist_ok=True)
     print(run_header(), file=sys.stderr)
