@@ -16,7 +16,12 @@ from kcorpus.pipeline.report.render import (
     svg_hbars,
     svg_histogram,
 )
-from kcorpus.pipeline.run.report_context import near_duplicate_table, pack_sources, settings_section
+from kcorpus.pipeline.run.report_context import (
+    filters_table,
+    near_duplicate_table,
+    pack_sources,
+    settings_section,
+)
 
 
 def find_key(obj: Any, key: str) -> Any:
@@ -141,6 +146,13 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
                  [[r, fmt_number(c), pct(c / n_in) if n_in else ""] for r, c in reasons])],
         charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
     )  # fmt: skip
+    per_source_filters = filters_table(corpus.get("filters") or {}, corpus.get("filter_overrides") or {})
+    if per_source_filters is not None:
+        drops.tables.append(per_source_filters)
+        drops.notes.append(
+            "Filters per source: the profile's `filters:`, with a source's own `filters:` keys over them "
+            "(marked `(source)`)."
+        )
     sentences = sentence_drops(total)
     if sentences:
         counters = total.get("counters") or {}
