@@ -50,7 +50,7 @@ from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
-from kcorpus.transforms.packing.blocks import LAYOUTS, PackConfig
+from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
@@ -302,7 +302,8 @@ class VocabReportSection(_VocabReportFields):  # type: ignore[misc, valid-type]
 
 _PackFields = _section(
     "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite", "profile_stages"), check=False,
-    **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS)},
+    **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS),
+       "nsp_rule": _choice(PackConfig, "nsp_rule", NSP_RULES)},
     input_format=_choice(PackJob, "input_format", ("auto", *CORPUS_LAYOUTS)),
     reshuffle_batches=_choice(PackJob, "reshuffle_batches", RESHUFFLE_CHOICES),
 )  # fmt: skip

@@ -47,10 +47,13 @@ PACK_COUNT_KEYS = ("documents", "sequences", "tokens", "padding_fraction", "drop
 
 
 def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The numeric counts of a pack manifest: every number under `counts`, else the contract keys at top level."""
+    """The numeric counts of a pack manifest: every number under `counts` and its `nsp` labels (`nsp
+    random_next_share`), else the contract keys at top level."""
     counts = manifest.get("counts")
     if isinstance(counts, Mapping):
-        return {k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        nsp = counts.get("nsp") if isinstance(counts.get("nsp"), Mapping) else {}  # the `nsp` layout's labels
+        numbers = {**counts, **{f"nsp {k}": v for k, v in nsp.items()}}
+        return {k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return {k: manifest[k] for k in PACK_COUNT_KEYS if k in manifest}
 
 

@@ -49,6 +49,9 @@ def test_defaults_live_in_the_dataclasses():
     assert profile.filters.build(FilterConfig) == FilterConfig()
     assert profile.dedup.near.build(NearDedupConfig) == NearDedupConfig()
     assert profile.pack.job("c", "t", "o").pack == PackConfig()
+    assert PackConfig().nsp_rule == "balanced"
+    nsp = profile_from_dict({**MINIMAL, "pack": {"layout": "nsp", "nsp_rule": "google"}}).pack.job("c", "t", "o")
+    assert nsp.pack == PackConfig(layout="nsp", nsp_rule="google")
     vocab = profile.vocab.job(["x.txt"], "o")
     assert vocab == TrainVocabJob(inputs=("x.txt",), out="o", config=WordPieceConfig(vocab_size=100))
     assert vocab.kind == "wordpiece" and default_of(PackConfig, "max_length") == 512
@@ -128,6 +131,7 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
             "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp'",
         ),
         ({**MINIMAL, "pack": {"max_length": 4}}, "pack: max_length must be at least 8, got 4"),
+        ({**MINIMAL, "pack": {"nsp_rule": "bert"}}, "pack.nsp_rule: expected 'balanced' or 'google', got 'bert'"),
         ({**MINIMAL, "pack": {"validation_fraction": 1.0}}, "pack: validation_fraction must be in [0, 1)"),
         ({**MINIMAL, "pack": ["max_length", 512]}, "pack: expected a mapping, got ['max_length', 512]"),
         ({**MINIMAL, "run": {"out": 3}}, "run.out: expected a string, got 3"),

@@ -283,3 +283,15 @@ def test_source_shares_of_packed_tokens_from_the_manifest(run_dir: Path) -> None
     assert "| kowiki | 1 | 1 | 6 | 42.86% |" in md and "| nsmc | 2 | 1 | 5 | 35.71% |" in md
     assert "characters out, a proxy" not in md
     assert "Share of the tokens per source" in Path(html_path).read_text(encoding="utf-8")
+
+
+def test_pack_counts_show_the_nsp_labels() -> None:
+    from kcorpus.pipeline.run.report_sections import pack_counts
+
+    manifest = {"counts": {"sequences": 893, "splits": {}, "nsp": {
+        "rule": "balanced", "is_next": 448, "random_next": 445, "random_next_share": 0.49832,
+        "left_out_documents": 16, "left_out_tokens": 334}}}  # fmt: skip
+    assert pack_counts(manifest) == {
+        "sequences": 893, "nsp is_next": 448, "nsp random_next": 445, "nsp random_next_share": 0.49832,
+        "nsp left_out_documents": 16, "nsp left_out_tokens": 334,
+    }
