@@ -345,3 +345,10 @@ def test_set_overrides_reach_a_sources_filters(tmp_path):
     cfg = load_config(str(profile), ["sources.nsmc.filters.min_sentences=1", "sources.nsmc.filters.min_chars=5"])
     assert dict(cfg.sources[0].filters) == {"min_sentences": 1, "min_chars": 5}
     assert cfg.filters_for("nsmc") == FilterConfig(min_sentences=1, min_chars=5)
+    assert load_config(str(profile), ["sources.nsmc.filters={min_sentences: 1}"]).filters_for("nsmc").min_sentences == 1
+    with pytest.raises(ProfileError) as info:  # a value YAML cannot read is one line, not a traceback
+        load_config(str(profile), ["sources.nsmc.filters={min_sentences:"])
+    assert info.value.errors == [
+        (f"{profile}: override 'sources.nsmc.filters={{min_sentences:': the value is not valid YAML: expected the "
+        "node content, but found '<stream end>'")
+    ]
