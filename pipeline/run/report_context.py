@@ -53,6 +53,27 @@ def settings_section(profile: str | None, stages: Mapping[str, Mapping[str, Any]
     return section
 
 
+def filters_table(
+    filters: Mapping[str, Mapping[str, Any]], overrides: Mapping[str, Mapping[str, Any]]
+) -> Table | None:
+    """Every filter key (rows) with the value each source ran with (columns), a source's own value marked
+    `(source)`; None for a corpus whose stats.json predates per-source filters."""
+    if not filters:
+        return None
+    names = list(filters)
+    keys = list(dict.fromkeys(k for n in names for k in filters[n]))
+    rows = [
+        [key, *(_setting(filters[n].get(key)) + (" (source)" if key in (overrides.get(n) or {}) else "")
+                for n in names)]
+        for key in keys
+    ]  # fmt: skip
+    return ["filter", *names], rows
+
+
+def _setting(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 # ---- packed tokens per source ------------------------------------------------------------------------------
 
 

@@ -16,7 +16,12 @@ from kcorpus.pipeline.report.render import (
     svg_hbars,
     svg_histogram,
 )
-from kcorpus.pipeline.run.report_context import near_duplicate_table, pack_sources, settings_section
+from kcorpus.pipeline.run.report_context import (
+    filters_table,
+    near_duplicate_table,
+    pack_sources,
+    settings_section,
+)
 
 
 def find_key(obj: Any, key: str) -> Any:
@@ -42,10 +47,13 @@ PACK_COUNT_KEYS = ("documents", "sequences", "tokens", "padding_fraction", "drop
 
 
 def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The numeric counts of a pack manifest: every number under `counts`, else the contract keys at top level."""
+    """The numeric counts of a pack manifest: every number under `counts` and its `nsp` labels (`nsp
+    random_next_share`), else the contract keys at top level."""
     counts = manifest.get("counts")
     if isinstance(counts, Mapping):
-        return {k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        nsp = counts.get("nsp") if isinstance(counts.get("nsp"), Mapping) else {}  # the `nsp` layout's labels
+        numbers = {**counts, **{f"nsp {k}": v for k, v in nsp.items()}}
+        return {k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return {k: manifest[k] for k in PACK_COUNT_KEYS if k in manifest}
 
 
@@ -141,6 +149,13 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
                  [[r, fmt_number(c), pct(c / n_in) if n_in else ""] for r, c in reasons])],
         charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
     )  # fmt: skip
+    per_source_filters = filters_table(corpus.get("filters") or {}, corpus.get("filter_overrides") or {})
+    if per_source_filters is not None:
+        drops.tables.append(per_source_filters)
+        drops.notes.append(
+            "Filters per source: the profile's `filters:`, with a source's own `filters:` keys over them "
+            "(marked `(source)`)."
+        )
     sentences = sentence_drops(total)
     if sentences:
         counters = total.get("counters") or {}

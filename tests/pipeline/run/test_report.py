@@ -194,9 +194,9 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "p.yaml").write_text(
         """
 sources:
-  - {name: nsmc, format: nsmc, paths: [nsmc.txt]}
+  - {name: nsmc, format: nsmc, paths: [nsmc.txt], filters: {min_sentences: 1}}
   - {name: petitions, format: petitions, paths: [petitions], split_sentences: true}
-filters: {min_chars: 10}
+filters: {min_chars: 10, min_sentences: 2}
 split: {backend: kcorpus}
 output: {num_shards: 1}
 vocab: {kind: wordpiece, vocab_size: 2000}
@@ -230,6 +230,17 @@ def test_report_shows_the_settings_used(real_run: Path) -> None:
     assert "| corpus | filters.min_chars | 10 |" in md
     assert "| corpus | sources.petitions.split_sentences | True |" in md
     assert "| corpus | dedup.near.bands | 16 |" in md
+    assert "| corpus | sources.nsmc.filters.min_sentences | 1 |" in md
+
+
+def test_report_shows_the_filters_each_source_ran_with(real_run: Path) -> None:
+    _, md_path = write_report(real_run)
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "| filter | nsmc | petitions |" in md
+    assert "| min_sentences | 1 (source) | 2 |" in md
+    assert "| min_chars | 10 | 10 |" in md
+    assert "| top_ngram_char_fractions | 0.2, 0.18, 0.16 | 0.2, 0.18, 0.16 |" in md
+    assert "a source's own `filters:` keys over them (marked `(source)`)" in md
 
 
 def test_report_shows_a_kept_near_duplicate_beside_the_dropped_one(real_run: Path) -> None:
@@ -272,3 +283,15 @@ def test_source_shares_of_packed_tokens_from_the_manifest(run_dir: Path) -> None
     assert "| kowiki | 1 | 1 | 6 | 42.86% |" in md and "| nsmc | 2 | 1 | 5 | 35.71% |" in md
     assert "characters out, a proxy" not in md
     assert "Share of the tokens per source" in Path(html_path).read_text(encoding="utf-8")
+
+
+def test_pack_counts_show_the_nsp_labels() -> None:
+    from kcorpus.pipeline.run.report_sections import pack_counts
+
+    manifest = {"counts": {"sequences": 893, "splits": {}, "nsp": {
+        "rule": "balanced", "is_next": 448, "random_next": 445, "random_next_share": 0.49832,
+        "left_out_documents": 16, "left_out_tokens": 334}}}  # fmt: skip
+    assert pack_counts(manifest) == {
+        "sequences": 893, "nsp is_next": 448, "nsp random_next": 445, "nsp random_next_share": 0.49832,
+        "nsp left_out_documents": 16, "nsp left_out_tokens": 334,
+    }
