@@ -38,9 +38,9 @@ def flatten(config: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
 def settings_section(profile: str | None, stages: Mapping[str, Mapping[str, Any]]) -> Section:
     """Every setting each completed stage ran with (from its `_STAGE.json`, so a stage run by an older
     profile shows what it really used), and the profile of this run."""
-    section = Section("Settings: the profile and thresholds used")
+    section = Section("Settings: the profile and thresholds used", folded=True)
     if profile:
-        section.notes.append(f"Profile: {profile}")
+        section.intro.append(f"Profile: {profile}")
     rows = [
         [stage, key, value]
         for stage, info in stages.items()

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from report_checks import korean_without_lang, literal_markdown
 
 from kcorpus.pipeline.report.render import svg_hbars
 from kcorpus.pipeline.run.report import (
@@ -72,6 +73,31 @@ def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
     # Readable offline: nothing fetched, nothing executed.
     assert not re.search(r"<script|<link|<img|src=|@import|url\(", page)
     assert set(re.findall(r"https?://[^\"' ]+", page)) == {"http://www.w3.org/2000/svg"}
+
+
+def test_results_come_first_and_settings_last_folded(run_dir: Path) -> None:
+    html_path, md_path = map(Path, write_report(run_dir, profile="/somewhere/p.yaml"))
+    md = md_path.read_text(encoding="utf-8")
+    assert re.findall(r"^## (.*)$", md, re.MULTILINE) == [
+        "Summary", "Corpus: documents in and out", "Drops per rule", "Sentence and length histograms",
+        "Vocabulary", "Packed sequences", "Stages", "Examples: what each rule did",
+        "Settings: the profile and thresholds used",
+    ]  # fmt: skip
+    assert md.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0].splitlines() == [
+        "| what | result |",
+        "|---|---|",
+        "| stages | 4 of 4 complete (21.5 s) |",
+        "| documents | 10 in, 4 kept (40.00%), 5 dropped, 1 dead-lettered |",
+        "| corpus out | 4 documents, 7 sentences, 144 characters |",
+        "| vocabulary | wordpiece, 14 tokens; 1.80 tokens per eojeol, [UNK] 0.20% |",
+        "| packed | 3 sequences of up to 8 tokens, 14 tokens, padding 41.67%, 0 tokens dropped |",
+    ]
+    page = html_path.read_text(encoding="utf-8")
+    headings = re.findall(r"<h2 id=\"([a-z-]+)\"", page)
+    assert headings[0] == "summary" and headings[-1] == "settings"
+    # The settings are folded, the last section of the page.
+    details = page.index('<details><summary><h2 id="settings">')
+    assert page.count("<details>") == 1 and page.rindex("<h2") == details + len("<details><summary>")
 
 
 def test_report_on_an_interrupted_run(run_dir: Path) -> None:
@@ -223,14 +249,30 @@ def test_chars_in_are_the_characters_read(real_run: Path) -> None:
 
 
 def test_report_shows_the_settings_used(real_run: Path) -> None:
-    _, md_path = write_report(real_run, profile="/somewhere/p.yaml")
+    html_path, md_path = write_report(real_run, profile="/somewhere/p.yaml")
     md = Path(md_path).read_text(encoding="utf-8")
     assert "## Settings: the profile and thresholds used" in md
-    assert "> Profile: /somewhere/p.yaml" in md
+    assert "\nProfile: /somewhere/p.yaml\n" in md
     assert "| corpus | filters.min_chars | 10 |" in md
     assert "| corpus | sources.petitions.split_sentences | True |" in md
     assert "| corpus | dedup.near.bands | 16 |" in md
     assert "| corpus | sources.nsmc.filters.min_sentences | 1 |" in md
+    assert md.rindex("\n## ") == md.index("\n## Settings: the profile and thresholds used")
+    # In the HTML, every setting is inside the folded last section.
+    page = Path(html_path).read_text(encoding="utf-8")
+    details = page.index('<details><summary><h2 id="settings">')
+    assert details < page.index("<td>filters.min_chars</td>") < page.index("</details>")
+
+
+def test_korean_text_is_marked_and_left_aligned(real_run: Path) -> None:
+    html_path, _ = write_report(real_run)
+    page = Path(html_path).read_text(encoding="utf-8")
+    cells = re.findall(r"<td([^>]*)>([^<]*)</td>", page)
+    korean = [attrs for attrs, text in cells if re.search("[가-힣]", text)]
+    # The sampled examples and the near-duplicate pairs: every Korean cell says so, none is right-aligned.
+    assert len(korean) > 20 and set(korean) == {' lang="ko"'}
+    assert korean_without_lang(page) == []
+    assert literal_markdown(page) == []
 
 
 def test_report_shows_the_filters_each_source_ran_with(real_run: Path) -> None:
