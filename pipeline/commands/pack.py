@@ -10,6 +10,7 @@ from functools import partial
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
 from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
+from kcorpus.transforms.packing.stats import padding_warning
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=layout_default("layout"),
         help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
         "cross_document: full-length sequences across documents separated by [SEP]; "
+        "full_sentences: whole sentences filled across documents (RoBERTa, DeBERTa); "
         "nsp: Google BERT's next-sentence pairs with a next_sentence_label column",
     )
     parser.add_argument(
@@ -165,4 +167,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"kcorpus pack: {left_out:,} one-sentence documents ({counts['nsp']['left_out_tokens']:,} tokens) "
               "left out to hold the random-next share at 0.5: the other documents have too few sentences to "
               "balance them (--nsp-rule google keeps them, at a higher share)", file=sys.stderr)
+    warning = padding_warning(counts["padding_fraction"], job.pack.layout, job.pack.max_length)
+    if warning:
+        print(f"kcorpus pack: {warning}", file=sys.stderr)
     return 0

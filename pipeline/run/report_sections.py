@@ -24,6 +24,7 @@ from kcorpus.pipeline.run.report_context import (
     pack_sources,
     settings_section,
 )
+from kcorpus.transforms.packing.stats import padding_warning
 
 
 def find_key(obj: Any, key: str) -> Any:
@@ -338,6 +339,9 @@ def _pack_section(pack: Mapping[str, Any], scan: Any = None) -> Section:
         section.charts.append(chart)
     if note:
         section.notes.append(note)
+    warning = padding_warning(counts.get("padding_fraction", 0.0), find_key(manifest, "layout"), pack["max_length"])
+    if warning:
+        section.notes.insert(0, warning)
     section.charts.append(
         svg_histogram(
             f"Tokens per train sequence (max {pack['max_length']})",

@@ -117,3 +117,19 @@ class PackStats:
             sources=out.pop("sources"),
         )
         return out
+
+
+# Padding above this share of the positions is worth a warning: layouts that fill rows across documents avoid it.
+PADDING_WARNING = 0.20
+FULL_LAYOUTS = {"full_sentences": "whole sentences across documents", "cross_document": "no padding at all"}
+
+
+def padding_warning(padding_fraction: float, layout: str | None, max_length: int | None = None) -> str | None:
+    """One line when padding passes `PADDING_WARNING`, naming the layouts that fill rows across documents;
+    None otherwise."""
+    if padding_fraction <= PADDING_WARNING:
+        return None
+    others = [f"{name} ({what})" for name, what in FULL_LAYOUTS.items() if name != layout]
+    positions = f"the {max_length}-token positions" if max_length else "the positions"
+    return (f"padding is {100 * padding_fraction:.1f}% of {positions} (layout {layout}): rows filled across "
+            f"documents waste less, --layout {' or '.join(others)}")

@@ -258,6 +258,22 @@ def test_cli_cross_document_layout(tmp_path, kcbert, capsys):
     assert np.all(np.array(rows["token_type_ids"][0]) == 0)
 
 
+def test_cli_warns_when_padding_passes_a_fifth_naming_the_layouts_that_avoid_it(tmp_path, kcbert, capsys):
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--max-length", "128",
+            "--validation-fraction", "0", "--local-mode", "in_memory"]
+    assert cli.main([*argv, "--out", str(tmp_path / "pair")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["padding_fraction"] == 0.552495
+    assert captured.err == (
+        "kcorpus pack: padding is 55.2% of the 128-token positions (layout pair): rows filled across documents "
+        "waste less, --layout full_sentences (whole sentences across documents) or cross_document (no padding "
+        "at all)\n"
+    )
+    assert cli.main([*argv, "--out", str(tmp_path / "full"), "--layout", "full_sentences"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["padding_fraction"] == 0.141156 and captured.err == ""
+
+
 def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):
     (tmp_path / "empty").mkdir()
     argv = ["pack", "--corpus", str(tmp_path / "empty"), "--tokenizer", str(kcbert), "--out", str(tmp_path / "o")]

@@ -128,7 +128,7 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ({**MINIMAL, "pack": {"max_length": "512"}}, "pack.max_length: expected an integer, got '512'"),
         (
             {**MINIMAL, "pack": {"layout": "pairs"}},
-            "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp'",
+            "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp'",
         ),
         ({**MINIMAL, "pack": {"max_length": 4}}, "pack: max_length must be at least 8, got 4"),
         ({**MINIMAL, "pack": {"nsp_rule": "bert"}}, "pack.nsp_rule: expected 'balanced' or 'google', got 'bert'"),
@@ -172,7 +172,7 @@ def test_a_profile_with_five_mistakes_reports_all_five():
         "filters.min_chars: expected an integer, got 'ten'",
         "dedup.near.bands: expected an integer, got 1.5",
         "vocab.min_frequncy: " + VOCAB_KEYS,
-        "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp', got 'pairs'",
+        "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp', got 'pairs'",
     ]
 
 
@@ -265,6 +265,15 @@ def test_bundled_profiles_keep_their_stage_settings():
     assert dataflow.vocab.max_sentences == 10_000_000
     assert dataflow.vocab_report.job("v", ["t"], "o").max_sentences == 200_000
     assert dataflow.pack.job("c", "v", "o").shard_size_mb == 512.0
+
+
+def test_long_form_profiles_pack_full_sentences_and_the_comments_profile_electras_pairs():
+    for name in ("mdeberta-kor.yaml", "dataflow.yaml"):
+        assert load_profile(CONFIGS / name).pack.job("c", "v", "o").pack == PackConfig(
+            max_length=512, layout="full_sentences", seed=0
+        ), name
+    comments = load_profile(CONFIGS / "kcelectra-comments.yaml").pack.job("c", "v", "o").pack
+    assert comments == PackConfig(max_length=512, layout="pair", single_segment_prob=0.1, short_seq_prob=0.05)
 
 
 def test_boilerplate_sets_and_pii_mode():

@@ -65,6 +65,7 @@ def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
     assert "| nsmc | 6 |  | 2 | 35 | 2 | 3 | 1 |" in md
     assert "| exact_duplicate | 2 | 20.00% |" in md
     assert "| padding_fraction | 41.67% |" in md
+    assert "padding is 41.7% of the 8-token positions (layout " in md
     assert "| jaccard | 0.0003 |" in md
     assert "| total |  | 21.5 |  |  |" in md
 
