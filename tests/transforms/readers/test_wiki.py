@@ -130,8 +130,16 @@ def test_wikitext_to_text_removes_non_prose():
     assert wikitext_to_text(wikitext) == "굵게 쓴 보이는 글과 입니다.\n역사\n역사 본문."
 
 
+# Cutting the 1 MB sample at every byte took 40 s (38 us a range) and reached no kind of boundary that the 8 KB
+# and 15 KB files cut at every byte do not: 1-byte ranges stop after its first 32 KiB (five articles, the cut
+# falls inside the fifth) and one range reads the rest. 97-byte ranges still cut all of it.
+ONE_BYTE_SPAN = 32 * 1024
+
+
 def _ranges(path, size, range_bytes):
-    return [(start, min(start + range_bytes, size)) for start in range(0, size, range_bytes)]
+    span = min(size, ONE_BYTE_SPAN) if range_bytes == 1 else size
+    ranges = [(start, min(start + range_bytes, span)) for start in range(0, span, range_bytes)]
+    return ranges + [(span, size)] if span < size else ranges
 
 
 def _without_line(record):
