@@ -28,8 +28,12 @@ $(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.h transforms/*/*
 run: $(VENV)/.installed-run
 	$(BIN)/kcorpus run configs/sample.yaml
 
+# Every test (CI: .ci/run), on one pytest-xdist worker per core (tests/conftest.py), a test file to a worker so
+# its module fixtures are built once.
+XDIST := -n auto --dist loadfile
+
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 clean-venv:
 	rm -rf $(VENV)
