@@ -74,6 +74,7 @@ def run_in(cwd: Path, env_dir: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["root", "elsewhere"])
 def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     cwd = ROOT if where == "root" else tmp_path
@@ -85,6 +86,7 @@ def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     assert out.strip().startswith(str(installed)), out
 
 
+@pytest.mark.slow
 def test_build_corpus_then_pack_from_the_checkout_root(installed, tmp_path):
     lines = (TESTDATA / "sample" / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines()
     nsmc = tmp_path / "nsmc.txt"

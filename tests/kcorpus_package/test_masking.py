@@ -77,6 +77,7 @@ def test_max_predictions_drops_whole_units():
     assert all(chosen[s : s + 3].all() or not chosen[s : s + 3].any() for s in (0, 3, 6, 9))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tokenizer, marker", [("wordpiece", "##"), ("spm", "▁")])
 @pytest.mark.parametrize("words", ["column", "vocabulary"])
 @pytest.mark.parametrize("masking", ["whole_word", "ngram"])

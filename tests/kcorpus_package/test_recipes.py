@@ -37,6 +37,7 @@ def root(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", RECIPES)
 def test_recipe_loader_runs_on_a_real_pack(name, root, monkeypatch):
     options, code = recipe(RECIPES[name])

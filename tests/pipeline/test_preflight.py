@@ -177,6 +177,7 @@ def test_a_tsv_without_the_text_column_ends_with_exit_1_and_the_counts(tmp_path,
     assert "news" in captured.out and (out / "stats.json").is_file()
 
 
+@pytest.mark.slow
 def test_dead_letters_over_the_threshold_exit_1_and_a_looser_threshold_passes(tmp_path, capsys):
     faults = TESTDATA / "readers" / "faults" / "nsmc_faults.txt"
     profile = write(tmp_path / "p.yaml", {"sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC), str(faults)]}],

@@ -144,6 +144,7 @@ def _unit_runs(count: int, seed: int) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("max_share", "min_tokens", "repeats", "unit"),
     [(0.8, 3, 3, 8), (0.5, 3, 2, 4), (0.3, 2, 3, 8), (1.0, 3, 3, 8), (0.9, 5, 4, 2)],
@@ -246,6 +247,7 @@ def _reference_mask_span(text: str, counts: collections.Counter[str]) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("texts", [TEXTS, _number_texts(20000, 12)], ids=["samples", "numbers"])
 def test_pii_patterns_that_skip_ahead_find_what_the_lookbehind_first_ones_found(texts):
     found = collections.Counter()
@@ -305,6 +307,7 @@ def _reference_removal(remover: BoilerplateRemover, text: str) -> tuple[str, dic
     return "\n".join(lines_out), {k: n for k, n in counts.items() if n}, removed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sets", [[name] for name in boilerplate.RULE_SETS] + [list(boilerplate.RULE_SETS)])
 def test_boilerplate_rules_skipped_for_a_whole_text_change_nothing(sets):
     remover = BoilerplateRemover(sets, [r"\d{4}년"])
@@ -393,6 +396,7 @@ def _word_lists() -> list[list[str]]:
     return [ws for ws in lists if ws]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("top", "dup"),
     [
@@ -410,6 +414,7 @@ def test_ngram_rules_over_ranked_codes_equal_the_tuples(top, dup):
     assert fired > 20
 
 
+@pytest.mark.slow
 def test_ngram_shares_equal_the_tuples_bit_for_bit():
     rng = random.Random(11)
     lists = _word_lists() + [[rng.choice("가나다") for _ in range(rng.randint(1, 40))] for _ in range(300)]

@@ -108,6 +108,7 @@ def sample_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_sample_end_to_end_exact_counts(sample_run):
     stats = json.loads((sample_run / "stats.json").read_text())
     total = stats["total"]
@@ -146,6 +147,7 @@ def test_sample_end_to_end_exact_counts(sample_run):
     assert all(max(map(len, d["text"].split("\n"))) >= 10 for d in docs)
 
 
+@pytest.mark.slow
 def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
     # A second run, multi-processing with two workers and other batch sizes: other bundling, same bytes.
     multi = tmp_path / "multi"
@@ -263,6 +265,7 @@ def test_documents_are_prepared_in_the_stage_that_reads_them():
     assert inputs == ["BuildCorpus/Read[nsmc,petitions,kowiki]/ReadRanges"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_size,workers", [(100, 4), (250, 3), (1000, 8)])
 def test_multi_threading_loses_no_document(sample_run, tmp_path, batch_size, workers):
     # The document loss seen once in multi_threading mode: worker threads share one process, so per-bundle

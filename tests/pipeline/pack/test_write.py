@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from kcorpus.pipeline.pack.write import sort_wire
 from kcorpus.transforms.packing.blocks import TokenizedDoc
@@ -18,6 +19,7 @@ def test_documents_sharing_an_id_sort_reproducibly():
     assert forward[0] == [9]
 
 
+@pytest.mark.slow
 def test_shards_serialized_in_groups_are_the_bytes_of_one_sorted_pack(tmp_path):
     """Small record batches make many groups per shard; on two worker processes every shard is still the
     stream of packing its sorted documents in one place, for the per-document and the stream layouts."""

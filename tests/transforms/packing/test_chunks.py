@@ -74,6 +74,7 @@ def test_merged_chunks_are_the_rows_and_stats_of_packing_the_sorted_shard(wires,
     assert stats.documents == 645 and stats.dropped_tokens == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=["pair", "pair-probs", "single"])
 @pytest.mark.parametrize(("rows_per_batch", "max_groups"), [(7, 64), (5, 3), (1024, 64)])
 def test_groups_serialized_apart_join_into_the_bytes_of_one_stream(wires, config, rows_per_batch, max_groups):
@@ -153,6 +154,7 @@ def stream_groups(parts: list[list], config: PackConfig, rows_per_batch: int, ma
     return arrow_shards.join_stream(SCHEMA, messages), stats, len(groups)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_length", [16, 128, 512])
 @pytest.mark.parametrize(("rows_per_batch", "max_groups"), [(3, 64), (2, 5), (1024, 64)])
 def test_cross_document_groups_join_into_the_bytes_of_one_stream(wires, max_length, rows_per_batch, max_groups):

@@ -146,6 +146,7 @@ def _without_line(record):
     return dataclasses.replace(record, line=None) if isinstance(record, DeadLetter) else record
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path",
     [TESTDATA / "sample" / "wiki_00_head", DATA / "kowiki_wiki_00", DATA / "kowiki_wiki_00.json",

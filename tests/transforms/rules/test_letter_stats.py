@@ -100,6 +100,7 @@ def test_python_letter_stats_counts_letter_tokens():
     assert python_letter_stats("... !!") == (0, 0, 0, 0, 0)
 
 
+@pytest.mark.slow
 @compiled
 def test_every_code_point_is_a_letter_and_hangul_alike():
     for cp in range(0x110000):
@@ -195,6 +196,7 @@ def _reference_decisions(config: FilterConfig) -> list[str | None]:
     return [_reference_check_sentence(text, config) for text in TEXTS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("counts", ["compiled", "python"])
 @pytest.mark.parametrize("config", CONFIGS, ids=[f"config{i}" for i in range(len(CONFIGS))])
 def test_check_sentence_decides_as_before(config, counts, monkeypatch):

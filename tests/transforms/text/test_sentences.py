@@ -314,6 +314,7 @@ def test_kss_splitter_pickles_without_loading_kss() -> None:
     assert clone._kss_split is None
 
 
+@pytest.mark.slow
 def test_kss_backend_wrappers() -> None:
     pytest.importorskip("kss")
     start = time.perf_counter()
@@ -335,6 +336,7 @@ def test_kss_backend_wrappers() -> None:
 KIWI_F1_FLOOR = {"petitions": 0.98, "kowiki": 0.98, "nsmc": 0.90}
 
 
+@pytest.mark.slow
 def test_f1_against_kiwi_on_a_real_slice(testdata) -> None:
     pytest.importorskip("kiwipiepy")
     kiwi = make_splitter("kiwi")
@@ -348,6 +350,7 @@ def test_f1_against_kiwi_on_a_real_slice(testdata) -> None:
         assert f1_score(tp, fp, fn)[2] >= KIWI_F1_FLOOR[source], (source, tp, fp, fn)
 
 
+@pytest.mark.slow
 def test_kiwi_backend() -> None:
     pytest.importorskip("kiwipiepy")
     splitter = make_splitter("kiwi")
