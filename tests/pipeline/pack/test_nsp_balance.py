@@ -56,6 +56,7 @@ def files(out: Path) -> dict[str, bytes]:
             if p.is_file() and not is_bookkeeping(p.name)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("max_length", "google", "balanced"), [
     # (is-next, random-next, documents left out, tokens left out)
     (128, (731, 10296, 0, 0), (1116, 1116, 2984, 54450)),
@@ -81,6 +82,7 @@ def test_balanced_labels_are_half_random_where_googles_are_mostly_random(
     assert abs(balanced[1] / (balanced[0] + balanced[1]) - 0.5) <= 0.05
 
 
+@pytest.mark.slow
 def test_balanced_pack_is_byte_identical_across_runs_and_runner_modes(corpus, kcbert, tmp_path):
     first = pack(corpus, kcbert, tmp_path / "first", "--max-length", "128")
     again = pack(corpus, kcbert, tmp_path / "again", "--max-length", "128")
