@@ -1,0 +1,167 @@
+"""Removals that leave no debris: spans cut out of a text together with what they would leave behind.
+
+`cut_spans(text, spans)` removes the spans a rule takes out of kept text (URLs, e-mail addresses, emoji,
+WikiExtractor placeholders) and with them the debris they would leave:
+- a bracket or quote pair left holding nothing but spaces and separators goes too, nested pairs as well
+  (`경찰민원포탈(https://…)에서` -> `경찰민원포탈에서`);
+- spans apart by spaces and separators only go as one (`(https://a) (https://b) 또한` -> `또한`);
+- a list marker before a span, or a mark pointing at it, goes with it (`1. https://a 2. https://b 3. 기대효과`
+  -> `3. 기대효과`, `원문보기: https://…` -> `원문보기`);
+- a separator left against a bracket, a closing mark or a line end goes (`(참고, https://a)` -> `(참고)`);
+- no space is left doubled, before closing punctuation, after an opening bracket or at a line end; a space
+  stays where either side had one, but a particle the span was written against joins the word before it
+  (`국민신문고 https://…에서` -> `국민신문고에서`, not a particle standing alone).
+Line breaks are never removed. Pure; no Beam.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+# Bracket and quote pairs a cut may empty (a straight quote closes itself).
+PAIRS = {
+    "(": ")", "[": "]", "{": "}", "<": ">", "（": "）", "［": "］", "｛": "｝", "「": "」", "『": "』", "《": "》",
+    "〈": "〉", "【": "】", "〔": "〕", "“": "”", "‘": "’", '"': '"', "'": "'",
+}  # fmt: skip
+_OPENERS = frozenset("([{（［｛「『《〈【〔“‘")
+# Marks no space goes before.
+_CLOSERS = frozenset(".,!?;:)]}）］｝」』》〉】〕”’…")
+_SPACES = " \t"
+# What may stand between two spans that go as one, or between a span and the bracket it empties.
+_SEPARATORS = ",;/|·、，；"
+_SKIP = frozenset(_SPACES + _SEPARATORS)
+# A case or adverbial particle standing as a word of its own once the span it was written against is gone.
+_PARTICLE = re.compile(
+    r"(?:이|가|을|를|은|는|의|에|에서|에게|께|로|으로|와|과|도|만|까지|부터|처럼|보다|이나|나|에는|에서는|으로는|"
+    r"로는|에도|로서|으로서|로써|으로써|이라는|라는|이라고|라고)(?=[\s.,!?;:)\]}”’」』》〉]|$)"
+)
+# Punctuation a URL match took from the sentence around it: a trailing period or comma, an unbalanced `)`.
+_URL_TAIL = ".,;:!?"
+HANGUL = re.compile(r"[가-힣ㄱ-ㆎ]")
+# What stands for the span alone and goes with it: a list marker before it (`1. https://a 2. https://b`), or
+# a mark pointing at it (`원문보기: https://…`, `예시링크-> https://…`).
+_MARKER = re.compile(r"(?:(?<!\S)(?:\d{1,2}[.)]|[-*•▶►☞※①-⑳])|(?<!\d)(?::|->|=>|→|☞|▶|►))[ \t]*$")
+
+
+def url_span(match: re.Match[str]) -> tuple[int, int]:
+    """The span of a URL match without the punctuation it took from its sentence: a trailing `.,;:!?` and a
+    closing `)` it has no `(` for (`국민신문고(https://www.epeople.go.kr)를`: the `)` is the sentence's)."""
+    start, end = match.span()
+    url = match.group()
+    while url and (url[-1] in _URL_TAIL or (url[-1] == ")" and url.count(")") > url.count("("))):
+        url, end = url[:-1], end - 1
+    return start, end
+
+
+def cut_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` without `spans` (start, end) and the debris they would leave (see the module docstring)."""
+    groups = _settle(text, sorted(spans))
+    if not groups:
+        return text
+    parts = [text[: groups[0][0]]]
+    for i, (_, end) in enumerate(groups):
+        following = text[end : groups[i + 1][0]] if i + 1 < len(groups) else text[end:]
+        parts[-1], following = _join(parts[-1], following, start_of_text=i == 0)
+        parts.append(following)
+    return "".join(parts)
+
+
+def holds_hangul(text: str) -> bool:
+    """Whether `text` holds a Hangul letter (a syllable or a compatibility jamo)."""
+    return HANGUL.search(text) is not None
+
+
+def _settle(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans merged where only spaces and separators part them, widened over the pairs they empty, until
+    nothing changes."""
+    groups = _merge(text, [(s, e) for s, e in spans if e > s])
+    while True:
+        widened = _merge(text, [_widen(text, s, e) for s, e in groups])
+        if widened == groups:
+            return groups
+        groups = widened
+
+
+def _merge(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and (start <= out[-1][1] or _SKIP.issuperset(text[out[-1][1] : start])):
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """`(start, end)` widened over every bracket or quote pair that holds nothing else (spaces and separators
+    aside)."""
+    while True:
+        left, right = start, end
+        while left > 0 and text[left - 1] in _SKIP:
+            left -= 1
+        while right < len(text) and text[right] in _SKIP:
+            right += 1
+        if left > 0 and right < len(text) and PAIRS.get(text[left - 1]) == text[right]:
+            start, end = left - 1, right + 1
+            continue
+        marker = _MARKER.search(text, max(0, start - 8), start)
+        if marker is None:
+            return start, end
+        start = marker.start()
+
+
+def _join(left: str, right: str, *, start_of_text: bool) -> tuple[str, str]:
+    """The text before and after a cut, tidied where they meet."""
+    kept_left = left.rstrip(_SPACES)
+    kept_right = right.lstrip(_SPACES)
+    # A space where either side had one, but not before a particle the span was written against.
+    spaced = len(kept_right) < len(right) or (len(kept_left) < len(left) and not _PARTICLE.match(kept_right))
+    line_start = (start_of_text and not kept_left) or kept_left.endswith("\n")
+    line_end = not kept_right or kept_right.startswith("\n")
+    if line_end or kept_right[0] in _CLOSERS:
+        kept_left = kept_left.rstrip(_SPACES + _SEPARATORS)
+    if line_start or (kept_left and kept_left[-1] in _OPENERS):
+        kept_right = kept_right.lstrip(_SPACES + _SEPARATORS)
+    if (
+        line_start
+        or line_end
+        or not kept_left
+        or kept_left[-1] in _OPENERS
+        or (kept_right and kept_right[0] in _CLOSERS)
+    ):
+        return kept_left, kept_right
+    return kept_left + (" " if spaced else ""), kept_right
+
+
+# (rule, the text a rule took out, what it put in its place) of one removal, for the counts of a build.
+Removed = tuple[str, str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class RemovalRule:
+    """One removal of a cleaner: `pattern`'s matches (each contains `needle`) made `replacement`, or, with a
+    `span` function (a match -> the span to remove), cut out with their debris (`cut_spans`)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    replacement: str = ""
+    needle: str = ""
+    span: Callable[[re.Match[str]], tuple[int, int]] | None = None
+
+    def apply(self, text: str, trace: list[Removed] | None = None) -> str:
+        """`text` with the rule applied; every match noted in `trace` (when given) as `(name, match, "")`."""
+        if self.span is None:
+            if trace is not None:
+                trace.extend((self.name, m.group(), self.replacement) for m in self.pattern.finditer(text))
+            return self.pattern.sub(self.replacement, text)
+        spans = [self.span(m) for m in self.pattern.finditer(text)]
+        if trace is not None:
+            trace.extend((self.name, text[start:end], "") for start, end in spans)
+        return cut_spans(text, spans) if spans else text
+
+
+def match_span(match: re.Match[str]) -> tuple[int, int]:
+    """A match's own span (a `RemovalRule.span` that cuts the match as it is)."""
+    return match.span()
