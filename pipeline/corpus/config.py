@@ -141,6 +141,9 @@ class CorpusConfig:
             raise ValueError(f"sources: duplicate source names {duplicated}")
         if self.filters.masks == "replace":
             check_mask_token(self.filters.mask_token, self.sources)
+        if self.filters.placeholders == "replace":
+            check_mask_token(self.filters.formula_token, self.sources, "formula_token")
+            check_mask_token(self.filters.code_token, self.sources, "code_token")
 
     @property
     def sources_allowed_missing(self) -> dict[str, int]:
@@ -148,8 +151,9 @@ class CorpusConfig:
         return {s.name: len(s.paths) for s in self.sources if s.allow_missing}
 
 
-def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
-    """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
+def check_mask_token(token: str, sources: tuple[SourceConfig, ...], key: str = "mask_token") -> None:
+    """ValueError when a source's cleaning would change the token `filters.<key>` (`kcelectra` makes `●` a
+    space)."""
     from kcorpus.transforms.text.clean import make_cleaner
 
     for source in sources:
@@ -158,6 +162,6 @@ def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
         cleaned = make_cleaner(source.preset, **dict(source.clean_options))(token)
         if cleaned != token:
             raise ValueError(
-                f"filters.mask_token {token!r} does not survive the cleaning of source {source.name!r} "
+                f"filters.{key} {token!r} does not survive the cleaning of source {source.name!r} "
                 f"(preset {source.preset!r} makes it {cleaned!r}); choose a token it keeps, such as 'OOO'"
             )

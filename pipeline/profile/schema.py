@@ -55,7 +55,7 @@ from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTI
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.rules.pii import PII_MODES
-from kcorpus.transforms.text.rewrites import MASK_MODES
+from kcorpus.transforms.text.rewrites import MASK_MODES, PLACEHOLDER_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -148,6 +148,7 @@ FilterSection = _section(
     FilterConfig,
     pii=_choice(FilterConfig, "pii", PII_MODES),
     masks=_choice(FilterConfig, "masks", MASK_MODES),
+    placeholders=_choice(FilterConfig, "placeholders", PLACEHOLDER_MODES),
 )
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)

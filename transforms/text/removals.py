@@ -9,8 +9,9 @@ WikiExtractor placeholders) and with them the debris they would leave:
   -> `3. 기대효과`, `원문보기: https://…` -> `원문보기`);
 - a separator left against a bracket, a closing mark or a line end goes (`(참고, https://a)` -> `(참고)`);
 - no space is left doubled, before closing punctuation, after an opening bracket or at a line end; a space
-  stays where either side had one, but a particle the span was written against joins the word before it
-  (`국민신문고 https://…에서` -> `국민신문고에서`, not a particle standing alone).
+  stays where either side had one, but a particle the span was written against, or anything written against
+  a bracketed aside, joins the word before it (`국민신문고 https://…에서` -> `국민신문고에서`, `진동수의 비
+  (formula_1)이다` -> `진동수의 비이다`).
 Line breaks are never removed. Pure; no Beam.
 """
 
@@ -19,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
+
+from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS
 
 # Bracket and quote pairs a cut may empty (a straight quote closes itself).
 PAIRS = {
@@ -39,7 +42,8 @@ _PARTICLE = re.compile(
 )
 # Punctuation a URL match took from the sentence around it: a trailing period or comma, an unbalanced `)`.
 _URL_TAIL = ".,;:!?"
-HANGUL = re.compile(r"[가-힣ㄱ-ㆎ]")
+# Modern Hangul: syllables and the modern compatibility jamo (ㅋㅋ), not the archaic `ㆍ` petitions use as a dot.
+HANGUL = re.compile(f"[{HANGUL_SYLLABLE_CLASS}{COMPATIBILITY_JAMO_CLASS}]")
 # What stands for the span alone and goes with it: a list marker before it (`1. https://a 2. https://b`), or
 # a mark pointing at it (`원문보기: https://…`, `예시링크-> https://…`).
 _MARKER = re.compile(r"(?:(?<!\S)(?:\d{1,2}[.)]|[-*•▶►☞※①-⑳])|(?<!\d)(?::|->|=>|→|☞|▶|►))[ \t]*$")
@@ -55,27 +59,39 @@ def url_span(match: re.Match[str]) -> tuple[int, int]:
     return start, end
 
 
-def cut_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """`text` without `spans` (start, end) and the debris they would leave (see the module docstring)."""
+def cut_spans(text: str, spans: Iterable[tuple[int, int]], *, glue: bool = True) -> str:
+    """`text` without `spans` (start, end) and the debris they would leave (see the module docstring); without
+    `glue`, a particle a span was written against stays where it was (a removed placeholder)."""
     groups = _settle(text, sorted(spans))
     if not groups:
         return text
     parts = [text[: groups[0][0]]]
-    for i, (_, end) in enumerate(groups):
+    for i, (start, end) in enumerate(groups):
         following = text[end : groups[i + 1][0]] if i + 1 < len(groups) else text[end:]
-        parts[-1], following = _join(parts[-1], following, start_of_text=i == 0)
+        aside = PAIRS.get(text[start]) == text[end - 1] and end - start > 1
+        parts[-1], following = _join(parts[-1], following, start_of_text=i == 0, aside=aside, glue=glue)
         parts.append(following)
     return "".join(parts)
 
 
 def holds_hangul(text: str) -> bool:
-    """Whether `text` holds a Hangul letter (a syllable or a compatibility jamo)."""
+    """Whether `text` holds a modern Hangul letter (a syllable or a compatibility jamo but the archaic ones)."""
     return HANGUL.search(text) is not None
 
 
+def bracketed(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """Per span (sorted): whether a round, square or curly bracket holds it with nothing else but other spans,
+    spaces and separators (`거리(formula_1)의`, `(formula_1, formula_2)`; not `(formula_6는 광속)`)."""
+    held = []
+    for start, end in _merge(text, [(s, e) for s, e in spans if e > s]):
+        if _widen(text, start, end, markers=False, pairs="([{（［｛") != (start, end):
+            held.append((start, end))
+    return [any(hs <= s and e <= he for hs, he in held) for s, e in spans]
+
+
 def _settle(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans merged where only spaces and separators part them, widened over the pairs they empty, until
-    nothing changes."""
+    """The spans merged where only spaces and separators part them, widened over the pairs they empty and the
+    markers before them, until nothing changes."""
     groups = _merge(text, [(s, e) for s, e in spans if e > s])
     while True:
         widened = _merge(text, [_widen(text, s, e) for s, e in groups])
@@ -94,30 +110,37 @@ def _merge(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]
     return out
 
 
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+def _widen(text: str, start: int, end: int, markers: bool = True, pairs: str = "") -> tuple[int, int]:
     """`(start, end)` widened over every bracket or quote pair that holds nothing else (spaces and separators
-    aside)."""
+    aside) and, with `markers`, over a list marker or pointer before it."""
     while True:
         left, right = start, end
         while left > 0 and text[left - 1] in _SKIP:
             left -= 1
         while right < len(text) and text[right] in _SKIP:
             right += 1
-        if left > 0 and right < len(text) and PAIRS.get(text[left - 1]) == text[right]:
+        opener = text[left - 1] if left > 0 else ""
+        if right < len(text) and PAIRS.get(opener) == text[right] and (not pairs or opener in pairs):
             start, end = left - 1, right + 1
             continue
-        marker = _MARKER.search(text, max(0, start - 8), start)
+        marker = _MARKER.search(text, max(0, start - 8), start) if markers else None
         if marker is None:
             return start, end
         start = marker.start()
 
 
-def _join(left: str, right: str, *, start_of_text: bool) -> tuple[str, str]:
-    """The text before and after a cut, tidied where they meet."""
+def _join(left: str, right: str, *, start_of_text: bool, aside: bool, glue: bool) -> tuple[str, str]:
+    """The text before and after a cut (`aside`: a bracket pair with what it held), tidied where they meet."""
     kept_left = left.rstrip(_SPACES)
     kept_right = right.lstrip(_SPACES)
-    # A space where either side had one, but not before a particle the span was written against.
-    spaced = len(kept_right) < len(right) or (len(kept_left) < len(left) and not _PARTICLE.match(kept_right))
+    # A space where either side had one, but not before what was written against a bracketed aside (`비
+    # (formula_1)이다` -> `비이다`), nor (with `glue`) before a particle the span was written against, when a
+    # word comes before it.
+    spaced = len(kept_right) < len(right) or (
+        len(kept_left) < len(left)
+        and not aside
+        and not (glue and kept_left[-1:].isalnum() and _PARTICLE.match(kept_right))
+    )
     line_start = (start_of_text and not kept_left) or kept_left.endswith("\n")
     line_end = not kept_right or kept_right.startswith("\n")
     if line_end or kept_right[0] in _CLOSERS:
