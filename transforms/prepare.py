@@ -135,9 +135,10 @@ def rewrite_text(
     after = rewrite_masks(text, filters.masks, filters.mask_token, trace)
     if after != text:
         text = _applied("masks", text, after, applied, examples)
-    after = rewrite_placeholders(text, filters.placeholders, filters.formula_token, filters.code_token, trace)
-    if after != text:
-        text = _applied("placeholders", text, after, applied, examples)
+    if "_" in text:  # every placeholder holds one; most texts hold none
+        after = rewrite_placeholders(text, filters.placeholders, filters.formula_token, filters.code_token, trace)
+        if after != text:
+            text = _applied("placeholders", text, after, applied, examples)
     after = squeeze_punctuation(text, filters.max_punctuation_run, trace)
     if after != text:
         text = _applied("punctuation_runs", text, after, applied, examples)
@@ -191,10 +192,10 @@ class DocumentPreparer:
         reason; the spans the rewrites and boilerplate rules took out are added to `removed`."""
         # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
         text = unify_line_breaks(unicodedata.normalize("NFC", doc.text))
-        trace: list[Removed] | None = None if removed is None else []
-        text, applied = rewrite_text(text, self.filters, examples, trace)
-        if trace:
-            removed.extend((f"prepare:{rule}", before, after) for rule, before, after in trace)
+        mark = len(removed) if removed is not None else 0
+        text, applied = rewrite_text(text, self.filters, examples, removed)
+        if applied and removed is not None and len(removed) > mark:  # the rewrites' spans, named by stage
+            removed[mark:] = [(f"prepare:{rule}", before, after) for rule, before, after in removed[mark:]]
         counts = {f"prepare:rewritten:{rule}": 1 for rule in applied} if applied else {}
         # Only a rewrite can undo NFC (a control character removed between a letter and its combining mark).
         normalized = normalize_text(text) if applied else collapse_spaces(text)
