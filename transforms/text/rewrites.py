@@ -31,6 +31,13 @@ PLACEHOLDER_MODES = ("replace", "remove", "drop")
 # WikiExtractor's stand-ins for the <math> and <code> it drops.
 PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(formula|codice)_\d+(?![0-9])")
 _WORD = re.compile(r"[^\W_]")
+# A line that continues the sentence of a displayed formula before it: it starts with a particle or an ending
+# (`를 formula_1의`, `일 때`, `와 같다`; not `이`, which also begins `이 식은`).
+_CONTINUATION = re.compile(
+    r"(?:을|를|가|은|는|의|에|에서|에게|와|과|로|으로|도|만|인|일|이다|이며|이고|이면|이므로|이라고|이라는|라고|라는|"
+    r"이라|이지만)(?=[\s.,)]|$)"
+)
+_TERMINATORS = ".?!:;…"
 # CSI sequences (ESC [ params final), then any other two-character escape (ESC + one character).
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+")
@@ -93,22 +100,52 @@ def rewrite_placeholders(
     trace: list[Removed] | None = None,
 ) -> str:
     """`text` with its `formula_N`/`codice_N` placeholders cut or replaced (module docstring), line by line; each
-    noted in `trace` as `("placeholders", placeholder, what replaced it)`. `drop` leaves the text as is."""
+    noted in `trace` as `("placeholders", placeholder, what replaced it)`. `drop` leaves the text as is.
+
+    With `replace`, a displayed formula (a line of placeholders alone) that the next line continues (`formula_302`
+    ⏎ `를 formula_1의 테일러 급수라고 한다.`) is not cut: its token starts that line (`[수식]를 [수식]의 테일러 급수라고
+    한다.`), and both join the line before when it ends without a terminator (`…멱급수 [수식]를 …`).
+    """
     if mode == "drop" or "_" not in text or not PLACEHOLDER.search(text):
         return text
-    return "\n".join(
-        _line_placeholders(line, mode, formula_token, code_token, trace) if "_" in line else line
-        for line in text.split("\n")
-    )
+    lines = text.split("\n")
+    out: list[str] = []
+    joined_to = -1  # the index in `out` of a displayed formula the next line joins
+    for i, line in enumerate(lines):
+        if joined_to >= 0:
+            line = out.pop() + _line_placeholders(line, mode, formula_token, code_token, trace)
+            if out and out[-1] and out[-1][-1] not in _TERMINATORS and not _displayed(out[-1]):
+                line = out.pop() + " " + line
+            out.append(line)
+            joined_to = -1
+            continue
+        if "_" not in line:
+            out.append(line)
+            continue
+        continued = mode == "replace" and i + 1 < len(lines) and _CONTINUATION.match(lines[i + 1]) is not None
+        if continued and _displayed(line):
+            out.append(_line_placeholders(line, mode, formula_token, code_token, trace, keep=True))
+            joined_to = len(out) - 1
+        else:
+            out.append(_line_placeholders(line, mode, formula_token, code_token, trace))
+    return "\n".join(out)
+
+
+def _displayed(line: str) -> bool:
+    """Whether a line is a displayed formula: placeholders, with no word besides them."""
+    return PLACEHOLDER.search(line) is not None and not _WORD.search(PLACEHOLDER.sub("", line))
 
 
 def _line_placeholders(
-    line: str, mode: str, formula_token: str, code_token: str, trace: list[Removed] | None
+    line: str, mode: str, formula_token: str, code_token: str, trace: list[Removed] | None, keep: bool = False
 ) -> str:
+    """One line's placeholders cut or replaced; with `keep`, every one replaced (a displayed formula kept)."""
     matches = list(PLACEHOLDER.finditer(line))
     if not matches:
         return line
-    if mode == "remove" or not _WORD.search(PLACEHOLDER.sub("", line)):
+    if keep:
+        cut = [False] * len(matches)
+    elif mode == "remove" or not _WORD.search(PLACEHOLDER.sub("", line)):
         cut = [True] * len(matches)
     else:
         cut = bracketed(line, [m.span() for m in matches])
@@ -131,7 +168,7 @@ def _line_placeholders(
     # A removed placeholder leaves its particle where it was (`만약 formula_1가` -> `만약 가`): gluing it to the
     # word before would make a wrong word (`만약가`); `replace` is the default for that reason.
     after = cut_spans(replaced, cut_at, glue=False) if cut_at else replaced
-    return after if _WORD.search(after) else ""
+    return after if keep or _WORD.search(after) else ""
 
 
 @functools.lru_cache(maxsize=8)

@@ -81,3 +81,21 @@ def test_placeholder_modes():
 def test_holds_hangul_is_modern_hangul():
     assert holds_hangul("관리자에 의해") and holds_hangul("ㅋㅋ")
     assert not holds_hangul("ㆍㆍㆍ") and not holds_hangul("https://a.com")
+
+
+def test_a_displayed_formula_the_next_line_continues_is_kept():
+    # kowiki text/AA (테일러 급수): WikiExtractor puts a displayed formula on a line of its own, and the sentence
+    # goes on after it; the token starts the next line, and both join the line before (no terminator there).
+    text = (
+        "그리고 원점 근방에서 정의된 무한번 미분 가능한 함수 formula_26에 대하여 멱급수\nformula_302\n"
+        "를 formula_1의 테일러 급수라고 한다.\n다음과 같다.\nformula_3\n와 같다.\nformula_4\n이 식은 유명하다."
+    )
+    assert rewrite_placeholders(text, "replace").split("\n") == [
+        "그리고 원점 근방에서 정의된 무한번 미분 가능한 함수 [수식]에 대하여 멱급수 [수식]를 [수식]의 테일러 급수라고 한다.",
+        "다음과 같다.",
+        "[수식]와 같다.",
+        "",  # `이` may begin `이 식은`: no continuation, the displayed formula goes
+        "이 식은 유명하다.",
+    ]
+    assert rewrite_placeholders(text, "remove").split("\n")[:3] == [
+        "그리고 원점 근방에서 정의된 무한번 미분 가능한 함수 에 대하여 멱급수", "", "를 의 테일러 급수라고 한다."]  # fmt: skip
