@@ -53,9 +53,11 @@ def url_span(match: re.Match[str]) -> tuple[int, int]:
     """The span of a URL match without the punctuation it took from its sentence: a trailing `.,;:!?` and a
     closing `)` it has no `(` for (`국민신문고(https://www.epeople.go.kr)를`: the `)` is the sentence's)."""
     start, end = match.span()
-    url = match.group()
-    while url and (url[-1] in _URL_TAIL or (url[-1] == ")" and url.count(")") > url.count("("))):
-        url, end = url[:-1], end - 1
+    text = match.string
+    opened, closed = match.group().count("("), match.group().count(")")
+    while end > start and (text[end - 1] in _URL_TAIL or (text[end - 1] == ")" and closed > opened)):
+        closed -= text[end - 1] == ")"
+        end -= 1
     return start, end
 
 
@@ -82,11 +84,17 @@ def holds_hangul(text: str) -> bool:
 def bracketed(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
     """Per span (sorted): whether a round, square or curly bracket holds it with nothing else but other spans,
     spaces and separators (`거리(formula_1)의`, `(formula_1, formula_2)`; not `(formula_6는 광속)`)."""
-    held = []
-    for start, end in _merge(text, [(s, e) for s, e in spans if e > s]):
-        if _widen(text, start, end, markers=False, pairs="([{（［｛") != (start, end):
-            held.append((start, end))
-    return [any(hs <= s and e <= he for hs, he in held) for s, e in spans]
+    held = [
+        (start, end)
+        for start, end in _merge(text, [(s, e) for s, e in spans if e > s])
+        if _widen(text, start, end, markers=False, pairs="([{（［｛") != (start, end)
+    ]
+    out, group = [], 0
+    for start, end in spans:  # both sorted: one walk
+        while group < len(held) and held[group][1] < end:
+            group += 1
+        out.append(group < len(held) and held[group][0] <= start)
+    return out
 
 
 def _settle(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

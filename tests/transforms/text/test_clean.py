@@ -443,6 +443,12 @@ def test_adversarial_inputs_give_the_expected_text():
     assert cleaner("ㅋ" * 1_000_000) == "ㅋㅋ"
     bad_url = "http://" + "a.b_" * 64 + " "
     assert cleaner(bad_url * 1000) == " ".join([bad_url.strip()] * 1000)
+    # Tidy removals: a URL's trailing brackets and periods are trimmed in one walk, nested pairs widened once.
+    tidy = make_cleaner("longform")
+    assert tidy("가 http://a.com/" + ")" * 200_000 + " 나") == "가" + ")" * 200_000 + " 나"
+    assert tidy("가 http://a.com/" + "." * 200_000) == "가" + "." * 200_000
+    assert tidy("가" + "(" * 100_000 + "http://a.com" + ")" * 100_000 + "나") == "가나"
+    assert tidy("가 " + "http://a.com, " * 50_000 + "나") == "가, 나"
 
 
 @pytest.mark.parametrize("value", [None, b"\xea\xb5\xb3 \xe3\x85\x8b", 3])

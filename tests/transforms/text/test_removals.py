@@ -99,3 +99,9 @@ def test_a_displayed_formula_the_next_line_continues_is_kept():
     ]
     assert rewrite_placeholders(text, "remove").split("\n")[:3] == [
         "그리고 원점 근방에서 정의된 무한번 미분 가능한 함수 에 대하여 멱급수", "", "를 의 테일러 급수라고 한다."]  # fmt: skip
+
+
+def test_many_placeholders_on_a_line_are_one_walk():
+    line = "(" + ", ".join(f"formula_{i}" for i in range(50_000)) + ")의 " + " ".join(["formula_1"] * 50_000) + "가"
+    after = rewrite_placeholders(line, "replace")
+    assert after == "의 " + " ".join(["[수식]"] * 50_000) + "가"
