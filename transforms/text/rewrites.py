@@ -38,6 +38,7 @@ _CONTINUATION = re.compile(
     r"이라|이지만)(?=[\s.,)]|$)"
 )
 _TERMINATORS = ".?!:;…"
+_ENDS_IN_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+[ \t]*$")
 # CSI sequences (ESC [ params final), then any other two-character escape (ESC + one character).
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+")
@@ -104,31 +105,39 @@ def rewrite_placeholders(
 
     With `replace`, a displayed formula (a line of placeholders alone) that the next line continues (`formula_302`
     ⏎ `를 formula_1의 테일러 급수라고 한다.`) is not cut: its token starts that line (`[수식]를 [수식]의 테일러 급수라고
-    한다.`), and both join the line before when it ends without a terminator (`…멱급수 [수식]를 …`).
+    한다.`), and both join the line before when it ends without a terminator (`…멱급수 [수식]를 …`); a line
+    that ends in a placeholder joins the line that continues it the same way (`…이라하고,formula_299` ⏎ `를 …`).
     """
     if mode == "drop" or "_" not in text or not PLACEHOLDER.search(text):
         return text
     lines = text.split("\n")
     out: list[str] = []
-    joined_to = -1  # the index in `out` of a displayed formula the next line joins
+    joins: str | None = None  # "display" or "end": the last line of `out` and this one are one sentence
     for i, line in enumerate(lines):
-        if joined_to >= 0:
-            line = out.pop() + _line_placeholders(line, mode, formula_token, code_token, trace)
-            if out and out[-1] and out[-1][-1] not in _TERMINATORS and not _displayed(out[-1]):
+        continued = _continued(lines, i, mode)
+        if "_" in line:
+            keep = continued and _displayed(line)  # a displayed formula the next line goes on from stays
+            line = _line_placeholders(line, mode, formula_token, code_token, trace, keep=keep)
+        if joins is not None:
+            line = out.pop() + line
+            if joins == "display" and out and out[-1] and out[-1][-1] not in _TERMINATORS:
                 line = out.pop() + " " + line
-            out.append(line)
-            joined_to = -1
-            continue
-        if "_" not in line:
-            out.append(line)
-            continue
-        continued = mode == "replace" and i + 1 < len(lines) and _CONTINUATION.match(lines[i + 1]) is not None
-        if continued and _displayed(line):
-            out.append(_line_placeholders(line, mode, formula_token, code_token, trace, keep=True))
-            joined_to = len(out) - 1
-        else:
-            out.append(_line_placeholders(line, mode, formula_token, code_token, trace))
+        joins = ("display" if _displayed(lines[i]) else "end") if continued else None
+        out.append(line)
     return "\n".join(out)
+
+
+def _continued(lines: list[str], i: int, mode: str) -> bool:
+    """Whether line `i` is a displayed formula, or ends in a placeholder, and the next line goes on with its
+    sentence (`replace` only)."""
+    line = lines[i]
+    return (
+        mode == "replace"
+        and i + 1 < len(lines)
+        and "_" in line
+        and (_displayed(line) or _ENDS_IN_PLACEHOLDER.search(line) is not None)
+        and _CONTINUATION.match(lines[i + 1]) is not None
+    )
 
 
 def _displayed(line: str) -> bool:

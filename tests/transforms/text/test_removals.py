@@ -105,3 +105,9 @@ def test_many_placeholders_on_a_line_are_one_walk():
     line = "(" + ", ".join(f"formula_{i}" for i in range(50_000)) + ")의 " + " ".join(["formula_1"] * 50_000) + "가"
     after = rewrite_placeholders(line, "replace")
     assert after == "의 " + " ".join(["[수식]"] * 50_000) + "가"
+
+
+def test_a_line_ending_in_a_placeholder_joins_the_line_that_continues_it():
+    # kowiki text/AA (테일러 급수): the formula ends a line and its particle starts the next one.
+    text = "formula_1의 formula_115차 근사 다항식이라하고,formula_299\n를 formula_115차 테일러 나머지 항이라고 하자."
+    assert rewrite_placeholders(text, "replace") == "[수식]의 [수식]차 근사 다항식이라하고,[수식]를 [수식]차 테일러 나머지 항이라고 하자."
