@@ -254,7 +254,7 @@ def _apply(
     if replacement is None:
         matches = [m.span() for m in pattern.finditer(line)]
         spans.extend((key, line[start:end], "") for start, end in matches)
-        return (cut_spans(line, matches) if matches else line), len(matches)
+        return (cut_spans(line, matches, markers=True) if matches else line), len(matches)
 
     def replace(match: re.Match[str]) -> str:
         after = match.expand(replacement)

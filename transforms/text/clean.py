@@ -41,7 +41,7 @@ from typing import Any
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
 from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
 from kcorpus.transforms.text.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
-from kcorpus.transforms.text.removals import RemovalRule, Removed, match_span, url_span
+from kcorpus.transforms.text.removals import RemovalRule, Removed, match_span, repeats, url_span, whitelisted
 
 # The reference whitelist: ASCII (its ` .,?!/@$%~()` are ASCII too), ％ · ∼, Hangul compatibility jamo
 # ㄱ-ㅣ and the Hangul syllables 가-힣. Everything else, Hanja and old-style jamo included, becomes a space.
@@ -212,8 +212,8 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
     run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
     outside = re.compile(f"[{_char_class(_complement(kept))}]+")  # what the whitelist replaced, when traced
     steps = functools.partial(
-        _clean_text, options.nfc, options.fold_fullwidth, pack_ranges(kept), outside, _removals(options), run,
-        replace_run,
+        _clean_text, options.nfc, options.fold_fullwidth, pack_ranges(kept), outside, options.tidy_removals,
+        _removals(options), run, replace_run,
     )  # fmt: skip
     cleaner = _with_trace(steps)
     # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
@@ -237,8 +237,11 @@ def _traced(steps: Callable[[list[Removed] | None, str], str], text: str) -> tup
 def _removals(options: CleanOptions) -> tuple[RemovalRule, ...]:
     """The optional removals, in order; with `tidy_removals` each match is cut out with its debris."""
     tidy = options.tidy_removals
+    # A list marker or pointer stood for an address or mention (`1. https://…`), never for a mask.
     return tuple(
-        RemovalRule(name, rx, repl, needle, (url_span if name == "url" else match_span) if tidy else None)
+        RemovalRule(
+            name, rx, repl, needle, (url_span if name == "url" else match_span) if tidy else None, name != "ooo"
+        )
         for enabled, name, rx, repl, needle in (
             (options.remove_urls, "url", _URL, "", "http"),
             (options.remove_emails, "email", _EMAIL, " ", "@"),
@@ -302,7 +305,7 @@ def _clean_open_text(
         if rule.needle in text:
             text = rule.apply(text, trace)
     if replace_run is not None and has_run_of_4(text):
-        text = _repeats(run, replace_run, text, trace)
+        text = repeats(run, replace_run, text, trace)
     return collapse_whitespace(text)
 
 
@@ -311,6 +314,7 @@ def _clean_text(
     fold_fullwidth: bool,
     whitelist: bytes,
     outside: re.Pattern[str],
+    tidy: bool,
     removals: tuple[RemovalRule, ...],
     run: re.Pattern[str],
     replace_run: Callable[[re.Match[str]], str] | None,
@@ -321,42 +325,18 @@ def _clean_text(
         text = unicodedata.normalize("NFC", text)
     if fold_fullwidth:
         text = text.translate(_FULLWIDTH_TABLE)
-    if trace is None:
+    if trace is None and not tidy:
         text = replace_outside(text, whitelist)
     else:
-        text = _whitelisted(text, whitelist, outside, trace)
+        text = whitelisted(text, whitelist, outside, tidy, trace)
     for rule in removals:
         if rule.needle in text:
             text = rule.apply(text, trace)
     # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
     if replace_run is not None and has_run_of_4(text):
-        text = run.sub(replace_run, text) if trace is None else _repeats(run, replace_run, text, trace)
+        text = run.sub(replace_run, text) if trace is None else repeats(run, replace_run, text, trace)
     # One scan that returns the text as is when it is single-spaced (a substring test of "  " costs more).
     return collapse_whitespace(text)
-
-
-def _whitelisted(text: str, whitelist: bytes, outside: re.Pattern[str], trace: list[Removed]) -> str:
-    """`replace_outside(text, whitelist)`, the runs it made a space noted in `trace` (but whitespace)."""
-    after = replace_outside(text, whitelist)
-    if after != text:
-        trace.extend(("whitelist", m.group(), " ") for m in outside.finditer(text) if not m.group().isspace())
-    return after
-
-
-def _repeats(
-    run: re.Pattern[str], replace_run: Callable[[re.Match[str]], str], text: str, trace: list[Removed] | None
-) -> str:
-    """The repeat rule over `text`; each run it shortened noted in `trace` as `("repeats", run, shortened)`."""
-    if trace is None:
-        return run.sub(replace_run, text)
-
-    def replace(match: re.Match[str]) -> str:
-        shortened = replace_run(match)
-        if len(shortened) < len(match.group()):
-            trace.append(("repeats", match.group(), shortened))
-        return shortened
-
-    return run.sub(replace, text)
 
 
 def _complement(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

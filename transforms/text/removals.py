@@ -5,14 +5,15 @@ WikiExtractor placeholders) and with them the debris they would leave:
 - a bracket or quote pair left holding nothing but spaces and separators goes too, nested pairs as well
   (`경찰민원포탈(https://…)에서` -> `경찰민원포탈에서`);
 - spans apart by spaces and separators only go as one (`(https://a) (https://b) 또한` -> `또한`);
-- a list marker before a span, or a mark pointing at it, goes with it (`1. https://a 2. https://b 3. 기대효과`
-  -> `3. 기대효과`, `원문보기: https://…` -> `원문보기`);
+- with `markers` (URLs and addresses), a list marker before a span, or a mark pointing at it, goes with it
+  (`1. https://a 2. https://b 3. 기대효과` -> `3. 기대효과`, `원문보기: https://…` -> `원문보기`);
 - a separator left against a bracket, a closing mark or a line end goes (`(참고, https://a)` -> `(참고)`);
 - no space is left doubled, before closing punctuation, after an opening bracket or at a line end; a space
   stays where either side had one, but a particle the span was written against, or anything written against
   a bracketed aside, joins the word before it (`국민신문고 https://…에서` -> `국민신문고에서`, `진동수의 비
   (formula_1)이다` -> `진동수의 비이다`).
-Line breaks are never removed. Pure; no Beam.
+Line breaks are never removed. `whitelisted` and `repeats` are the cleaner's whitelist and repeat rule with
+their removals traced (and the whitelist's tidied). Pure; no Beam.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS
+from kcorpus.transforms.text.passes import replace_outside
 
 # Bracket and quote pairs a cut may empty (a straight quote closes itself).
 PAIRS = {
@@ -61,10 +63,11 @@ def url_span(match: re.Match[str]) -> tuple[int, int]:
     return start, end
 
 
-def cut_spans(text: str, spans: Iterable[tuple[int, int]], *, glue: bool = True) -> str:
+def cut_spans(text: str, spans: Iterable[tuple[int, int]], *, glue: bool = True, markers: bool = False) -> str:
     """`text` without `spans` (start, end) and the debris they would leave (see the module docstring); without
-    `glue`, a particle a span was written against stays where it was (a removed placeholder)."""
-    groups = _settle(text, sorted(spans))
+    `glue`, a particle a span was written against stays where it was (a removed placeholder); with `markers`,
+    a list marker or pointer before a span goes with it (URLs and addresses: what they stood for is gone)."""
+    groups = _settle(text, sorted(spans), markers)
     if not groups:
         return text
     parts = [text[: groups[0][0]]]
@@ -97,15 +100,25 @@ def bracketed(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
     return out
 
 
-def _settle(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans merged where only spaces and separators part them, widened over the pairs they empty and the
-    markers before them, until nothing changes."""
-    groups = _merge(text, [(s, e) for s, e in spans if e > s])
-    while True:
-        widened = _merge(text, [_widen(text, s, e) for s, e in groups])
-        if widened == groups:
-            return groups
-        groups = widened
+def _settle(text: str, spans: Sequence[tuple[int, int]], markers: bool) -> list[tuple[int, int]]:
+    """The spans merged where only spaces and separators part them, widened over the pairs they empty (and,
+    with `markers`, the markers before them), until nothing changes: one walk, each group merged with the one before it as long as
+    it widens (a stack), so that nested pairs of lists cost no pass each."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if end <= start:
+            continue
+        while True:
+            if out and (start <= out[-1][1] or _SKIP.issuperset(text[out[-1][1] : start])):
+                start, end = out[-1][0], max(end, out[-1][1])
+                out.pop()
+                continue
+            widened = _widen(text, start, end, markers)
+            if widened == (start, end):
+                break
+            start, end = widened
+        out.append((start, end))
+    return out
 
 
 def _merge(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -118,7 +131,7 @@ def _merge(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]
     return out
 
 
-def _widen(text: str, start: int, end: int, markers: bool = True, pairs: str = "") -> tuple[int, int]:
+def _widen(text: str, start: int, end: int, markers: bool, pairs: str = "") -> tuple[int, int]:
     """`(start, end)` widened over every bracket or quote pair that holds nothing else (spaces and separators
     aside) and, with `markers`, over a list marker or pointer before it."""
     while True:
@@ -173,13 +186,14 @@ Removed = tuple[str, str, str]
 @dataclasses.dataclass(frozen=True)
 class RemovalRule:
     """One removal of a cleaner: `pattern`'s matches (each contains `needle`) made `replacement`, or, with a
-    `span` function (a match -> the span to remove), cut out with their debris (`cut_spans`)."""
+    `span` function (a match -> the span to remove), cut out with their debris (`cut_spans`, with `markers`)."""
 
     name: str
     pattern: re.Pattern[str]
     replacement: str = ""
     needle: str = ""
     span: Callable[[re.Match[str]], tuple[int, int]] | None = None
+    markers: bool = False
 
     def apply(self, text: str, trace: list[Removed] | None = None) -> str:
         """`text` with the rule applied; every match noted in `trace` (when given) as `(name, match, "")`."""
@@ -190,9 +204,63 @@ class RemovalRule:
         spans = [self.span(m) for m in self.pattern.finditer(text)]
         if trace is not None:
             trace.extend((self.name, text[start:end], "") for start, end in spans)
-        return cut_spans(text, spans) if spans else text
+        return cut_spans(text, spans, markers=self.markers) if spans else text
 
 
 def match_span(match: re.Match[str]) -> tuple[int, int]:
     """A match's own span (a `RemovalRule.span` that cuts the match as it is)."""
     return match.span()
+
+
+def whitelisted(
+    text: str, whitelist: bytes, outside: re.Pattern[str], tidy: bool, trace: list[Removed] | None
+) -> str:
+    """`replace_outside(text, whitelist)`, the runs it made a space noted in `trace` (but whitespace); with
+    `tidy`, a run a bracket holds alone goes with its bracket instead (`공약(公約)으로` -> `공약으로`)."""
+    after = replace_outside(text, whitelist)
+    if after == text:
+        return text
+    matches = list(outside.finditer(text))
+    words = [m for m in matches if not m.group().isspace()]
+    if trace is not None:
+        trace.extend(("whitelist", m.group(), " ") for m in words)
+    if not tidy or not words:
+        return after
+    # A run a bracket holds alone goes with the bracket, one against a bracket leaves no space inside it
+    # (`수도(首都 서울)` -> `수도(서울)`); the others become a space, as the whitelist makes them.
+    held = {m.start() for m, alone in zip(words, bracketed(text, [m.span() for m in words])) if alone}
+    held.update(m.start() for m in words if _against_bracket(text, *m.span()))
+    parts: list[str] = []
+    cut_at: list[tuple[int, int]] = []
+    position = length = 0
+    for match in matches:
+        kept = text[position : match.start()]
+        piece = match.group() if match.start() in held else " "
+        if match.start() in held:
+            cut_at.append((length + len(kept), length + len(kept) + len(piece)))
+        parts += (kept, piece)
+        length += len(kept) + len(piece)
+        position = match.end()
+    parts.append(text[position:])
+    return cut_spans("".join(parts), cut_at)
+
+
+def _against_bracket(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` stands right inside an opening or before a closing bracket."""
+    return (start > 0 and text[start - 1] in "([{") or (end < len(text) and text[end] in ")]}")
+
+
+def repeats(
+    run: re.Pattern[str], replace_run: Callable[[re.Match[str]], str], text: str, trace: list[Removed] | None
+) -> str:
+    """The repeat rule over `text`; each run it shortened noted in `trace` as `("repeats", run, shortened)`."""
+    if trace is None:
+        return run.sub(replace_run, text)
+
+    def replace(match: re.Match[str]) -> str:
+        shortened = replace_run(match)
+        if len(shortened) < len(match.group()):
+            trace.append(("repeats", match.group(), shortened))
+        return shortened
+
+    return run.sub(replace, text)

@@ -161,6 +161,10 @@ def test_tidy_removals_override():
     assert clean("1. http://a.com/1 2. http://b.com/2 3. 기대효과", tidy_removals=True) == "3. 기대효과"
     # A balanced bracket inside a URL is the URL's.
     assert clean("위키 https://en.wikipedia.org/wiki/Foo_(bar) 참고", tidy_removals=True) == "위키 참고"
+    # The comment presets' whitelist, tidied: a run a bracket holds alone goes with it, none leaves a space
+    # against a bracket; elsewhere a space, as the reference makes it.
+    assert clean("공약(公約)으로 수도(首都 서울) 大韓民國 만세") == "공약( )으로 수도( 서울) 만세"
+    assert clean("공약(公約)으로 수도(首都 서울) 大韓民國 만세", tidy_removals=True) == "공약으로 수도(서울) 만세"
 
 
 def test_every_option_has_a_test_above():
@@ -216,9 +220,11 @@ def test_the_url_fixture_shows_the_reference_debris_longform_avoids():
     assert sum(len(debris.findall(row["kcelectra"])) > len(debris.findall(row["text"])) for row in rows) == 3
 
 
-@pytest.mark.parametrize("preset", ["kcelectra", "kcbert", "longform"])
-def test_traced_cleaning_gives_the_same_text_and_names_what_it_removed(preset):
-    cleaner = make_cleaner(preset)
+@pytest.mark.parametrize(
+    ("preset", "tidy"), [("kcelectra", False), ("kcelectra", True), ("kcbert", False), ("longform", True)]
+)
+def test_traced_cleaning_gives_the_same_text_and_names_what_it_removed(preset, tidy):
+    cleaner = make_cleaner(preset, tidy_removals=tidy)
     rows = _petition_sentences() + _petition_url_sentences()
     for text in [row["text"] for row in rows] + ["좋아요😀👍🏻 ㅋㅋㅋㅋㅋ 大韓 \u200e끝"]:
         cleaned, removed = cleaner.traced(text)

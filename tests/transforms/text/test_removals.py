@@ -11,7 +11,7 @@ URL = re.compile(r"https?://[-A-Za-z0-9()@:%_+.~#?&/=]+")  # the reference URL r
 
 
 def cut_urls(text: str) -> str:
-    return cut_spans(text, [url_span(m) for m in URL.finditer(text)])
+    return cut_spans(text, [url_span(m) for m in URL.finditer(text)], markers=True)
 
 
 @pytest.mark.parametrize(
@@ -111,3 +111,17 @@ def test_a_line_ending_in_a_placeholder_joins_the_line_that_continues_it():
     # kowiki text/AA (테일러 급수): the formula ends a line and its particle starts the next one.
     text = "formula_1의 formula_115차 근사 다항식이라하고,formula_299\n를 formula_115차 테일러 나머지 항이라고 하자."
     assert rewrite_placeholders(text, "replace") == "[수식]의 [수식]차 근사 다항식이라하고,[수식]를 [수식]차 테일러 나머지 항이라고 하자."
+
+
+def test_nested_lists_of_spans_settle_in_one_walk():
+    # "((((X) X) X) X)": every level needs the one inside it merged and widened first.
+    levels = 50_000
+    text = "가 " + "(" * levels + "X" + " X)" * levels + " 나"
+    spans = [m.span() for m in re.finditer("X", text)]
+    assert cut_spans(text, spans) == "가 나"
+
+
+def test_markers_go_with_addresses_only():
+    # A list marker stood for the URL it announced; before an emoji or a placeholder it is the text's own.
+    assert cut_spans("2. X 둘째", [(3, 4)]) == "2. 둘째"
+    assert cut_spans("2. X 둘째", [(3, 4)], markers=True) == "둘째"
