@@ -54,7 +54,7 @@ def test_six_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys
         # a source's own rule, checked once its keys with wrong values are taken out (issue 26.9)
         (f"kcorpus build-corpus: error: {profile}: sources[2]: clean_options: unknown clean option(s) "
          "'keep_emojis'; valid options: nfc, whitelist, keep_emoji, keep_hanja, fold_fullwidth, remove_urls, "
-         "remove_emails, remove_mentions, remove_ooo, num_repeats, repeat_only_hangul"),
+         "remove_emails, remove_mentions, remove_ooo, num_repeats, repeat_only_hangul, tidy_removals"),
         (f"kcorpus build-corpus: error: {profile}: sources[1].paths: '{tmp_path}/petitions_2017*.txt' matches "
         "no file (allow_missing: true on the source allows that)"),
     ]

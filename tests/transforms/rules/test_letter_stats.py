@@ -15,7 +15,13 @@ import pytest
 
 from kcorpus.transforms.korean import HANGUL_LETTER_CLASS
 from kcorpus.transforms.rules import filters, letter_stats
-from kcorpus.transforms.rules.filters import FilterConfig, check_sentence, holds_placeholder, is_ooo_only
+from kcorpus.transforms.rules.filters import (
+    FilterConfig,
+    check_sentence,
+    ends_in_korean_predicate,
+    holds_placeholder,
+    is_ooo_only,
+)
 from kcorpus.transforms.rules.letter_stats import python_letter_stats
 from kcorpus.transforms.rules.repetition import letter_tokens, repeated_token_share, repeated_unit_share
 from testdata_paths import TESTDATA
@@ -129,7 +135,8 @@ def test_a_machine_with_a_c_compiler_gets_the_compiled_counts():
 
 
 def _reference_check_sentence(text: str, config: FilterConfig) -> str | None:
-    """`check_sentence` as it was before `letter_stats`: tokens, a regex for Hangul, sets of tokens and letters."""
+    """`check_sentence` as it was before `letter_stats`: tokens, a regex for Hangul, sets of tokens and letters
+    (with the Korean predicate that keeps a low-Hangul sentence, which came later)."""
     if not text or text.isspace():
         return "empty"
     if holds_placeholder(text):
@@ -144,7 +151,7 @@ def _reference_check_sentence(text: str, config: FilterConfig) -> str | None:
     tokens = letter_tokens(text)
     letters = "".join(tokens)
     hangul = (len(letters) - len(_HANGUL_RUNS.sub("", letters))) / len(letters) if letters else 0.0
-    if config.min_hangul_ratio and hangul < config.min_hangul_ratio:
+    if config.min_hangul_ratio and hangul < config.min_hangul_ratio and not ends_in_korean_predicate(text):
         return "low_hangul"
     share = config.max_repeated_token_ratio
     if not share:
