@@ -33,7 +33,9 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
-_PUNCT_TAIL = rf"([{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|(?<=>))"
+# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite.
+_CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\])*"
+_PUNCT_TAIL = rf"([{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>))"
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
 # finds nothing, this gives the same matches, and `re` scans for its first character class (no lookbehind
@@ -59,43 +61,67 @@ _B_FINAL = syllables_with_final(17)
 # particles, nouns and connectives more often than sentences on the bench's samples: `하다`, `보다`, `마다`,
 # `바다`, `려다`, `데다`.
 _BEFORE_DA = "었았였했겠있없같한된는이깝봤고밌좋싶난진온든인졌찮준왔"
-_NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등))"
+# Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
+# `데다`, `에다`, `까다`.
+_NOT_BEFORE_DA = "보마바려데에까"
+_NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치))"
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`).
-_INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]라|더라)"
+_INFORMAL_ENDINGS = (
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|구[만먼나]"
+    "|[니았었겠였했있없좋같]군)"
+)
 _BEFORE_EUM = "었았였했겠있없같좋밌"
+# Nominal endings besides `-음` (`잘만듦`, `재미있게봄`, `돌려버림`, `나오게함`): after a stem or auxiliary syllable only,
+# so that the nouns `봄`, `포함`, `밀림` stay.
+_NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
+# A review's nominal sentence: one of these nouns after an adnominal word (`…해준 영화`, `감동의 영화`), before the
+# next sentence's Hangul word.
+_ADNOMINAL = syllables_with_final(4) + syllables_with_final(8) + "의"
+_REVIEW_NOUNS = "(?:영화|드라마|작품|애니|느낌|기분|명작)"
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
-    rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?:(?<=[{_ADNOMINAL}] )|(?<=[{_ADNOMINAL}])){_REVIEW_NOUNS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
-_GLUED_FORMAL = re.compile(rf"니다(?<=[{_B_FINAL}]니다)(?=[{_HANGUL}])(?![만마요라다])")
+_GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다])")
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
+_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄화마품낌분작](?=[\s{_BULLETS}(])"
 _BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
 _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}])")
 # A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
 # not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
 # its end on the bench's comments.
-_EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
-_EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
+# A run of laughter, tears, smiles, hearts, notes or emoji after a word or terminator ends the sentence before the
+# next Hangul word, spaced or not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`, `깜놀 ㅋㅋ 정말`, `영화♥ 시리즈`); the run
+# may mix marks and spaces (`드라마 ㅠ_ㅠ ♡ 아직까지`). Not after a particle or a connective of cause or condition
+# (`연기력이 ㅋㅋ`, `빡쳐서ㅋㅋㅋ 무슨`, `보면 ㅎㅎ`): the sentence goes on.
+_EMOTICON_MARK = r"(?:[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆]|\^[-_.o]?\^?|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+_EMOTICON_RUN = re.compile(
+    rf"(?<=[{_HANGUL}.?!~,])(?<![은는이가을를에의도로와과만서면])\s?(?>{_EMOTICON_MARK}+(?:[\s_.~!?-]*{_EMOTICON_MARK}+)*)[.~!?]*+"
+    rf"(?=\s*[{_HANGUL}])"
+)
+_EMOTICON_GUARD = re.compile(r"[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF]")
 # What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
 # syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
-_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}|니다")
+_MAY_CUT = re.compile(
+    rf"[.?!…‥。？！~;ㅋㅎㅠㅜㄷㅡ♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF\"”]|,,|{_BARE_ENDING_HINT_CLASS}|니다"
+)
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
 _ENCLOSED = re.compile(
     r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’"
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
-    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
+    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
 )
-_OPENER = re.compile("[\"'“‘(\\[「『《〈]")
+_OPENER = re.compile("[\"'“‘(\\[「『《〈<]")
 # Words that end in `.` without ending a sentence (kss's list plus a few common ones).
 _ABBREVIATIONS = frozenset(
     """
@@ -122,6 +148,18 @@ _QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고
 # `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
 _QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
 _QUOTES = frozenset("\"'”’」』")
+# An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
+# `좋겠지만... 그렇지`); `최고...` is no particle.
+_PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면께데")
+# A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
+_MARK_QUOTATIVE = re.compile(r"\s*(?:하고|하는|하며|하면서|하더니|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))")
+# A word ended by a period whose neighbour is one too: letters spaced out for emphasis (`전. 부. 다. 요!!!`), or every
+# word of a sentence dotted (`삼성생명과. 한화생명의. 암환자. 및.`): only a final ending ends a sentence there.
+_NEXT_DOTTED_WORD = re.compile(r"\s+([^\s.]{1,8})\.(?=\s|$)")
+_PREVIOUS_DOTTED_WORD = re.compile(r"(?:^|\s)([^\s.]{1,8})\.\s+$")
+_DOTTED_FINALS = frozenset("다요죠까오")
+# A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
+_DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
@@ -130,7 +168,8 @@ _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    r"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])))*(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
+    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++))*"
+    r"(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
 )
@@ -220,6 +259,20 @@ def _is_non_final_period(paragraph: str, start: int) -> bool:
     return bool(_KOREAN_REFERENCE.search(word))
 
 
+def _is_emphatic_period(paragraph: str, start: int, end: int) -> bool:
+    """Whether the `.` at `start` is one of a run of dotted words (`전. 부. 다.`, `암환자. 및. 질병`) that does not end
+    the sentence: a lone syllable among lone syllables, or a word without a final ending among dotted words."""
+    if paragraph[end : end + 1] not in (" ", "\t"):
+        return False  # most periods: the end of the paragraph, or glued to what follows
+    word_start = max(paragraph.rfind(" ", 0, start), paragraph.rfind("\t", 0, start)) + 1
+    word = paragraph[word_start:start]
+    following = _NEXT_DOTTED_WORD.match(paragraph, end)
+    preceding = _PREVIOUS_DOTTED_WORD.search(paragraph, max(0, word_start - 12), word_start)
+    if len(word) == 1 and "가" <= word <= "힣":
+        return bool(following and len(following.group(1)) == 1 or preceding and len(preceding.group(1)) == 1)
+    return bool(following and preceding and word and word[-1] not in _DOTTED_FINALS)
+
+
 def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool:
     previous = paragraph[start - 1]
     if previous == "(":
@@ -230,7 +283,16 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `야후! 재팬`: a name
     if _SEPARATOR.match(paragraph, end):
         return False
-    if terminator == "." and _is_non_final_period(paragraph, start):
+    if terminator == "." and (_is_non_final_period(paragraph, start) or _is_emphatic_period(paragraph, start, end)):
+        return False
+    if (
+        (len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥" or "가" <= paragraph[end : end + 1] <= "힣")
+        and previous in _PAUSE_SYLLABLES
+        and "가" <= paragraph[start - 2 : start - 1] <= "힣"  # a particle ends a longer word: `와..` is an interjection
+        and paragraph[start - 2 : start] != "최고"
+    ):
+        return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
+    if (len(terminator) > 1 or terminator in "?!…‥") and _MARK_QUOTATIVE.match(paragraph, end):
         return False
     if _QUOTATIVE_UNQUOTED.match(paragraph, end):
         return False
@@ -271,8 +333,10 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()))
     if _EMOTICON_GUARD.search(paragraph):
         scans.append(_EMOTICON_RUN.finditer(paragraph))
-    if "니다" in paragraph:
+    if "니다" in paragraph or "세요" in paragraph:
         scans.append(_GLUED_FORMAL.finditer(paragraph))
+    if ":" in paragraph:
+        scans.append(_DIALOGUE.finditer(paragraph))
     for matches in scans:
         for match in matches:
             end = match.end()
