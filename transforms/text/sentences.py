@@ -56,11 +56,6 @@ _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘�
 _BULLETS = "ㆍ※□■○●◆▶"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
 _B_FINAL = syllables_with_final(17)
-# Plain `-다` ends a sentence before Hangul after these syllables (tense, adjective and copula stems), unless a
-# word that continues a quotation or a clause follows (`…다 하더니`, `…다 싶어`). Left out because they also end
-# particles, nouns and connectives more often than sentences on the bench's samples: `하다`, `보다`, `마다`,
-# `바다`, `려다`, `데다`.
-_BEFORE_DA = "었았였했겠있없같한된는이깝봤고밌좋싶난진온든인졌찮준왔"
 # Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
 # `데다`, `에다`, `까다`.
 _NOT_BEFORE_DA = "보마바려데에까"
