@@ -84,7 +84,7 @@ class PrepareBatchFn(beam.DoFn):
         return DocumentPreparer(
             cleaner=cleaner,
             splitter=splitter if source.split_sentences else None,
-            filters=self.config.filters,
+            filters=self.config.filters_for(source.name),
             remove_patterns=source.remove_patterns,
             boilerplate=default_sets if source.boilerplate is None else source.boilerplate,
             title_line=reader.title_line(as_options(dict(source.options))),

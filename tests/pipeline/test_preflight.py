@@ -75,6 +75,28 @@ def test_clean_options_are_checked_against_the_preset(tmp_path, capsys, no_pipel
                       "none (nothing is cleaned)")
 
 
+def test_a_sources_bad_filter_keys_are_one_line_each_naming_the_source_before_any_work(
+    tmp_path, capsys, no_pipeline
+):
+    profile = write(tmp_path / "p.yaml", {
+        "sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC)],
+                     "filters": {"min_sentence": 1, "min_chars": "ten"}}],
+    })  # fmt: skip
+    out = tmp_path / "out"
+    for command in (["build-corpus", "--config", profile, "--out", str(out)], ["run", profile, "--out", str(out)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            (f"kcorpus {command[0]}: error: {profile}: sources[nsmc].filters.min_chars: expected an integer, "
+            "got 'ten'"),
+            (f"kcorpus {command[0]}: error: {profile}: sources[nsmc].filters.min_sentence: unknown key; valid keys: "
+            "min_chars, max_chars, min_hangul_ratio, drop_ooo_only, max_repeated_token_ratio, repetition_min_tokens, "
+            "repeated_unit_min_repeats, repeated_unit_max_chars, dup_line_fraction, dup_line_char_fraction, "
+            "dup_paragraph_fraction, dup_paragraph_char_fraction, top_ngram_char_fractions, dup_ngram_char_fractions, "
+            "repetition_min_lines, repetition_min_words, max_punctuation_run, masks, mask_token, min_sentences, pii"),
+        ]
+        assert not out.exists()
+
+
 def test_missing_path_in_kcorpus_run_exits_2_before_any_stage(tmp_path, capsys, no_pipeline):
     profile = write(tmp_path / "p.yaml", {
         "sources": [{"name": "nsmc", "format": "nsmc", "paths": ["data/nsmc.txt"]}],

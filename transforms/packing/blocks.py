@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 LAYOUTS = ("pair", "single", "cross_document", "nsp")
+# `nsp` layout: `balanced` holds the random-next share at 0.5 on any corpus, `google` is create_pretraining_data.py
+NSP_RULES = ("balanced", "google")
 
 
 # `short_seq_prob` when none is given: Google BERT's 0.1 in its own layout, else none (ELECTRA passes 0.05)
@@ -32,10 +34,13 @@ class PackConfig:
     min_target_length: int = 8
     seed: int = 0
     word_start: bool = True
+    nsp_rule: str = "balanced"
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unknown layout {self.layout!r}; valid: {', '.join(LAYOUTS)}")
+        if self.nsp_rule not in NSP_RULES:
+            raise ValueError(f"unknown nsp_rule {self.nsp_rule!r}; valid: {', '.join(NSP_RULES)}")
         if self.short_seq_prob is None:
             object.__setattr__(self, "short_seq_prob", SHORT_SEQ_PROB.get(self.layout, 0.0))
         if self.max_length < 8:
@@ -195,7 +200,7 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 class PackedColumns:
     """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays;
     `doc_ids` and `sources` per row; `word_start` (uint8, 0 on specials) when computed; `next_sentence_label`
-    (int8 per row) in the `nsp` layout."""
+    (int8 per row) in the `nsp` layout, and `nsp_counts` (what its planner copied and left out: `nsp.py`)."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
@@ -205,6 +210,7 @@ class PackedColumns:
     sources: list[str]
     word_start: np.ndarray | None = None
     next_sentence_label: np.ndarray | None = None
+    nsp_counts: dict[str, int] | None = None
 
     @property
     def num_rows(self) -> int:

@@ -26,9 +26,10 @@ from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8
 # (row doc ids, row sources, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
-#  word_start or None, next_sentence_label or None, ids dtype, documents per source, corpus tokens)
+#  word_start or None, next_sentence_label or None, ids dtype, documents per source, corpus tokens, nsp_counts or
+#  None)
 ChunkWire = tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes | None, bytes | None, str,
-                  dict[str, int], int]
+                  dict[str, int], int, dict[str, int] | None]
 
 
 def tie_key(ids: bytes) -> bytes:
@@ -93,7 +94,7 @@ class PackedChunk:
                 c.input_ids.tobytes(), c.token_type_ids.tobytes(), c.special_tokens_mask.tobytes(),
                 c.word_start.tobytes() if c.word_start is not None else None,
                 nsp.tobytes() if nsp is not None else None, c.input_ids.dtype.str, self.documents,
-                self.corpus_tokens)
+                self.corpus_tokens, c.nsp_counts)
 
     def stats(self, max_length: int) -> PackStats:
         return PackStats.of_columns(self.columns, self.documents, self.corpus_tokens, max_length)
@@ -110,13 +111,14 @@ class PackedChunk:
 
     @classmethod
     def from_wire(cls, wire: ChunkWire) -> PackedChunk:
-        doc_ids, sources, ties, lengths, ids, types, mask, flags, nsp, dtype, documents, corpus_tokens = wire
+        doc_ids, sources, ties, lengths, ids, types, mask, flags, nsp, dtype, documents, corpus_tokens, nsp_counts = wire
         offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(lengths, dtype=np.uint32), out=offsets[1:])
         columns = PackedColumns(np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(types, dtype=np.uint8),
                                 np.frombuffer(mask, dtype=np.uint8), offsets, list(doc_ids), list(sources),
                                 np.frombuffer(flags, dtype=np.uint8) if flags is not None else None,
-                                np.frombuffer(nsp, dtype=np.int8) if nsp is not None else None)
+                                np.frombuffer(nsp, dtype=np.int8) if nsp is not None else None,
+                                dict(nsp_counts) if nsp_counts is not None else None)
         return cls(columns, ties, dict(documents), corpus_tokens)
 
 
