@@ -10,9 +10,11 @@ Kiwi's splits are cached per paragraph under `--cache-dir` (kss takes minutes).
 
 Speed: CPU seconds (`time.process_time`, this one-threaded process) of `split_sentences` over every paragraph of
 each shared source (NSMC: one comment a paragraph; petitions and Wikipedia: every non-empty line), the median of
-`--repeats` runs, per MB of UTF-8 input.
+`--repeats` runs, per MB of UTF-8 input; `--baseline REV` times the splitter of an earlier revision in the same
+runs, interleaved, and gives the ratio.
 
     python bench/bench_split_gold.py                          # dev and test, all three splitters, speed
+    python bench/bench_split_gold.py --parts dev --splitters kcorpus --baseline main   # speed against main
     python bench/bench_split_gold.py --parts dev --splitters kcorpus --show-errors 30 --no-speed
 """
 
@@ -20,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -85,24 +90,45 @@ def scores(rows: list[dict], splits: list[list[str]]) -> dict[str, dict]:
     return table
 
 
-def speed(data_dir: Path, repeats: int) -> dict[str, dict]:
-    """CPU s/MB of `split_sentences` over each shared source (median of `repeats` runs)."""
+def baseline_splitter(revision: str, scratch: Path) -> Callable[[str], list[str]]:
+    """`split_sentences` of `transforms/text/sentences.py` at git `revision`, loaded from a copy under `scratch`
+    (it imports the current tree's other modules, which a revision of this branch's history shares)."""
+    source = subprocess.run(
+        ["git", "-C", str(GOLD_DIR.parents[2]), "show", f"{revision}:transforms/text/sentences.py"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    path = scratch / f"sentences_{revision.replace('/', '_')}.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"sentences_{abs(hash(revision))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.split_sentences
+
+
+def speed(data_dir: Path, repeats: int, baselines: dict[str, Callable[[str], list[str]]]) -> dict[str, dict]:
+    """CPU s/MB of `split_sentences` over each shared source (median of `repeats` runs), and of each baseline's,
+    the runs interleaved (baseline, current, baseline, ...), with the ratio current / baseline."""
     sources = {
         "nsmc": nsmc_documents(data_dir),
         "petitions": petition_documents(data_dir),
         "kowiki": wiki_documents(data_dir),
     }
+    splitters = {**baselines, "current": split_sentences}
     out = {}
     for name, documents in sources.items():
         paragraphs = [p.strip() for document in documents for p in document if p.strip()]
         mb = sum(len(p.encode("utf-8")) for p in paragraphs) / 1e6
-        runs = []
+        runs: dict[str, list[float]] = {key: [] for key in splitters}
         for _ in range(repeats):
-            start = time.process_time()
-            for paragraph in paragraphs:
-                split_sentences(paragraph)
-            runs.append(time.process_time() - start)
-        out[name] = {"mb": round(mb, 2), "cpu_s_per_mb": round(statistics.median(runs) / mb, 3)}
+            for key, split in splitters.items():
+                start = time.process_time()
+                for paragraph in paragraphs:
+                    split(paragraph)
+                runs[key].append(time.process_time() - start)
+        medians = {key: statistics.median(values) / mb for key, values in runs.items()}
+        out[name] = {"mb": round(mb, 2), "cpu_s_per_mb": round(medians["current"], 3)}
+        for key in baselines:
+            out[name][key] = {"cpu_s_per_mb": round(medians[key], 3), "ratio": round(medians["current"] / medians[key], 2)}
     return out
 
 
@@ -125,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per source (median)")
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument(
+        "--baseline", action="append", default=[], metavar="REV",
+        help="also time transforms/text/sentences.py at this git revision, interleaved (repeatable)",
+    )
     parser.add_argument("--show-errors", type=int, default=0, help="print N paragraphs kcorpus splits wrongly")
     args = parser.parse_args(argv)
     args.cache_dir.mkdir(parents=True, exist_ok=True)
@@ -151,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                                 args.cache_dir)
             report[part][name] = scores(rows, splits)
     if not args.no_speed:
-        report["kcorpus_speed"] = speed(args.data_dir, args.repeats)
+        with tempfile.TemporaryDirectory() as scratch:
+            baselines = {f"at {rev}": baseline_splitter(rev, Path(scratch)) for rev in args.baseline}
+            report["kcorpus_speed"] = speed(args.data_dir, args.repeats, baselines)
     print(json.dumps(report, indent=1, ensure_ascii=False))
     return 0
 
