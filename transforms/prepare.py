@@ -27,7 +27,7 @@ from kcorpus.transforms.text.rewrites import (
     rewrite_placeholders,
     squeeze_punctuation,
 )
-from kcorpus.transforms.text.segments import cut_long, glued_units, join_short
+from kcorpus.transforms.text.segments import cut_long, glued_units, join_continuations, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -234,7 +234,8 @@ class DocumentPreparer:
         lines = [line for line in text.split("\n") if line]
         if self.splitter is None:
             return [[line] for line in lines]
-        return [self.splitter(line) for line in lines]
+        # No unit starts with a particle or ending that continues the one before, whichever backend split it.
+        return [join_continuations(self.splitter(line), line) for line in lines]
 
     def prepare(self, doc: Document) -> Prepared:
         examples: list[Rewrite] = []

@@ -32,6 +32,7 @@ from kcorpus.transforms.rules.repetition import (
     top_ngram_share,
     words,
 )
+from kcorpus.transforms.text import periods as period_rules
 from kcorpus.transforms.text import sentences
 from kcorpus.transforms.text.clean import make_cleaner
 from kcorpus.transforms.text.passes import collapse_hspace
@@ -533,13 +534,17 @@ def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
     assert with_glued > 10
 
 
-def test_paragraphs_without_a_may_cut_match_have_no_boundary():
-    skipped = 0
+def test_paragraphs_without_a_may_cut_match_have_only_learned_boundaries():
+    """Without a terminator, `~`, `,,`, an emoticon or a listed bare ending, no rule of `_boundaries` cuts: only the
+    learned odds, which `_split_paragraph` asks directly there."""
+    skipped = learned = 0
     for text in SPLIT_TEXTS:
         if sentences._MAY_CUT.search(text) is None:
             skipped += 1
-            assert _reference_boundaries(text) == [], text
-    assert skipped > 1000
+            expected = _reference_boundaries(text)
+            assert sentences._learned_boundaries(text) == expected, text
+            learned += len(expected)
+    assert skipped > 1000 and learned > 10
 
 
 def test_emoticon_guard_finds_every_paragraph_with_an_emoticon_run():
@@ -574,19 +579,19 @@ def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
     if not before:
         return True
     if before[-1].isspace():
-        return before.rstrip()[-1:] not in sentences._SPACED_PERIOD_FINALS
+        return before.rstrip()[-1:] not in period_rules._SPACED_PERIOD_FINALS
     word = before.rsplit(maxsplit=1)[-1]
     last = word[-1]
     if last.isdigit() or len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
         return True
-    if last in sentences._MASKS and sentences._HONORIFIC.match(paragraph, start + 1):
+    if last in period_rules._MASKS and period_rules._HONORIFIC.match(paragraph, start + 1):
         return True
-    if len(word) == 1 and last in sentences._LIST_LETTERS:
-        return last != "다" or before[:-1].rstrip()[-1:] not in sentences._BEFORE_STRAY_DA
+    if len(word) == 1 and last in period_rules._LIST_LETTERS:
+        return last != "다" or before[:-1].rstrip()[-1:] not in period_rules._BEFORE_STRAY_DA
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         return True
-    return word.lower().lstrip("(") in sentences._ABBREVIATIONS or bool(
-        sentences._KOREAN_REFERENCE.search(word)
+    return word.lower().lstrip("(") in period_rules._ABBREVIATIONS or bool(
+        period_rules._KOREAN_REFERENCE.search(word)
     )
 
 
@@ -615,7 +620,7 @@ def test_the_syllable_fast_path_of_periods_changes_nothing():
     for text in SPLIT_TEXTS + periods + randoms:
         for start in (i for i, char in enumerate(text) if char == "."):
             expected = _reference_is_non_final_period(text, start)
-            assert sentences._is_non_final_period(text, start) == expected, (text, start)
+            assert period_rules.is_non_final_period(text, start) == expected, (text, start)
             fast += "가" <= text[start - 1 : start] <= "힣"
     assert fast > 5000
 
