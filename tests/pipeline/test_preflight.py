@@ -92,7 +92,8 @@ def test_a_sources_bad_filter_keys_are_one_line_each_naming_the_source_before_an
             "min_chars, max_chars, min_hangul_ratio, drop_ooo_only, max_repeated_token_ratio, repetition_min_tokens, "
             "repeated_unit_min_repeats, repeated_unit_max_chars, dup_line_fraction, dup_line_char_fraction, "
             "dup_paragraph_fraction, dup_paragraph_char_fraction, top_ngram_char_fractions, dup_ngram_char_fractions, "
-            "repetition_min_lines, repetition_min_words, max_punctuation_run, masks, mask_token, min_sentences, pii"),
+            "repetition_min_lines, repetition_min_words, max_punctuation_run, masks, mask_token, placeholders, formula_token, "
+                "code_token, min_sentences, pii"),
         ]
         assert not out.exists()
 

@@ -31,6 +31,7 @@ _KOREAN_REFERENCE = re.compile(rf"\d+[{_REFERENCE_COUNTERS}]$")
 # A word ended by a period whose neighbour is one too: letters spaced out for emphasis (`전. 부. 다. 요!!!`), or every
 # word of a sentence dotted (`삼성생명과. 한화생명의. 암환자. 및.`): only a final ending ends a sentence there.
 _NEXT_DOTTED_WORD = re.compile(r"\s+([^\s.]{1,8})\.(?=\s|$)")
+_GLUED_DOTTED_WORD = re.compile(r"([^\s.]{1,8})\.(?=\s|$)")  # `인지.보고.`: the next dotted word glued on
 _PREVIOUS_DOTTED_WORD = re.compile(r"(?:^|\s)([^\s.]{1,8})\.\s+$")
 _DOTTED_FINALS = frozenset("다요죠까오")
 
@@ -80,11 +81,14 @@ def is_emphatic_period(paragraph: str, start: int, end: int) -> bool:
     """Whether the `.` at `start` is one of a run of dotted words (`전. 부. 다.`, `암환자. 및. 질병`) that does not end
     the sentence: a lone syllable among lone syllables, or a word without a final ending in a run of three or more
     dotted words."""
-    if paragraph[end : end + 1] not in (" ", "\t"):
-        return False  # most periods: the end of the paragraph, or glued to what follows
+    if paragraph[end : end + 1] in (" ", "\t"):
+        following = _NEXT_DOTTED_WORD.match(paragraph, end)
+    else:  # the end of the paragraph, or glued to what follows: only a dotted word glued on (`인지.보고.`) counts
+        following = _GLUED_DOTTED_WORD.match(paragraph, end)
+        if not following:
+            return False  # most periods
     word_start = max(paragraph.rfind(" ", 0, start), paragraph.rfind("\t", 0, start)) + 1
     word = paragraph[word_start:start]
-    following = _NEXT_DOTTED_WORD.match(paragraph, end)
     preceding = _PREVIOUS_DOTTED_WORD.search(paragraph, max(0, word_start - 12), word_start)
     if len(word) == 1 and "가" <= word <= "힣" and (
         following and len(following.group(1)) == 1 or preceding and len(preceding.group(1)) == 1
