@@ -17,7 +17,7 @@ full-batch Adam with an L2 penalty, a fixed number of steps from zero weights: t
 table. Keys seen fewer than `--min-count` times are not learned; weights under `--min-weight` are dropped.
 
     .venv/bin/python bench/make_sentence_end_table.py --nsmc-raw ~/nsmc/raw \
-        --exclude-ids ../shared/data/nsmc/ratings_test.txt --petitions ~/petitions_archive/petitions_2019-0[4-8]
+        --exclude-ids ../shared/data/nsmc/ratings_test.txt --petitions ~/petitions_archive/petitions_2019-0[4-7] --min-count 100 --min-weight 0.1
 
 (~6 minutes and ~2 GB here.)
 """
