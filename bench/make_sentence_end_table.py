@@ -11,7 +11,8 @@ gives each key a weight; the splitter sums the weights of a boundary's keys (`se
 Training text (never the hand-made gold): the informal register the splitter needs this for, NSMC raw reviews
 (`raw/*.json` of github.com/e9t/nsmc @ cc0670e, CC0 1.0) without the 50,000 reviews of `ratings_test.txt` (the
 gold's comments come from those) and petitions of other months than the gold's (`petitions_2019-04` ..
-`petitions_2019-08` of github.com/lovit/petitions_archive @ 03dc3f3, CC0 1.0), and of those only paragraphs
+`petitions_2019-07` of github.com/lovit/petitions_archive @ 03dc3f3, CC0 1.0; `petitions_2019-08` is held out for
+reading the long-form output by hand), and of those only paragraphs
 that end with a terminator (their writers punctuate) and that are not a paragraph of the gold. The fit is
 full-batch Adam with an L2 penalty, a fixed number of steps from zero weights: the same inputs give the same
 table. Keys seen fewer than `--min-count` times are not learned; weights under `--min-weight` are dropped.
