@@ -151,14 +151,16 @@ class CorpusConfig:
             raise ValueError(f"sources: duplicate source names {duplicated}")
         for source in self.sources:
             filters = self.filters_for(source.name)
-            if filters.masks != "replace":
-                continue
-            try:
-                check_mask_token(filters.mask_token, (source,))
-            except ValueError as exc:
-                if {"masks", "mask_token"} & set(source.filters):  # the source's own setting
-                    raise ValueError(f"sources[{source.name}]: {exc}") from None
-                raise
+            checks = [("masks", "mask_token")] if filters.masks == "replace" else []
+            if filters.placeholders == "replace":
+                checks += [("placeholders", "formula_token"), ("placeholders", "code_token")]
+            for mode, key in checks:
+                try:
+                    check_mask_token(getattr(filters, key), (source,), key)
+                except ValueError as exc:
+                    if {mode, key} & set(source.filters):  # the source's own setting
+                        raise ValueError(f"sources[{source.name}]: {exc}") from None
+                    raise
 
     def filters_for(self, source: str) -> FilterConfig:
         """The filters of one source: the profile's `filters:` with the source's own `filters:` keys over them.
@@ -179,8 +181,9 @@ class CorpusConfig:
         return {s.name: len(s.paths) for s in self.sources if s.allow_missing}
 
 
-def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
-    """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
+def check_mask_token(token: str, sources: tuple[SourceConfig, ...], key: str = "mask_token") -> None:
+    """ValueError when a source's cleaning would change the token `filters.<key>` (`kcelectra` makes `●` a
+    space)."""
     from kcorpus.transforms.text.clean import make_cleaner
 
     for source in sources:
@@ -189,6 +192,6 @@ def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
         cleaned = make_cleaner(source.preset, **dict(source.clean_options))(token)
         if cleaned != token:
             raise ValueError(
-                f"filters.mask_token {token!r} does not survive the cleaning of source {source.name!r} "
+                f"filters.{key} {token!r} does not survive the cleaning of source {source.name!r} "
                 f"(preset {source.preset!r} makes it {cleaned!r}); choose a token it keeps, such as 'OOO'"
             )

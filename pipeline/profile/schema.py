@@ -56,7 +56,7 @@ from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTI
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.rules.pii import PII_MODES
-from kcorpus.transforms.text.rewrites import MASK_MODES
+from kcorpus.transforms.text.rewrites import MASK_MODES, PLACEHOLDER_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -149,6 +149,7 @@ FilterSection = _section(
     FilterConfig,
     pii=_choice(FilterConfig, "pii", PII_MODES),
     masks=_choice(FilterConfig, "masks", MASK_MODES),
+    placeholders=_choice(FilterConfig, "placeholders", PLACEHOLDER_MODES),
 )
 # `sources[].filters`: any `filters:` key, typed as there; only the keys a source sets override the profile's
 # (their values are checked with the profile's once merged, in `CorpusConfig`).

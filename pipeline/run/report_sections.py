@@ -233,14 +233,18 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     ]  # fmt: skip
     if removed:
         drops.tables.append((
-            ["source", "removed inside kept documents (rule)", "sentences", "characters", "share of chars out"],
-            [[src, rule, fmt_number(f.get("sentences", 0)), fmt_number(f.get("characters", 0)),
+            ["source", "removed inside kept documents (rule)", "sentences", "spans", "characters",
+             "share of chars out"],
+            [[src, rule, fmt_number(f["sentences"]) if "sentences" in f else "",
+              fmt_number(f["spans"]) if "spans" in f else "", fmt_number(f.get("characters", 0)),
               pct(f.get("characters", 0) / scan.characters[src]) if scan.complete and scan.characters[src] else ""]
              for src, rule, f in removed],
         ))  # fmt: skip
         drops.notes.append(
             "Removed inside kept documents: the sentences a rule took out of a document it kept (written to "
-            'rejected/ with "level": "sentence"), and their characters.'
+            'rejected/ with "level": "sentence"), and the spans a rewrite, boilerplate rule or cleaner took out '
+            "of one or replaced (`clean:url`, `prepare:placeholders`; one that took Hangul is written to "
+            'rejected/ with "level": "span"), with the characters they took.'
         )
     dedup = corpus["dedup"]
     drops.tables.append((["dedup rule", "duplicates removed", "share of input"],

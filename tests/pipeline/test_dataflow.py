@@ -220,6 +220,7 @@ def check_dataflow_job(built: set[str], result, expected_labels: set[str]) -> No
     assert used and used <= set(environments)
 
 
+@pytest.mark.slow
 def test_build_corpus_translates_to_a_dataflow_job(translated: list, tmp_path: Path) -> None:
     from kcorpus.pipeline import cli
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from kcorpus.pipeline.commands.build_corpus import run
@@ -28,6 +29,7 @@ def profile(tmp_path, nsmc_filters: dict | None, min_sentences: int) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_comments_keep_their_own_min_sentences_beside_long_form_text(tmp_path, capsys):
     out = tmp_path / "one"
     # one `min_sentences: 2` for both: every comment that passes the sentence rules is one sentence, so goes

@@ -100,6 +100,7 @@ def test_an_empty_shard_is_one_empty_record_batch(tmp_path):
     assert (tmp_path / "empty.arrow").read_bytes() == arrow_shards.join_stream(schema, [])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_shards_spilled_by_two_workers_are_the_bytes_of_one_sorted_pack(tmp_path, tokenized, layout):
     """The pipeline with a worker buffer of 2 KB (a run every few documents) on two worker processes: every

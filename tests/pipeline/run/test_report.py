@@ -193,14 +193,16 @@ def test_report_shows_what_left_kept_documents_per_source_and_rule(run_dir: Path
     stats["sources"]["petitions"]["removed_inside_kept"] = {
         "empty": {"sentences": 2, "characters": 18},
         "low_hangul": {"sentences": 1, "characters": 9},
+        "clean:url": {"spans": 3, "characters": 9},
     }
     stats_path.write_text(json.dumps(stats), encoding="utf-8")
     _, md_path = map(Path, write_report(run_dir))
     md = md_path.read_text(encoding="utf-8")
-    # Shares of the source's 36 characters out (the fixture's one kept petition).
-    assert "| petitions | empty | 2 | 18 | 50.00% |" in md
-    assert "| petitions | low_hangul | 1 | 9 | 25.00% |" in md
-    assert 'written to rejected/ with "level": "sentence"' in md
+    # Shares of the source's 36 characters out (the fixture's one kept petition); sentences or spans per rule.
+    assert "| petitions | empty | 2 |  | 18 | 50.00% |" in md
+    assert "| petitions | low_hangul | 1 |  | 9 | 25.00% |" in md
+    assert "| petitions | clean:url |  | 3 | 9 | 25.00% |" in md
+    assert 'written to rejected/ with "level": "sentence"' in md and '"level": "span"' in md
 
 # ---- on a real build: chars in, the settings used, a near-duplicate pair, each source's share ---------------
 

@@ -91,6 +91,7 @@ def interrupted_then_finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"root": root, "out": out, "killed": killed, "finished": finished}
 
 
+@pytest.mark.slow
 def test_killed_stage_leaves_only_a_partial_folder(interrupted_then_finished: dict) -> None:
     killed = interrupted_then_finished["killed"]
     assert killed["dirs"] == ["corpus", "pack.partial", "vocab", "vocab-report"]

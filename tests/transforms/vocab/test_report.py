@@ -149,6 +149,7 @@ def test_html_shows_tokens_as_code_and_marks_korean(report_dir, report):
     assert f"<th>on the corpus (1,347 lines, {report['corpus']['a']['eojeol']:,} eojeol)</th>" in page
 
 
+@pytest.mark.slow
 def test_any_kinds_compare_and_wordpiece_vs_spm_normalizes(tmp_path):
     spm_dir = tmp_path / "spm"
     assert cli(["train-vocab", "--kind", "sentencepiece", "--vocab-size", "2500", "--input", str(TEXT),
