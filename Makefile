@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PIP_INSTALL := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`:UserWarning,ignore:Editable installation:UserWarning' \
 	$(BIN)/python -m pip install -q
 
-.PHONY: run test bench clean-venv
+.PHONY: run test quick bench clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,17 @@ $(VENV)/.installed-test: pyproject.toml $(wildcard transforms/*.h transforms/*/*
 run: $(VENV)/.installed-run
 	$(BIN)/kcorpus run configs/sample.yaml
 
+# Every test (CI: .ci/run), on one pytest-xdist worker per core (tests/conftest.py), a test file to a worker so
+# its module fixtures are built once.
+XDIST := -n auto --dist loadfile
+
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
+
+# The fast loop while you work: the tests not marked `slow`, of one folder (DIR=pipeline/pack: a source folder,
+# tests/ mirrors it; src/kcorpus is tests/kcorpus_package) or of the whole suite. tests/README.md.
+quick: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q $(XDIST) -m "not slow" $(if $(DIR),tests/$(patsubst tests/%,%,$(subst src/kcorpus,kcorpus_package,$(DIR))))
 
 clean-venv:
 	rm -rf $(VENV)

@@ -146,6 +146,11 @@ def bench_linear() -> None:
         ("(http://(a.b_)x64)… failing URLs", make_cleaner("kcelectra"), lambda mb: _repeat_to(_BAD_URL, mb)),
         ("a.a.a.… all removals on", _all_removals(), lambda mb: _repeat_to("a.", mb) + "@"),
         ("ㅋㅋㅋ… one run", make_cleaner("kcbert"), lambda mb: _repeat_to("ㅋ", mb)),
+        # Tidy removals (longform): one URL's trailing `)` run trimmed, URLs in brackets nested, a list of URLs.
+        ("longform: http://a.com/))))…", make_cleaner("longform"), lambda mb: "가 http://a.com/" + _repeat_to(")", mb)),
+        ("longform: ((((http://a))))…", make_cleaner("longform"),
+         lambda mb: "가" + _repeat_to("(", mb / 2) + "http://a.com" + _repeat_to(")", mb / 2) + "나"),
+        ("longform: http://a.com, …", make_cleaner("longform"), lambda mb: _repeat_to("http://a.com, ", mb)),
     ]
     print(
         "linear time: CPU seconds at 1x / 2x / 4x the size, best of 5 (linear ~1 : 2 : 4, quadratic 1 : 4 : 16)"

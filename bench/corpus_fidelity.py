@@ -6,7 +6,10 @@ OUT is a corpus built from DATA/petitions/petitions_2017-08 and DATA/kowiki/wiki
 `kowiki:<doc id>`). Prints, over kept documents: petitions losing any / more than 0.5% of their Hangul
 syllables against their input `content`; Hanja and curly quotes kept; HTML entities, bracket or quote debris
 candidates (a broad pattern that also matches WikiExtractor's italics quotes: read the matches before counting
-them as debris) and templated date stubs in Wikipedia; lines that start with closing or terminal punctuation.
+them as debris) and templated date stubs in Wikipedia; lines that start with closing or terminal punctuation;
+removal debris (issue 30 item 3): kept documents whose text holds more empty or unclosed brackets, brackets
+before a particle or doubled spaces than their input, URLs in their input and the URL, moderator notice and
+other span removals stats.json counts inside kept documents, and how many spans went to rejected/.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ ENTITY = re.compile(r"&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);")
 DEBRIS = re.compile(r"\(\s*[,;/·]*\s*\)|\(\s*[,;]\s*[^)]*\)|\([^)]*[,;]\s*\)|‘’|“”|''|\"\"")
 DATE_STUB = re.compile(r"\d+월 \d+일은 그레고리력으로")
 BAD_START = set(".,?!)]}~”’」』》〉:;…")
+# What a removal can leave behind: an emptied pair, a pair opened twice, a bracket left before a particle,
+# a doubled space.
+REMOVAL_DEBRIS = re.compile(r"\(\s*\)|\[\s*\]|「\s*」|『\s*』|\(\s*\(|\((?=[을를에의로와과는은이가도만]\b)|  ")
+URL = re.compile(r"https?://")
 
 
 def jsonl(path: str) -> list[dict]:
@@ -77,6 +84,20 @@ def main() -> None:
           f"HTML entities {sum(count(ENTITY, t) for _, t in articles)}; "
           f"bracket/quote debris candidates {sum(count(DEBRIS, t) for _, t in articles)}; "
           f"date stubs kept {sum(bool(DATE_STUB.search(t)) for _, t in articles)}")
+
+    inputs = {**petitions, **wiki}
+    kept_inputs = [(inputs[i], d["text"]) for i, d in docs.items() if i in inputs]
+    debris = sum(count(REMOVAL_DEBRIS, t) > count(REMOVAL_DEBRIS, unicodedata.normalize("NFC", s))
+                 for s, t in kept_inputs)
+    with open(f"{args.out}/stats.json", encoding="utf-8") as f:
+        stats = json.load(f)["total"]
+    spans = {rule: f["spans"] for rule, f in stats.get("removed_inside_kept", {}).items() if "spans" in f}
+    written = sum(1 for path in glob.glob(f"{args.out}/rejected/dropped-*.jsonl") for r in jsonl(path)
+                  if r.get("level") == "span")
+    print(f"removal debris: {share(debris, len(kept_inputs))} kept documents hold more than their input; "
+          f"URLs in kept inputs {sum(count(URL, s) for s, _ in kept_inputs)}, left {sum(count(URL, t) for _, t in kept_inputs)}; "
+          f"spans counted {sum(spans.values())} ({', '.join(f'{r} {n}' for r, n in sorted(spans.items()) if not r.startswith('boilerplate:wikiextractor'))}); "
+          f"spans taking Hangul in rejected/ {written}")
 
     lines = [line for d in docs.values() for line in d["text"].split("\n")]
     bad = sum(1 for line in lines if line and line[0] in BAD_START)

@@ -12,10 +12,12 @@ that is larger: a child left unreaped).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import platform
 import resource
+import signal
 import subprocess
 import tempfile
 import time
@@ -213,6 +215,7 @@ def run_measured(
     interval: float = 5.0,
     poll: float = 0.2,
     env: Mapping[str, str] | None = None,
+    rss_limit: int | None = None,
 ) -> Figures:
     """Runs `cmd` to completion while sampling its process tree; raises with stderr's tail if it fails.
 
@@ -222,6 +225,8 @@ def run_measured(
         interval: seconds per busy-core figure.
         poll: seconds between samples (the peak RSS is the largest sampled).
         env: the environment, else this process's.
+        rss_limit: bytes: when the tree's resident size passes it, every process of the tree is killed and the
+            run fails (a cap for a command that may not fit a shared machine).
     """
     cpu_before = children_cpu()
     with tempfile.TemporaryFile("w+", encoding="utf-8") as out, tempfile.TemporaryFile("w+") as err:
@@ -229,14 +234,24 @@ def run_measured(
         start = time.monotonic()
         proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, text=True, env=None if env is None else dict(env))
         samples = [TreeSample(start, 0.0, 0)]
+        killed = None
         while proc.poll() is None:
-            samples.append(sample_tree(read_proc_table(), proc.pid, time.monotonic()))
+            table = read_proc_table()
+            samples.append(sample_tree(table, proc.pid, time.monotonic()))
+            if rss_limit is not None and samples[-1].rss > rss_limit and killed is None:
+                killed = samples[-1].rss
+                for pid in tree_pids(table, proc.pid):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
             time.sleep(poll)
         wall = time.monotonic() - start
         cpu = total_cpu(children_cpu() - cpu_before, samples)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
+    if killed is not None:
+        raise RuntimeError(f"{' '.join(cmd)} killed: its tree held {killed / 2**20:.0f} MB, over the "
+                           f"{rss_limit / 2**20:.0f} MB limit")
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{stderr[-3000:]}")
     samples.append(TreeSample(start + wall, cpu, 0))

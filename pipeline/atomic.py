@@ -55,6 +55,42 @@ class AtomicTextFile:
         FileSystems.delete([self.tmp])
 
 
+class AtomicFile:
+    """A binary file written in parts under a temporary name (`.<name>.tmp-*`, as `write_atomic`'s) and renamed
+    on `close()`; `discard()` (or leaving a `with` block on an error) deletes it."""
+
+    def __init__(self, path: str) -> None:
+        directory, name = path.rsplit("/", 1) if "/" in path else (".", path)
+        self.path = path
+        self.tmp = FileSystems.join(directory, f".{name}.tmp-{uuid.uuid4().hex}")
+        with naming(path):
+            self._raw = FileSystems.create(self.tmp)
+
+    def write(self, data: bytes) -> None:
+        with naming(self.path):
+            self._raw.write(data)
+
+    def close(self) -> None:
+        with naming(self.path):
+            self._raw.close()
+        _replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self._raw.close()
+        if FileSystems.exists(self.tmp):
+            FileSystems.delete([self.tmp])
+
+    def __enter__(self) -> AtomicFile:  # noqa: PYI034 -- py3.10 has no typing.Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self.discard()
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Write `data` to a temporary name next to `path`, then rename: readers never see a partial file."""
     directory, name = path.rsplit("/", 1) if "/" in path else (".", path)

@@ -56,10 +56,11 @@ def installed(tmp_path_factory) -> Path:
     )
     (wheel,) = tmp.glob("kcorpus-*.whl")
     env_dir = tmp / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True)
+    # The test venv's pip installs into the fresh one (`--python`): no pip of its own to bootstrap (3.5 CPU s).
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+                    str(wheel)], check=True, capture_output=True)
     site = Path(subprocess.check_output(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip())
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
@@ -73,6 +74,7 @@ def run_in(cwd: Path, env_dir: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["root", "elsewhere"])
 def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     cwd = ROOT if where == "root" else tmp_path
@@ -84,6 +86,7 @@ def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     assert out.strip().startswith(str(installed)), out
 
 
+@pytest.mark.slow
 def test_build_corpus_then_pack_from_the_checkout_root(installed, tmp_path):
     lines = (TESTDATA / "sample" / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines()
     nsmc = tmp_path / "nsmc.txt"

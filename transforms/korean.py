@@ -32,6 +32,8 @@ NAVER_OOO_MASK = re.compile(r"(?<![A-Za-z])OOO(?![A-Za-z])")
 # (petitions' `***씨`, `김**`, masked ids and URLs `chhy****`, `http://m.********`). A single `*` is a bullet or
 # part of an emoticon (`^^*`), never a mask here.
 MASK_RUNS = re.compile(r"(?<![A-Za-z])O{2,}(?![A-Za-z])|[○◯〇]{2,}|\*{2,}")
+# The symbols masks are runs of: a run of two or more of them is a mask, never punctuation to squeeze.
+MASK_SYMBOLS = "*○◯〇"
 
 # The special tokens of every vocabulary kcorpus trains, in id order (`[PAD]` = 0 ... `[MASK]` = 4).
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

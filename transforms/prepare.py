@@ -20,8 +20,14 @@ from kcorpus.transforms.rules.pii import mask_pii, may_hold_pii
 from kcorpus.transforms.rules.repetition import title_repeat_reason
 from kcorpus.transforms.rules.script import script_reason
 from kcorpus.transforms.text.passes import collapse_hspace, collapse_spaces
-from kcorpus.transforms.text.rewrites import remove_control_chars, rewrite_masks, squeeze_punctuation
-from kcorpus.transforms.text.segments import cut_long, glued_units, join_short
+from kcorpus.transforms.text.removals import Removed
+from kcorpus.transforms.text.rewrites import (
+    remove_control_chars,
+    rewrite_masks,
+    rewrite_placeholders,
+    squeeze_punctuation,
+)
+from kcorpus.transforms.text.segments import cut_long, glued_units, join_continuations, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -46,8 +52,12 @@ class Prepared:
     `dropped_sentences` the sentences themselves (as the filters saw them: cleaned, and in a split source
     with their short neighbours joined; an `empty` one as it was before cleaning emptied it); `rewrites`
     counts the rewrites by counter name (`prepare:rewritten:<rule>` once per changed document for control
-    characters, masks and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples` holds
-    `(rule, before, after)` for every text a rule changed (the build samples them into `examples/`).
+    characters, masks, placeholders and punctuation runs; `boilerplate:<set>:<rule>`, `pii:<type>`); `examples`
+    holds `(rule, before, after)` for every text a rule changed (the build samples them into `examples/`);
+    `removed` holds `(stage:rule, what it took out, what it put in its place)` for every span a rewrite,
+    boilerplate rule or the cleaner took out of or replaced in the text (`prepare:placeholders`,
+    `boilerplate:petitions:admin_notice`, `clean:url`, `clean:emoji`, ...), but those of a sentence that
+    cleaning emptied (that sentence is `empty`).
     """
 
     document: Document | None
@@ -58,6 +68,7 @@ class Prepared:
     rewrites: Mapping[str, int] = dataclasses.field(default_factory=dict)
     dropped_sentences: tuple[str, ...] = ()
     examples: tuple[Rewrite, ...] = ()
+    removed: tuple[Removed, ...] = ()
 
 
 def new_prepared(
@@ -69,6 +80,7 @@ def new_prepared(
     rewrites: Mapping[str, int],
     dropped_sentences: tuple[str, ...],
     examples: tuple[Rewrite, ...],
+    removed: tuple[Removed, ...] = (),
 ) -> Prepared:
     """`Prepared(...)` (every field given, in order) without the frozen dataclass's `__init__`, which
     costs as much as the filters of a short comment."""
@@ -78,6 +90,7 @@ def new_prepared(
     fields["sentences_in"], fields["sentences_kept"] = sentences_in, sentences_kept
     fields["sentence_reasons"], fields["rewrites"] = sentence_reasons, rewrites
     fields["dropped_sentences"], fields["examples"] = dropped_sentences, examples
+    fields["removed"] = removed
     return prepared
 
 
@@ -110,18 +123,23 @@ def identity(text: str) -> str:
 
 
 def rewrite_text(
-    text: str, filters: FilterConfig, examples: list[Rewrite] | None = None
+    text: str, filters: FilterConfig, examples: list[Rewrite] | None = None, trace: list[Removed] | None = None
 ) -> tuple[str, tuple[str, ...]]:
     """The preparation rewrites of `transforms/text/rewrites.py`, in order, on a normalized text; returns the
-    text and the names of the rules that changed it."""
+    text and the names of the rules that changed it; every span they took out or replaced is noted in `trace`
+    (`(rule, span, replacement)`)."""
     applied: list[str] = []
-    after = remove_control_chars(text)
+    after = remove_control_chars(text, trace)
     if after != text:
         text = _applied("control_chars", text, after, applied, examples)
-    after = rewrite_masks(text, filters.masks, filters.mask_token)
+    after = rewrite_masks(text, filters.masks, filters.mask_token, trace)
     if after != text:
         text = _applied("masks", text, after, applied, examples)
-    after = squeeze_punctuation(text, filters.max_punctuation_run)
+    if "_" in text:  # every placeholder holds one; most texts hold none
+        after = rewrite_placeholders(text, filters.placeholders, filters.formula_token, filters.code_token, trace)
+        if after != text:
+            text = _applied("placeholders", text, after, applied, examples)
+    after = squeeze_punctuation(text, filters.max_punctuation_run, trace)
     if after != text:
         text = _applied("punctuation_runs", text, after, applied, examples)
     return text, tuple(applied)
@@ -168,13 +186,16 @@ class DocumentPreparer:
         return self._removers[sets]
 
     def scrub(
-        self, doc: Document, examples: list[Rewrite] | None = None
+        self, doc: Document, examples: list[Rewrite] | None = None, removed: list[Removed] | None = None
     ) -> tuple[str, dict[str, int], str | None]:
         """Normalized, rewritten text without boilerplate and with PII handled, its rewrite counts, a drop
-        reason."""
+        reason; the spans the rewrites and boilerplate rules took out are added to `removed`."""
         # Rewrites see one kind of line break and run before the space collapse, which tidies what they leave.
         text = unify_line_breaks(unicodedata.normalize("NFC", doc.text))
-        text, applied = rewrite_text(text, self.filters, examples)
+        mark = len(removed) if removed is not None else 0
+        text, applied = rewrite_text(text, self.filters, examples, removed)
+        if applied and removed is not None and len(removed) > mark:  # the rewrites' spans, named by stage
+            removed[mark:] = [(f"prepare:{rule}", before, after) for rule, before, after in removed[mark:]]
         counts = {f"prepare:rewritten:{rule}": 1 for rule in applied} if applied else {}
         # Only a rewrite can undo NFC (a control character removed between a letter and its combining mark).
         normalized = normalize_text(text) if applied else collapse_spaces(text)
@@ -186,6 +207,8 @@ class DocumentPreparer:
             if removal.counts:
                 rewritten("boilerplate", normalized, text, examples)
                 counts.update({f"boilerplate:{key}": n for key, n in removal.counts.items()})
+                if removed is not None:
+                    removed.extend((f"boilerplate:{key}", before, after) for key, before, after in removal.removed)
                 if removal.lines_removed:
                     counts["boilerplate:lines_removed"] = removal.lines_removed
                 if not _WORD.search(text):
@@ -211,11 +234,13 @@ class DocumentPreparer:
         lines = [line for line in text.split("\n") if line]
         if self.splitter is None:
             return [[line] for line in lines]
-        return [self.splitter(line) for line in lines]
+        # No unit starts with a particle or ending that continues the one before, whichever backend split it.
+        return [join_continuations(self.splitter(line), line) for line in lines]
 
     def prepare(self, doc: Document) -> Prepared:
         examples: list[Rewrite] = []
-        text, rewrites, reason = self.scrub(doc, examples)
+        removed: list[Removed] = []
+        text, rewrites, reason = self.scrub(doc, examples, removed)
         if reason:
             return Prepared(None, reason, 0, 0, (), rewrites)
         cleaner, filters = self.cleaner, self.filters
@@ -230,7 +255,7 @@ class DocumentPreparer:
         for index, units in enumerate(self.paragraph_units(text)):
             units_in += len(units)
             if split_lines is not None:
-                kept_here = self._paragraph_lines(split_lines[index], units, examples, reasons, dropped)
+                kept_here = self._paragraph_lines(split_lines[index], units, examples, reasons, dropped, removed)
                 if kept_here:
                     kept.extend(kept_here)
                     paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
@@ -240,6 +265,8 @@ class DocumentPreparer:
                 sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
                 if sentence != unit:  # `rewritten("clean", ...)`, inlined: it runs once per sentence
                     examples.append(("clean", unit, sentence))
+                    if sentence:
+                        self._note_cleaned(unit, removed)
                 reason = check_sentence(sentence, filters)
                 if reason is None:
                     kept_here.append(sentence)
@@ -265,7 +292,14 @@ class DocumentPreparer:
             rewrites,
             tuple(dropped),
             tuple(examples),
+            tuple(removed),
         )
+
+    def _note_cleaned(self, unit: str, removed: list[Removed]) -> None:
+        """What the cleaner took out of `unit` (a second, traced pass, only over the units it changed)."""
+        traced = getattr(self.cleaner, "traced", None)
+        if traced is not None:
+            removed.extend((f"clean:{rule}", before, after) for rule, before, after in traced(unit)[1])
 
     def _floor_reason(self, lines: list[str]) -> str | None:
         """In a split source, the floor is the document's: it needs a line of `min_chars` (else `too_short`),
@@ -282,7 +316,13 @@ class DocumentPreparer:
         return "too_few_sentences" if full else "too_short"
 
     def _paragraph_lines(
-        self, paragraph: str, units: list[str], examples: list[Rewrite], reasons: list[str], dropped: list[str]
+        self,
+        paragraph: str,
+        units: list[str],
+        examples: list[Rewrite],
+        reasons: list[str],
+        dropped: list[str],
+        removed: list[Removed],
     ) -> list[str]:
         """The kept lines of one split `paragraph`: its sentences cleaned, over-long ones cut, short ones
         joined to a neighbour (`segments.py`; with no space where `paragraph` had none between them), then
@@ -296,6 +336,8 @@ class DocumentPreparer:
             sentence = cleaner(unit) if tidy else collapse_hspace(cleaner(unit)).strip()
             if sentence != unit:
                 examples.append(("clean", unit, sentence))
+                if sentence:
+                    self._note_cleaned(unit, removed)
             n = len(sentence)
             if not n:  # a text mostly in another script is named by it, whatever cleaning left of it
                 reasons.append(named_by_script("empty", unit))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from functools import partial
 
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
-from kcorpus.transforms.packing.blocks import LAYOUTS, PackConfig
+from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
+from kcorpus.transforms.packing.stats import padding_warning
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=layout_default("layout"),
         help="pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
         "cross_document: full-length sequences across documents separated by [SEP]; "
+        "full_sentences: whole sentences filled across documents (RoBERTa, DeBERTa); "
         "nsp: Google BERT's next-sentence pairs with a next_sentence_label column",
     )
     parser.add_argument(
@@ -46,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=layout_default("short_seq_prob"),
         help="chance of a random shorter target length (ELECTRA: 0.05; default: 0.1 with --layout nsp, "
         "Google BERT's, else 0)",
+    )
+    parser.add_argument(
+        "--nsp-rule",
+        choices=NSP_RULES,
+        default=layout_default("nsp_rule"),
+        help="--layout nsp: balanced (random-next share 0.5 on any corpus: one-sentence documents chained, "
+        "the coin leaning against the imbalance) or google (create_pretraining_data.py's exact rule)",
     )
     parser.add_argument("--seed", type=int, default=layout_default("seed"))
     parser.add_argument(
@@ -131,6 +141,7 @@ def main(args: argparse.Namespace) -> int:
                 short_seq_prob=args.short_seq_prob,
                 seed=args.seed,
                 word_start=args.word_start,
+                nsp_rule=args.nsp_rule,
             ),
             input_format=args.input_format,
             validation_fraction=args.validation_fraction,
@@ -151,4 +162,12 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from err
     counts = {k: v for k, v in manifest["counts"].items() if k != "splits"}
     print(json.dumps(counts, ensure_ascii=False))
+    left_out = counts.get("nsp", {}).get("left_out_documents", 0)
+    if left_out:
+        print(f"kcorpus pack: {left_out:,} one-sentence documents ({counts['nsp']['left_out_tokens']:,} tokens) "
+              "left out to hold the random-next share at 0.5: the other documents have too few sentences to "
+              "balance them (--nsp-rule google keeps them, at a higher share)", file=sys.stderr)
+    warning = padding_warning(counts["padding_fraction"], job.pack.layout, job.pack.max_length)
+    if warning:
+        print(f"kcorpus pack: {warning}", file=sys.stderr)
     return 0

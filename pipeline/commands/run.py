@@ -79,7 +79,9 @@ def main(args: argparse.Namespace) -> int:
         except OutputError as err:
             print(f"kcorpus run: error: {err}", file=sys.stderr)
             return 2
-        print(f"report:  {html}\n         {md}")
+        # One labelled line per file, on every run (a rerun with every stage up to date rewrites both).
+        print(f"report:  {html}  (charts and tables: open in a browser)")
+        print(f"report:  {md}  (the same tables, Markdown)")
     pack = fs.join(out_dir, "pack")
     if fs.exists(fs.join(pack, "train", "state.json")):
         print(f"dataset: {pack}  (datasets.load_from_disk: a DatasetDict of train and validation)")

@@ -10,6 +10,7 @@ on every runner; Beam metrics counters with the same `<stage>:<outcome>` names a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -189,7 +190,15 @@ class BuildCorpus(beam.PTransform):
         inputs = {
             s.name: {"format": s.format, "paths": list(s.paths), "options": dict(s.options)} for s in cfg.sources
         }
-        extra = {"output": {"num_shards": n, "dropped": cfg.output.dropped}, "inputs": inputs}
+        # The filters each source ran with (the profile's, with its own keys over them), and those own keys.
+        filters = {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources}
+        overrides = {s.name: dict(s.filters) for s in cfg.sources}
+        extra = {
+            "output": {"num_shards": n, "dropped": cfg.output.dropped},
+            "inputs": inputs,
+            "filters": filters,
+            "filter_overrides": overrides,
+        }
         summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
         return (
             (*counts, written.counts)

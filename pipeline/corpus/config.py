@@ -17,6 +17,7 @@ from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.text.sentences import BACKENDS as SPLIT_BACKENDS
 
 DROPPED_MODES = ("all", "sample", "none")
+FILTER_KEYS = frozenset(f.name for f in dataclasses.fields(FilterConfig))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,8 @@ class SourceConfig:
         fold_digits: near dedup shingles this source's documents with every number made `0` (FineWeb), so one
             template filled with other dates is one document; None: the format's default (on for petitions,
             Wikipedia and Modu, off for comments and NSMC, where it merges different scores).
+        filters: this source's values of `filters:` keys (`FilterConfig` fields), over the profile's: comments
+            beside long-form text can keep `min_sentences: 1` where the articles need 2.
     """
 
     name: str
@@ -52,10 +55,17 @@ class SourceConfig:
     boilerplate: tuple[str, ...] | None = None
     allow_missing: bool = False
     fold_digits: bool | None = None
+    filters: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
             raise ValueError("sources: every source needs a non-empty `name`")
+        unknown = sorted(set(self.filters) - FILTER_KEYS)
+        if unknown:
+            raise ValueError(
+                f"sources[{self.name}].filters: unknown key(s) {', '.join(unknown)}; valid keys: "
+                f"{', '.join(f.name for f in dataclasses.fields(FilterConfig))}"
+            )
         if not self.paths:
             raise ValueError(f"sources[{self.name}]: `paths` must list at least one glob")
         for pattern in self.remove_patterns:
@@ -139,8 +149,31 @@ class CorpusConfig:
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise ValueError(f"sources: duplicate source names {duplicated}")
-        if self.filters.masks == "replace":
-            check_mask_token(self.filters.mask_token, self.sources)
+        for source in self.sources:
+            filters = self.filters_for(source.name)
+            checks = [("masks", "mask_token")] if filters.masks == "replace" else []
+            if filters.placeholders == "replace":
+                checks += [("placeholders", "formula_token"), ("placeholders", "code_token")]
+            for mode, key in checks:
+                try:
+                    check_mask_token(getattr(filters, key), (source,), key)
+                except ValueError as exc:
+                    if {mode, key} & set(source.filters):  # the source's own setting
+                        raise ValueError(f"sources[{source.name}]: {exc}") from None
+                    raise
+
+    def filters_for(self, source: str) -> FilterConfig:
+        """The filters of one source: the profile's `filters:` with the source's own `filters:` keys over them.
+
+        Raises ValueError naming the source when the merged values break a rule (`max_chars < min_chars`).
+        """
+        overrides = next(s.filters for s in self.sources if s.name == source)
+        if not overrides:
+            return self.filters
+        try:
+            return dataclasses.replace(self.filters, **overrides)
+        except ValueError as exc:
+            raise ValueError(f"sources[{source}]: {exc}") from None
 
     @property
     def sources_allowed_missing(self) -> dict[str, int]:
@@ -148,8 +181,9 @@ class CorpusConfig:
         return {s.name: len(s.paths) for s in self.sources if s.allow_missing}
 
 
-def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
-    """ValueError when a source's cleaning would change the mask token (`kcelectra` makes `●` a space)."""
+def check_mask_token(token: str, sources: tuple[SourceConfig, ...], key: str = "mask_token") -> None:
+    """ValueError when a source's cleaning would change the token `filters.<key>` (`kcelectra` makes `●` a
+    space)."""
     from kcorpus.transforms.text.clean import make_cleaner
 
     for source in sources:
@@ -158,6 +192,6 @@ def check_mask_token(token: str, sources: tuple[SourceConfig, ...]) -> None:
         cleaned = make_cleaner(source.preset, **dict(source.clean_options))(token)
         if cleaned != token:
             raise ValueError(
-                f"filters.mask_token {token!r} does not survive the cleaning of source {source.name!r} "
+                f"filters.{key} {token!r} does not survive the cleaning of source {source.name!r} "
                 f"(preset {source.preset!r} makes it {cleaned!r}); choose a token it keeps, such as 'OOO'"
             )

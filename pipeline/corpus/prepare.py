@@ -32,11 +32,14 @@ from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
 from kcorpus.transforms.rules.decontaminate import CONTAMINATED, EvalIndex, decontaminate
 from kcorpus.transforms.sharding import shard_of
+from kcorpus.transforms.text.removals import Removed, holds_hangul
 
 log = logging.getLogger(__name__)
 
-# The `details` of a sentence removed from a kept document (document drops carry no `level`).
+# The `details` of a sentence removed from a kept document (document drops carry no `level`), and of a span
+# a removal took out of one.
 SENTENCE_LEVEL = {"level": "sentence"}
+SPAN_LEVEL = {"level": "span"}
 # Records buffered by one worker before a sorted run is spilled: bounds worker memory whatever the input.
 SPILL_BYTES = 16 << 20
 PROGRESS_SECONDS = 10.0
@@ -84,7 +87,7 @@ class PrepareBatchFn(beam.DoFn):
         return DocumentPreparer(
             cleaner=cleaner,
             splitter=splitter if source.split_sentences else None,
-            filters=self.config.filters,
+            filters=self.config.filters_for(source.name),
             remove_patterns=source.remove_patterns,
             boilerplate=default_sets if source.boilerplate is None else source.boilerplate,
             title_line=reader.title_line(as_options(dict(source.options))),
@@ -179,6 +182,8 @@ class PrepareBatchFn(beam.DoFn):
             counts["filter:kept"] += 1
             if prepared.sentence_reasons:
                 yield from self._sentence_drops(item, prepared.sentence_reasons, prepared.dropped_sentences, counts)
+            if prepared.removed:
+                yield from self._span_removals(item, prepared.removed, counts)
             kept.append((prepared.document, payload))
             raw_texts.append(item.text)
         self.docs_seen += docs_seen
@@ -234,6 +239,21 @@ class PrepareBatchFn(beam.DoFn):
             counts[f"filter:chars_removed:{reason}"] += len(sentence)
             dropped = Dropped(doc.id, doc.source, "filter", reason, sentence, SENTENCE_LEVEL)
             yield from self._spill_dropped(dropped, self.config.output)
+
+    def _span_removals(
+        self, doc: Document, removed: Sequence[Removed], counts: collections.Counter[str]
+    ) -> Iterator[Any]:
+        """The spans rewrites, boilerplate rules and the cleaner took out of (or replaced in) a kept document:
+        counted per rule (`<stage>:spans_removed:<rule>`, and the characters they took,
+        `<stage>:chars_removed:<rule>`); a removal that took Hangul is written to `rejected/` with `"level":
+        "span"` (stage and rule as in its counter, the text it took), sampled with its document."""
+        for name, before, after in removed:
+            stage, _, rule = name.partition(":")
+            counts[f"{stage}:spans_removed:{rule}"] += 1
+            counts[f"{stage}:chars_removed:{rule}"] += max(len(before) - len(after.strip()), 0)
+            if not after.strip() and holds_hangul(before):
+                dropped = Dropped(doc.id, doc.source, stage, rule, before, SPAN_LEVEL)
+                yield from self._spill_dropped(dropped, self.config.output)
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
         node = node_key(item.id, item.source)

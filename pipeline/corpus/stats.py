@@ -26,9 +26,16 @@ def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]
                 dropped_by_reason[rest.removeprefix("dropped:")] += n
         removed: dict[str, dict[str, int]] = {}
         for name, n in counters.items():
-            for prefix, key in (("filter:sentences_removed:", "sentences"), ("filter:chars_removed:", "characters")):
-                if name.startswith(prefix):
-                    removed.setdefault(name.removeprefix(prefix), {"sentences": 0, "characters": 0})[key] = n
+            stage, _, rest = name.partition(":")
+            kind, _, rule = rest.partition(":")
+            if stage == "filter" and kind in ("sentences_removed", "chars_removed"):
+                # A sentence rule: its bare reason, `{sentences, characters}`.
+                key = "sentences" if kind == "sentences_removed" else "characters"
+                removed.setdefault(rule, {"sentences": 0, "characters": 0})[key] = n
+            elif kind in ("spans_removed", "chars_removed"):
+                # A span removal: `<stage>:<rule>`, `{spans, characters}`.
+                key = "spans" if kind == "spans_removed" else "characters"
+                removed.setdefault(f"{stage}:{rule}", {"spans": 0, "characters": 0})[key] = n
         dead = counters.get("read:dead_letter", 0) + counters.get("prepare:dead_letter", 0)
         inputs = (
             counters.get("read:documents", 0)
@@ -44,7 +51,8 @@ def summarize(counts: Mapping[tuple[str, str], int], source_names: Iterable[str]
             "dead_lettered": dead,
             "dropped_by_reason": dict(sorted(dropped_by_reason.items())),
             "sentences": counters.get("write:sentences", 0),
-            # Sentences the filters removed from the documents they kept, and their characters, per rule.
+            # Sentences the filters removed from the documents they kept, and their characters, per rule; spans
+            # the rewrites, boilerplate rules and cleaners took out of them (`clean:url`), and their characters.
             "removed_inside_kept": dict(sorted(removed.items())),
             "reconciled": inputs == kept + dropped + dead,
             "counters": dict(sorted(counters.items())),

@@ -43,6 +43,7 @@ def loss_problems(
     nothing at all (each path that matched no file is one `no file matches` dead letter, and no loss).
     """
     may_be_empty = may_be_empty or {}
+    own_filters = stats.get("filter_overrides") or {}
     problems = []
     for name, block in stats["sources"].items():
         records, dead, kept = block["input"], block["dead_lettered"], block["kept"]
@@ -54,7 +55,9 @@ def loss_problems(
         elif dead == records:
             problems.append(f"source {name!r}: every record was dead-lettered ({counts}); see rejected/")
         elif kept == 0:
-            problems.append(f"source {name!r}: no document kept ({counts}); {_top_reason(block)}")
+            problems.append(
+                f"source {name!r}: no document kept ({counts}); {_top_reason(block, name, own_filters.get(name))}"
+            )
         elif dead > max_dead_letter_fraction * records:
             problems.append(
                 f"source {name!r}: {dead / records:.1%} of its records dead-lettered ({counts}), more than "
@@ -63,11 +66,15 @@ def loss_problems(
     return problems
 
 
-def _top_reason(block: Mapping[str, Any]) -> str:
-    """`too_short (filters.min_chars) dropped 10,346`: the drop reason that took the most documents."""
+def _top_reason(block: Mapping[str, Any], source: str = "", own_filters: Mapping[str, Any] | None = None) -> str:
+    """`too_short (filters.min_chars) dropped 10,346`: the drop reason that took the most documents; the key is
+    the source's own (`sources[nsmc].filters.min_chars`) when it sets it."""
     reasons = block.get("dropped_by_reason") or {}
     if not reasons:
         return "see rejected/"
     reason, n = max(reasons.items(), key=lambda kv: (kv[1], kv[0]))
-    key = f" ({REASON_KEYS[reason]})" if reason in REASON_KEYS else ""
+    key = ""
+    if reason in REASON_KEYS:
+        name = REASON_KEYS[reason].removeprefix("filters.")
+        key = f" (sources[{source}].filters.{name})" if name in (own_filters or {}) else f" ({REASON_KEYS[reason]})"
     return f"rule {reason}{key} dropped {n:,}; see rejected/"

@@ -31,7 +31,8 @@ OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
         "stats.json", "text", "docs", "rejected", "examples", "stages.json", ".tmp-build-*", _ATOMIC_TMP
     ),
     "pack": (
-        "manifest.json", "dataset_dict.json", "train", "validation", "rejected", "stages.json", _ATOMIC_TMP
+        "manifest.json", "dataset_dict.json", "train", "validation", "rejected", "stages.json", ".tmp-pack-*",
+        _ATOMIC_TMP
     ),
     "train-vocab": _VOCAB_FILES,
     "vocab-merge": _VOCAB_FILES,

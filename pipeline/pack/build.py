@@ -1,15 +1,19 @@
 """`kcorpus pack` as a Beam pipeline: corpus documents -> tokenized -> packed sequences -> Arrow shards.
 
 ReadCorpus -> TokenizeDocuments (batched, tokenizer loaded once per worker; split and shard from a digest of
-the document id; the `pair` and `single` layouts packed there) -> WriteShards (rows in id order, one Arrow IPC
-stream per shard, serialized in parallel groups: pipeline/pack/write.py) -> WriteMetadata (dataset_info.json
-and state.json per split, manifest.json, rejected records).
-Every file appears under its final name only when complete (written to a temporary name, then renamed).
+the document id; the `pair` and `single` layouts packed there; spilled to sorted runs per shard in the run's
+temporary folder: pipeline/pack/runs.py) -> WriteShards (a writer per shard merges its runs, rows in id order,
+one Arrow IPC stream per shard written as it goes: pipeline/pack/write.py) -> WriteMetadata (dataset_info.json
+and state.json per split, manifest.json, rejected records). No step holds more than a shard's runs' blocks and
+a worker's spill buffer, so memory does not grow with the corpus.
+Every file appears under its final name only when complete (written to a temporary name, then renamed); the
+temporary folder (`.tmp-pack-*` in `--out`) is removed when the run ends.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +23,7 @@ from apache_beam.options.pipeline_options import DirectOptions
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
 from kcorpus.pipeline.errors import UserError
+from kcorpus.pipeline.filesystems import delete_tree
 from kcorpus.pipeline.options import PACK_BYTES_PER_WORKER, make_pipeline
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.pack.checks import setting_problems
@@ -41,12 +46,21 @@ from kcorpus.transforms.packing.blocks import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
 
+TMP_PREFIX = ".tmp-pack-"
+
+
+def temporary_folder(out: str) -> str:
+    """A run's own folder for its sorted runs, inside `--out` (removed when the run ends)."""
+    return FileSystems.join(out, f"{TMP_PREFIX}{uuid.uuid4().hex[:12]}")
+
 
 def build(
-    pipeline: beam.Pipeline, job: PackJob, corpus: CorpusInput | None = None, info: TokenizerInfo | None = None
+    pipeline: beam.Pipeline, job: PackJob, tmp: str, corpus: CorpusInput | None = None,
+    info: TokenizerInfo | None = None,
 ) -> tuple[beam.PCollection, dict[str, Any]]:
-    """Wire the pack stages onto `pipeline`; returns the manifest PCollection and the resolved plan. `corpus`
-    and `info`, when given, are the job's corpus and tokenizer as `run` resolved them (found once, not twice)."""
+    """Wire the pack stages onto `pipeline`, their sorted runs under `tmp`; returns the manifest PCollection and
+    the resolved plan. `corpus` and `info`, when given, are the job's corpus and tokenizer as `run` resolved
+    them (found once, not twice)."""
     corpus = corpus or resolve_corpus(job.corpus, job.input_format)
     info = info or inspect_tokenizer(job)
     dtype = ids_dtype(info.vocab_size)
@@ -56,9 +70,10 @@ def build(
     read = pipeline | "ReadCorpus" >> ReadCorpus(corpus, job.batch_documents, job.batch_bytes, spread, range_bytes)
     per_document = (job.pack, info.special) if packs_per_document(job.pack) else None
     tokenized = read["batches"] | "TokenizeDocuments" >> TokenizeDocuments(
-        job.tokenizer, job.validation_fraction, counts, dtype.name, per_document, job.pack.word_start
+        job.tokenizer, job.validation_fraction, counts, dtype.name, FileSystems.join(tmp, "runs"), per_document,
+        job.pack.word_start, job.spill_bytes, job.pack.max_length,
     )
-    shards = tokenized.keyed | "WriteShards" >> WriteShards(job, info.special, dtype.name, counts)
+    shards = tokenized.keyed | "WriteShards" >> WriteShards(job, info.special, dtype.name, counts, tmp)
     rejected = (read["dead_letter"], tokenized.dropped) | "MergeRejected" >> beam.Flatten()
     # one element, with the shard records and rejected records as list side inputs (no combiner stages)
     manifest = pipeline | "Once" >> beam.Create([None]) | "WriteMetadata" >> metered_map(
@@ -90,8 +105,13 @@ def run(
     options = {"input_bytes": size, "bytes_per_worker": PACK_BYTES_PER_WORKER}
     pipeline = make_pipeline(beam_args, local_mode=local_mode, **options)
     shards = sum(shard_counts(job, size).values())
-    with claim_output(plan), progress_display("pack", size, pipeline.options, write_total=shards), pipeline:
-        build(pipeline, job, corpus, info)
+    tmp = temporary_folder(job.out)
+    with claim_output(plan), progress_display("pack", size, pipeline.options, write_total=shards):
+        try:
+            with pipeline:
+                build(pipeline, job, tmp, corpus, info)
+        finally:
+            delete_tree(tmp)
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)
     with FileSystems.open(FileSystems.join(job.out, "manifest.json")) as f:

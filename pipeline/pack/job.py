@@ -31,6 +31,8 @@ class PackJob:
     batch_documents: int = 1024
     batch_bytes: int = 1 << 18
     rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
+    # what one worker buffers before it spills sorted runs (pipeline/pack/runs.py); the output does not depend on it
+    spill_bytes: int = 64 << 20
     overwrite: bool = False
     reshuffle_batches: str = "auto"
     profile_stages: bool = False
@@ -48,5 +50,7 @@ class PackJob:
         if self.reshuffle_batches not in RESHUFFLE_CHOICES:
             raise ValueError(f"reshuffle_batches must be one of {', '.join(RESHUFFLE_CHOICES)}, "
                              f"got {self.reshuffle_batches!r}")
+        if self.spill_bytes < 1:
+            raise ValueError(f"spill_bytes must be positive, got {self.spill_bytes}")
         if self.shard_size_mb <= 0:
             raise ValueError(f"shard_size_mb must be positive, got {self.shard_size_mb}")

@@ -65,6 +65,7 @@ def build_manifest(job: PackJob, corpus: CorpusInput, info: TokenizerInfo, dtype
             "dropped_tokens": total.dropped_tokens,
             "borrowed_tokens": total.borrowed_tokens,
             "rejected_documents": rejected,
+            **({"nsp": nsp_counts(job.pack.nsp_rule, total)} if job.pack.layout == "nsp" else {}),
             "sources": total.sources,
             "splits": {split: stats.to_dict() for split, stats in per_split.items()},
         },
@@ -72,6 +73,18 @@ def build_manifest(job: PackJob, corpus: CorpusInput, info: TokenizerInfo, dtype
             {"file": s["file"], "sha256": s["sha256"], "bytes": s["bytes"], "rows": s["stats"].sequences}
             for s in shards
         ],
+    }
+
+
+def nsp_counts(rule: str, stats: PackStats) -> dict[str, Any]:
+    """The `nsp` layout's labels: is-next and random-next rows, the random-next share, what `balanced` left out."""
+    return {
+        "rule": rule,
+        "is_next": stats.sequences - stats.random_next,
+        "random_next": stats.random_next,
+        "random_next_share": round(stats.random_next / stats.sequences, 6) if stats.sequences else 0.0,
+        "left_out_documents": stats.left_out_documents,
+        "left_out_tokens": stats.left_out_tokens,
     }
 
 

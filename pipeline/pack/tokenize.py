@@ -1,4 +1,4 @@
-"""`TokenizeDocuments`: batches of documents -> per-shard lists of tokenized documents."""
+"""`TokenizeDocuments`: batches of documents -> tokenized (and packed) documents spilled to sorted runs per shard."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from collections.abc import Sequence
 import apache_beam as beam
 import numpy as np
 from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import DocTuple
+from kcorpus.pipeline.pack.runs import DOCS, ROWS, SPILL_BYTES, SpillBuffer
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.packing.blocks import PackConfig, SpecialIds
 from kcorpus.transforms.packing.chunks import pack_chunk
@@ -29,24 +31,31 @@ from kcorpus.transforms.sharding import split_and_shard
 
 
 class _TokenizeBatch(beam.DoFn):
-    """A batch of documents -> per shard the batch touches, ((split, shard), its documents packed as one
-    `PackedChunk` wire) when `pack` is given, else ((split, shard), [TokenizedDoc wire tuples]); empty documents
-    to `dropped`."""
+    """A batch of documents -> its documents per shard, packed into a `PackedChunk` when `pack` is given (`pair`,
+    `single`), else as `WireDoc`s, buffered and spilled to sorted runs under `spill_folder`
+    (pipeline/pack/runs.py): `(shard, RunRef)` per run, when the buffer holds `spill_bytes` and when the bundle
+    ends; empty documents to `dropped`."""
 
     def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
-                 pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True):
+                 spill_folder: str, pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True,
+                 spill_bytes: int = SPILL_BYTES, max_length: int = 0):
         self._tokenizer_path = tokenizer
         self._pack = pack
         self._word_start = word_start
         self._dtype = dtype
         self._validation_fraction = validation_fraction
         self._counts = counts
+        self._spill = (spill_folder, ROWS if pack is not None else DOCS, spill_bytes, max_length)
         self._tokens = Metrics.counter("pack", "pack:tokens:corpus")
         self._empty = Metrics.counter("pack", "pack:documents:dropped:empty_document")
         self._tok = None
+        self._buffer: SpillBuffer | None = None
 
     def setup(self):
         self._tok = tokenizer_from_bytes(read_tokenizer_bytes(self._tokenizer_path))
+
+    def start_bundle(self):
+        self._buffer = SpillBuffer(*self._spill)
 
     def process(self, docs: Sequence[DocTuple]):
         encoded = tokenize_wire(self._tok, [(doc_id, text) for doc_id, text, _ in docs], self._dtype,
@@ -63,21 +72,30 @@ class _TokenizeBatch(beam.DoFn):
             by_shard.setdefault(key, []).append(wire)
         token_bytes = sum(len(w[1]) for group in by_shard.values() for w in group)
         self._tokens.inc(token_bytes // np.dtype(self._dtype).itemsize)
-        if self._pack is None:
-            yield from by_shard.items()
-            return
-        config, special = self._pack
+        refs = []
         for key, wires in by_shard.items():
-            yield key, pack_chunk(wires, config, special).to_wire()
+            if self._pack is None:
+                for wire in wires:
+                    refs += self._buffer.add(key, wire)
+            else:
+                refs += self._buffer.add(key, pack_chunk(wires, *self._pack))
+        yield from refs
+
+    def finish_bundle(self):
+        for ref in self._buffer.flush():
+            yield GlobalWindows.windowed_value(ref)
 
 
 class TokenizeDocuments(beam.PTransform):
-    """Batches of documents -> per shard, its tokenized documents (packed when `pack` is given)."""
+    """Batches of documents -> `(shard, RunRef)` of the sorted runs its documents (packed when `pack` is given)
+    were spilled to; empty documents on `dropped`."""
 
     def __init__(self, tokenizer: str, validation_fraction: float, counts: dict[str, int], dtype: str,
-                 pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True):
+                 spill_folder: str, pack: tuple[PackConfig, SpecialIds] | None = None, word_start: bool = True,
+                 spill_bytes: int = SPILL_BYTES, max_length: int = 0):
         super().__init__()
-        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype, pack, word_start)
+        self._fn = _TokenizeBatch(tokenizer, validation_fraction, counts, dtype, spill_folder, pack, word_start,
+                                  spill_bytes, max_length)
 
     def expand(self, batches):
         return batches | "Encode" >> beam.ParDo(Metered("Encode", self._fn)).with_outputs("dropped", main="keyed")

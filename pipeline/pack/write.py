@@ -1,26 +1,25 @@
-"""`WriteShards`: tokenized documents -> packed rows in document-id order -> one Arrow IPC stream per shard.
+"""`WriteShards`: each shard's sorted runs -> its rows in document-id order -> one Arrow IPC stream, written as
+it goes.
 
-`pair` and `single` (no sequence crosses a document) were packed in `Encode`, as `PackedChunk`s; here every
-shard is cut into groups of whole record batches and serialized in parallel:
-
-    chunks -> RowKeys -> GroupByShard -> PlanGroups (sort the row keys: the first key of every group)
-    chunks -> RouteRows (each chunk's rows to their groups) -> GroupByGroup -> SerializeGroups
-        -> GroupBySerializedShard -> WriteShards (schema + the groups' record batches in order + end-of-stream)
-
-`cross_document` (one stream through the shard's sorted documents, cut every `max_length - 1` tokens) takes
-the same path with documents instead of rows: StreamKeys (id, tie key, tokens) -> PlanGroups (the stream
-position where each group starts, as a document and offset) -> RouteDocuments (documents, cut into pieces
-where a group starts inside one) -> SerializeGroups (each group packs its part of the stream). `nsp` (B from
-any document of the shard) first gathers each shard's documents (GroupShardDocuments) and packs them in one
-place (PackShards, one chunk per shard), then takes the path of `pair`. All give the
-bytes of packing the shard's sorted documents in one place (`chunks.pack_sorted`). Every shard is written,
-with no rows when no document lands in it.
+`Encode` spilled every shard's rows (`pair`, `single`: packed there) or tokenized documents (`cross_document`,
+`full_sentences`, `nsp`) to sorted run files (pipeline/pack/runs.py). The `(shard, RunRef)` elements are
+grouped by shard, with an empty marker for every shard (so a shard no document lands in is still written,
+with no rows), and one writer per shard merges its runs in (document id, tie key) order:
+- `pair`, `single`: each document's rows, as they come;
+- `cross_document`, `full_sentences`: the documents through a `StreamPacker`, a block at a time;
+- `nsp` (B from any document of the shard): the shard's documents gathered and packed in one place, so it
+  holds one shard's tokens (`--shard-size-mb`), not the corpus's.
+Rows go to the shard's file in record batches of `rows_per_batch` as they are made (`ShardStream`): a writer
+holds a batch, its runs' current blocks and its packer's open row. Every layout gives the bytes of packing the
+shard's sorted documents in one place (`chunks.pack_sorted`), whatever the workers, bundles and spills.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import apache_beam as beam
 import numpy as np
@@ -29,21 +28,20 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import progress
-from kcorpus.pipeline.atomic import write_atomic
+from kcorpus.pipeline.atomic import AtomicFile
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.pipeline.stage_metrics import Metered, metered_flat_map, metered_map
-from kcorpus.transforms.packing import arrow_shards, chunks, stream_chunks
-from kcorpus.transforms.packing.blocks import PackConfig, SpecialIds
+from kcorpus.pipeline.pack.runs import DOCS, FAN_IN, ROWS, RunRef, merge_runs, reduce_runs
+from kcorpus.pipeline.stage_metrics import Metered
+from kcorpus.transforms.packing import arrow_shards, chunks
+from kcorpus.transforms.packing.blocks import PackConfig, PackedColumns, SpecialIds, concat_columns
 from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
 from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.stats import PackStats
-from kcorpus.transforms.packing.tokenize import sha256_hex
-
-# A shard is serialized in at most this many groups of whole record batches (enough to spread one shard over
-# every local worker; each group costs a few Beam elements).
-MAX_GROUPS_PER_SHARD = 64
+from kcorpus.transforms.packing.stats import PackStats, merge_source_counts, source_counts
+from kcorpus.transforms.packing.stream_chunks import STREAM_LAYOUTS, StreamPacker
 
 ShardKey = tuple[str, int]
+# Tokens of the documents a writer hands its `StreamPacker` at once.
+STREAM_BLOCK_TOKENS = 1 << 20
 
 
 def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
@@ -69,141 +67,153 @@ def packs_per_document(config: PackConfig) -> bool:
     return config.layout in ("pair", "single")
 
 
-def pack_shard(element: tuple[ShardKey, Iterable[list]], config: PackConfig, special: SpecialIds):
-    """`nsp`: (shard, [documents of each batch]) -> (shard, all its documents packed as one chunk)."""
-    shard, parts = element
-    return shard, chunks.pack_chunk([d for part in parts for d in part], config, special).to_wire()
+class ShardStream:
+    """One shard's Arrow IPC stream, written under a temporary name as rows come (`add`), in record batches
+    of `rows_per_batch`, and renamed on `close`: the bytes `arrow_shards.stream_bytes` gives for all the rows."""
+
+    def __init__(self, path: str, schema: pa.Schema, rows_per_batch: int):
+        self._file = AtomicFile(path)
+        self._schema, self._rows_per_batch = schema, rows_per_batch
+        self._digest = hashlib.sha256()
+        self.size = 0
+        self._pending: list[PackedColumns] = []
+        self._pending_rows = 0
+        self._written = False
+        head, self._eos = arrow_shards.stream_ends(schema)
+        self._write(head)
+
+    def _write(self, data: bytes) -> None:
+        self._file.write(data)
+        self._digest.update(data)
+        self.size += len(data)
+
+    def add(self, columns: PackedColumns) -> None:
+        """The next rows of the shard."""
+        if not columns.num_rows:
+            return
+        self._pending.append(columns)
+        self._pending_rows += columns.num_rows
+        if self._pending_rows >= self._rows_per_batch:
+            self._drain(last=False)
+
+    def _drain(self, last: bool) -> None:
+        columns = concat_columns(self._pending)
+        done = columns.num_rows if last else columns.num_rows // self._rows_per_batch * self._rows_per_batch
+        self._write(arrow_shards.batch_messages(columns, self._schema, self._rows_per_batch, done))
+        self._written = True
+        self._pending = [columns.rows(done, columns.num_rows)] if done < columns.num_rows else []
+        self._pending_rows = columns.num_rows - done
+
+    def close(self) -> str:
+        """Write the last batch and the end of the stream, rename the file into place; its sha256."""
+        if self._pending:
+            self._drain(last=True)
+        if not self._written:
+            self._write(arrow_shards.empty_batch(self._schema))
+        self._write(self._eos)
+        self._file.close()
+        return self._digest.hexdigest()
+
+    def discard(self) -> None:
+        self._file.discard()
 
 
-def plan_shard(element: tuple[ShardKey, Iterable], rows_per_batch: int):
-    """(shard, [(row keys, stats) of each chunk]) -> (shard, (the first row key of every group but the first,
-    the shard's stats))."""
-    shard, parts = element
-    parts = list(parts)
-    keys = [k for p in parts for k in p[0]]
-    group_rows = chunks.rows_per_group(len(keys), rows_per_batch, MAX_GROUPS_PER_SHARD)
+def write_rows(stream: ShardStream, paths: Sequence[str], refs: Iterable[RunRef]) -> PackStats:
+    """`pair`, `single`: the runs' rows, merged, to the stream; the stats the runs carry."""
+    for _, chunk, lo, hi in merge_runs(paths, ROWS):
+        stream.add(chunk.columns.rows(lo, hi))
+    return functools.reduce(PackStats.merge, (r.stats for r in refs), PackStats())
+
+
+def write_stream(stream: ShardStream, paths: Sequence[str], config: PackConfig, special: SpecialIds) -> PackStats:
+    """`cross_document`, `full_sentences`: the runs' documents, merged, through a `StreamPacker`."""
+    packer = StreamPacker(config, special)
     stats = PackStats()
-    for part in parts:
-        stats = stats.merge(part[1])
-    return shard, (chunks.plan_splitters(keys, group_rows), stats)
+
+    def add(rows: PackedColumns | None) -> None:
+        nonlocal stats
+        if rows is not None:
+            stream.add(rows)
+            stats = stats.merge(PackStats.of_columns(rows, {}, 0, config.max_length))
+
+    docs: list = []
+    size = 0
+    for _, doc in merge_runs(paths, DOCS):
+        docs.append(doc)
+        size += len(doc[1])
+        if size >= STREAM_BLOCK_TOKENS:
+            add(packer.add(block_from_wire(docs)))
+            docs, size = [], 0
+    if docs:
+        add(packer.add(block_from_wire(docs)))
+    add(packer.finish())
+    documents = dict(packer.documents)
+    counted = PackStats(documents=sum(documents.values()), corpus_tokens=packer.corpus_tokens,
+                        sources=merge_source_counts({}, source_counts(documents, [], np.zeros(0, np.int64))))
+    return stats.merge(counted)
 
 
-def chunk_keys(element: tuple[ShardKey, chunks.ChunkWire], max_length: int):
-    """(shard, chunk) -> (shard, (its row keys, its stats)): what planning the shard's groups needs."""
-    shard, wire = element
-    chunk = PackedChunk.from_wire(wire)
-    return shard, (chunks.row_keys(chunk), chunk.stats(max_length))
+def write_nsp(stream: ShardStream, paths: Sequence[str], config: PackConfig, special: SpecialIds) -> PackStats:
+    """`nsp`: the shard's documents gathered (B comes from any of them), packed in one place, to the stream."""
+    chunk = chunks.pack_chunk([doc for _, doc in merge_runs(paths, DOCS)], config, special)
+    stream.add(chunk.columns)
+    return chunk.stats(config.max_length)
 
 
-def route_rows(element: tuple[ShardKey, chunks.ChunkWire], plans: dict):
-    """(shard, chunk) -> ((shard, group), the chunk's rows in the group) for every group it has rows in."""
-    shard, wire = element
-    splitters, _stats = plans[shard]
-    for group, part in chunks.split_by_group(PackedChunk.from_wire(wire), splitters):
-        yield (shard, group), part.to_wire()
+class WriteShardFn(beam.DoFn):
+    """(shard, [RunRef or None]) -> the shard's file, written from its merged runs; its manifest record."""
 
-
-def serialize_group(element, dtype: str, config: PackConfig, rows_per_batch: int):
-    """((shard, group), [row slices]) -> (shard, (group, its record-batch messages))."""
-    (shard, group), parts = element
-    columns = chunks.merge_rows([PackedChunk.from_wire(w) for w in parts])
-    schema = shard_schema(dtype, config)
-    return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
-
-
-class AssembleShardFn(beam.DoFn):
-    """(shard, [(group, messages)]) -> the shard's stream, its groups in order, written atomically; its
-    manifest record."""
-
-    def __init__(self, out: str, dtype: str, config: PackConfig, counts: dict[str, int]):
-        self._out = out
+    def __init__(self, out: str, tmp: str, dtype: str, config: PackConfig, special: SpecialIds,
+                 counts: dict[str, int], rows_per_batch: int, fan_in: int = FAN_IN):
+        self._out, self._tmp, self._config, self._special = out, tmp, config, special
         self._schema = shard_schema(dtype, config)
-        self._counts = counts
+        self._counts, self._rows_per_batch, self._fan_in = counts, rows_per_batch, fan_in
         self._sequences = Metrics.counter("pack", "pack:sequences:written")
         self._dropped = Metrics.counter("pack", "pack:tokens:dropped")
 
-    def process(self, element, plans):
-        (split, index), groups = element
-        messages = [m for _, m in sorted((g for g in groups if g), key=lambda g: g[0])]  # [] marks the shard
-        data = arrow_shards.join_stream(self._schema, messages)
-        stats = plans.get((split, index), ([], PackStats()))[1]
+    def process(self, element):
+        (split, index), values = element
+        refs = sorted((v for v in values if v is not None), key=lambda r: r.path)
+        kind = ROWS if packs_per_document(self._config) else DOCS
+        paths = reduce_runs([r.path for r in refs], kind, f"{self._tmp}/merged", self._fan_in)
         name = arrow_shards.shard_name(index, self._counts[split])
-        write_atomic(FileSystems.join(self._out, split, name), data)
+        stream = ShardStream(FileSystems.join(self._out, split, name), self._schema, self._rows_per_batch)
+        try:
+            if kind == ROWS:
+                stats = write_rows(stream, paths, refs)
+            elif self._config.layout in STREAM_LAYOUTS:
+                stats = write_stream(stream, paths, self._config, self._special)
+            else:
+                stats = write_nsp(stream, paths, self._config, self._special)
+            sha256 = stream.close()
+        except BaseException:
+            stream.discard()
+            raise
         progress.add("write", records=1)
         self._sequences.inc(stats.sequences)
         self._dropped.inc(stats.dropped_tokens)
-        yield {"split": split, "index": index, "file": f"{split}/{name}", "sha256": sha256_hex(data),
-               "bytes": len(data), "stats": stats}
+        yield {"split": split, "index": index, "file": f"{split}/{name}", "sha256": sha256, "bytes": stream.size,
+               "stats": stats}
 
     def finish_bundle(self):
         progress.flush()
 
 
-def stream_keys(element: tuple[ShardKey, list]):
-    """`cross_document`: (shard, documents) -> (shard, their stream keys)."""
-    shard, docs = element
-    return shard, stream_chunks.doc_keys(docs)
-
-
-def plan_stream_shard(element: tuple[ShardKey, Iterable], config: PackConfig, rows_per_batch: int):
-    """`cross_document`: (shard, [stream keys of each batch]) -> (shard, (where each group starts, stats))."""
-    shard, parts = element
-    keys = [k for part in parts for k in part]
-    return shard, stream_chunks.plan_stream(keys, config, rows_per_batch, MAX_GROUPS_PER_SHARD)
-
-
-def route_documents(element: tuple[ShardKey, list], plans: dict):
-    """`cross_document`: (shard, documents) -> ((shard, group), their pieces in the group) per group."""
-    shard, docs = element
-    splitters, _stats = plans[shard]
-    for group, pieces in stream_chunks.split_documents(docs, splitters).items():
-        yield (shard, group), pieces
-
-
-def serialize_stream_group(element, config: PackConfig, special: SpecialIds, dtype: str, rows_per_batch: int):
-    """`cross_document`: ((shard, group), [pieces of each batch]) -> (shard, (group, its record batches))."""
-    (shard, group), parts = element
-    columns = stream_chunks.stream_piece_columns([p for part in parts for p in part], config, special)
-    schema = shard_schema(dtype, config)
-    return shard, (group, arrow_shards.batch_messages(columns, schema, rows_per_batch))
-
-
 class WriteShards(beam.PTransform):
-    """(shard, value) of `Encode` -> one manifest record per shard (every shard of `counts`, empty or not)."""
+    """`(shard, RunRef)` of `Encode` -> one manifest record per shard (every shard of `counts`, empty or not)."""
 
-    def __init__(self, job: PackJob, special: SpecialIds, dtype: str, counts: dict[str, int]):
+    def __init__(self, job: PackJob, special: SpecialIds, dtype: str, counts: dict[str, int], tmp: str,
+                 fan_in: int = FAN_IN):
         super().__init__()
-        self._job, self._special, self._dtype, self._counts = job, special, dtype, counts
+        self._fn = WriteShardFn(job.out, tmp, dtype, job.pack, special, counts, job.rows_per_batch, fan_in)
+        self._counts = counts
 
-    def expand(self, keyed):
-        job, counts, config, rows = self._job, self._counts, self._job.pack, self._job.rows_per_batch
-        if config.layout == "nsp":  # B comes from any document of the shard: pack each shard in one place
-            keyed = (keyed | "GroupShardDocuments" >> beam.GroupByKey()
-                     | "PackShards" >> metered_map("PackShards", pack_shard, config, self._special))
-        if config.layout != "cross_document":
-            keys = metered_map("RowKeys", chunk_keys, config.max_length)
-            plan = metered_map("PlanGroups", plan_shard, rows)
-            route_step, route_fn = "RouteRows", route_rows
-            serialize = metered_map("SerializeGroups", serialize_group, self._dtype, config, rows)
-        else:
-            keys = metered_map("StreamKeys", stream_keys)
-            plan = metered_map("PlanGroups", plan_stream_shard, config, rows)
-            route_step, route_fn = "RouteDocuments", route_documents
-            serialize = metered_map("SerializeGroups", serialize_stream_group, config, self._special, self._dtype,
-                                    rows)
-        plans = keyed | "Keys" >> keys | "GroupByShard" >> beam.GroupByKey() | "PlanGroups" >> plan
-        serialized = (
-            keyed
-            | "Route" >> metered_flat_map(route_step, route_fn, beam.pvalue.AsDict(plans))
-            | "GroupByGroup" >> beam.GroupByKey()
-            | "SerializeGroups" >> serialize
-        )
-        # an empty list per shard key, so a shard that gets no document is still written (with no rows)
-        every_shard = [((split, i), []) for split, n in counts.items() for i in range(n)]
+    def expand(self, runs):
+        # a None per shard key, so a shard that gets no document is still written (with no rows)
+        every_shard = [((split, i), None) for split, n in self._counts.items() for i in range(n)]
         return (
-            (serialized, keyed.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
+            (runs, runs.pipeline | "EveryShard" >> beam.Create(every_shard, reshuffle=False))
             | "MergeShardKeys" >> beam.Flatten()
-            | "GroupBySerializedShard" >> beam.GroupByKey()
-            | "WriteShards" >> beam.ParDo(Metered("WriteShards", AssembleShardFn(job.out, self._dtype, config, counts)),
-                                          beam.pvalue.AsDict(plans))
+            | "GroupRunsByShard" >> beam.GroupByKey()
+            | "WriteShards" >> beam.ParDo(Metered("WriteShards", self._fn))
         )

@@ -43,10 +43,15 @@ def _apply_override(raw: dict[str, Any], item: str) -> None:
     for depth, part in enumerate(parts[:-1]):
         node = _child(node, part, ".".join(parts[: depth + 1]))
     last = parts[-1]
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError as err:
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ProfileError([f"override {item!r}: the value is not valid YAML: {problem}"]) from None
     if isinstance(node, list):
-        node[_list_index(node, last, key)] = yaml.safe_load(value)
+        node[_list_index(node, last, key)] = parsed
     else:
-        node[last] = yaml.safe_load(value)
+        node[last] = parsed
 
 
 def _list_index(node: list, part: str, key: str) -> int:

@@ -32,6 +32,7 @@ from pydantic import (
     ValidationInfo,
     create_model,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -49,13 +50,13 @@ from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
-from kcorpus.transforms.packing.blocks import LAYOUTS, PackConfig
+from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.rules.pii import PII_MODES
-from kcorpus.transforms.text.rewrites import MASK_MODES
+from kcorpus.transforms.text.rewrites import MASK_MODES, PLACEHOLDER_MODES
 from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -113,8 +114,8 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     def build(self, cls: type, **extra: Any) -> Any:
-        """The dataclass `cls` from this section's fields that it has (plus `extra`)."""
-        names = {f.name for f in dataclasses.fields(cls)}
+        """The dataclass `cls` from this section's fields that it has (plus `extra`, which wins)."""
+        names = {f.name for f in dataclasses.fields(cls)} - set(extra)
         values = {k: getattr(self, k) for k in type(self).model_fields if k in names}
         return cls(**values, **extra)
 
@@ -148,6 +149,21 @@ FilterSection = _section(
     FilterConfig,
     pii=_choice(FilterConfig, "pii", PII_MODES),
     masks=_choice(FilterConfig, "masks", MASK_MODES),
+    placeholders=_choice(FilterConfig, "placeholders", PLACEHOLDER_MODES),
+)
+# `sources[].filters`: any `filters:` key, typed as there; only the keys a source sets override the profile's
+# (their values are checked with the profile's once merged, in `CorpusConfig`).
+FilterOverrideSection = create_model(
+    "FilterOverrideSection",
+    __base__=Section,
+    **{
+        name: (spec[0], None)
+        for name, spec in {
+            **fields_of(FilterConfig),
+            "pii": _choice(FilterConfig, "pii", PII_MODES),
+            "masks": _choice(FilterConfig, "masks", MASK_MODES),
+        }.items()
+    },
 )
 ExactDedupSection = _section(
     "ExactDedupSection", ExactDedupConfig, scope=_choice(ExactDedupConfig, "scope", SCOPES)
@@ -169,6 +185,7 @@ _SourceFields = _section(
     "_SourceFields", SourceConfig,
     paths=(Annotated[tuple[ProfilePath, ...], BeforeValidator(_listify)], ...),
     boilerplate=(Annotated[tuple[StrictStr, ...] | None, BeforeValidator(_listify)], None),
+    filters=(FilterOverrideSection | None, None),
 )  # fmt: skip
 
 
@@ -202,6 +219,22 @@ class SourceSection(_SourceFields):  # type: ignore[misc, valid-type]
         except TypeError as err:
             raise ValueError(str(err)) from err
         return value
+
+    def build(self, cls: type, **extra: Any) -> Any:
+        """The dataclass `cls`; a `SourceConfig` gets the `filters` keys this source sets (not their defaults)."""
+        if cls is SourceConfig and "filters" not in extra:
+            extra["filters"] = self.filters.model_dump(exclude_unset=True) if self.filters is not None else {}
+        return super().build(cls, **extra)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """`filters` as the source wrote it, and no key at all without it (a stage's config hash is unchanged)."""
+        data = handler(self)
+        if self.filters is None:
+            data.pop("filters", None)
+        else:
+            data["filters"] = {k: data["filters"][k] for k in self.filters.model_fields_set}
+        return data
 
     @model_validator(mode="after")
     def _clean_options(self) -> SourceSection:
@@ -270,7 +303,8 @@ class VocabReportSection(_VocabReportFields):  # type: ignore[misc, valid-type]
 
 _PackFields = _section(
     "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite", "profile_stages"), check=False,
-    **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS)},
+    **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS),
+       "nsp_rule": _choice(PackConfig, "nsp_rule", NSP_RULES)},
     input_format=_choice(PackJob, "input_format", ("auto", *CORPUS_LAYOUTS)),
     reshuffle_batches=_choice(PackJob, "reshuffle_batches", RESHUFFLE_CHOICES),
 )  # fmt: skip

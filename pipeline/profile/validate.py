@@ -55,21 +55,40 @@ def _unwrap(tp: Any) -> Any:
     return tp
 
 
-def _where(loc: Sequence[Any]) -> str:
+def _where(loc: Sequence[Any], source_names: Sequence[Any] = ()) -> str:
+    """`sources[0].preset`; a source's own filter key by the source's name, as its merged filters' errors
+    name it (`sources[nsmc].filters.min_sentences`)."""
     text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            by_name = (
+                loc[:1] == ("sources",) and i == 1 and loc[2:3] == ("filters",)
+                and part < len(source_names) and isinstance(source_names[part], str)
+            )  # fmt: skip
+            text += f"[{source_names[part]}]" if by_name else f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
     return text or "profile"
 
 
-def error_lines(error: ValidationError, skip: Collection[tuple[Any, ...]] = ()) -> list[str]:
-    """One line per problem: `key.path: expected ..., got VALUE` (but at the locations in `skip`)."""
+def _source_names(raw: Any) -> list[Any]:
+    sources = raw.get("sources") if isinstance(raw, Mapping) else None
+    if not isinstance(sources, list):
+        return []
+    return [s.get("name") if isinstance(s, Mapping) else None for s in sources]
+
+
+def error_lines(
+    error: ValidationError, skip: Collection[tuple[Any, ...]] = (), source_names: Sequence[Any] = ()
+) -> list[str]:
+    """One line per problem: `key.path: expected ..., got VALUE` (but at the locations in `skip`);
+    `source_names`: the profile's source names, by position."""
     lines = []
     for err in error.errors():
         loc, kind, value = err["loc"], err["type"], err.get("input")
         if tuple(loc) in skip:
             continue
-        where = _where(loc)
+        where = _where(loc, source_names)
         if kind == "extra_forbidden":
             valid = ", ".join(_model_at(loc[:-1]).model_fields)
             lines.append(f"{where}: unknown key; valid keys: {valid}")
@@ -102,7 +121,8 @@ def profile_from_dict(raw: Any, base_dir: str = "") -> Profile:
         try:
             profile = Profile.model_validate(candidate, context={"base_dir": base_dir})
         except ValidationError as error:
-            new = [line for line in error_lines(error, skip=dropped) if line not in problems]
+            lines = error_lines(error, skip=dropped, source_names=_source_names(candidate))
+            new = [line for line in lines if line not in problems]
             problems.extend(new)
             locs = {tuple(e["loc"]) for e in error.errors()} - dropped
             taken = {loc for loc in locs if _drop_key(candidate, loc)}

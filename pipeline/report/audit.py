@@ -15,6 +15,7 @@ from kcorpus.pipeline.report.render import (
     escape,
     fmt_number,
     html_page,
+    lang_attr,
     sections_html,
     sections_markdown,
 )
@@ -127,10 +128,10 @@ def audit_html(audit: Mapping[str, Any]) -> str:
             meta = _metadata(row)
             body.append(
                 f"<h3>{escape(row['id'])}</h3><p><em>{escape(_summary(row))}</em>"
-                + (f" — {escape(meta)}" if meta else "")
+                + (f" — <span{lang_attr(meta)}>{escape(meta)}</span>" if meta else "")
                 + "</p>"
             )
             text = escape(row["text"]) if row.get("diff") is None else _diff_html(row["diff"])
-            body.append(f'<p style="white-space:pre-wrap;line-height:1.6">{text}</p>')
+            body.append(f'<p style="white-space:pre-wrap;line-height:1.6"{lang_attr(text)}>{text}</p>')
     body += sections_html(sections[1:])
     return html_page(f"{TITLE}: {audit['corpus']}", body)

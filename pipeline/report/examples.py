@@ -29,15 +29,17 @@ def one_line(text: str) -> str:
 
 def examples_section(rows: Sequence[Mapping[str, Any]], *, intro: bool = True) -> Section:
     """One table per (kind, rule): id, before, after (rewrites) or id, text, note (drops)."""
-    section = Section("Examples: what each rule did", notes=[INTRO] if intro else [])
+    section = Section("Examples: what each rule did", intro=[INTRO] if intro else [])
     for (kind, rule), group in by_rule(rows):
         title = f"{KIND_TITLES.get(kind, kind)}: {rule}"
         if kind == REWRITE:
             header = [title, "before", "after"]
             cells = [[r["id"], one_line(r["before"]), one_line(r["after"])] for r in group]
-        else:
+        elif any(r.get("note") for r in group):
             header = [title, "text", "note"]
             cells = [[r["id"], one_line(r["before"]), r.get("note", "")] for r in group]
+        else:
+            header, cells = [title, "text"], [[r["id"], one_line(r["before"])] for r in group]
         section.tables.append((header, cells))
     if not rows:
         section.notes.append("No rule changed or dropped anything (or the corpus has no examples/ folder).")

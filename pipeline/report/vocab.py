@@ -8,6 +8,7 @@ from kcorpus.pipeline.report.render import (
     Section,
     escape,
     html_page,
+    md_code,
     md_table,
     sections_html,
     svg_grouped_hbars,
@@ -52,7 +53,7 @@ def _tables(report: dict[str, Any]) -> list[tuple[list[str], list[list[Any]]]]:
     ]
     if "corpus" in report:
         ca, cb = report["corpus"]["a"], report["corpus"]["b"]
-        tables.append((["corpus figure", "A", "B"], [[key, ca[key], cb[key]] for key in CORPUS_KEYS]))
+        tables.append(([_corpus_title(report), "A", "B"], [[key, ca[key], cb[key]] for key in CORPUS_KEYS]))
     return tables
 
 
@@ -60,13 +61,14 @@ def _vocab_line(name: str, vocab: dict[str, Any]) -> str:
     return f"{name}: `{vocab['path']}` ({vocab['kind']}, {vocab['size']} tokens)"
 
 
-def _corpus_line(report: dict[str, Any]) -> str:
-    return f"On the corpus ({report['corpus']['lines']} lines, {report['corpus']['a']['eojeol']} eojeol):"
+def _corpus_title(report: dict[str, Any]) -> str:
+    return f"on the corpus ({report['corpus']['lines']:,} lines, {report['corpus']['a']['eojeol']:,} eojeol)"
 
 
 def _examples_line(report: dict[str, Any], side: str) -> str:
+    """Markdown: the tokens as code spans (the HTML renders them as `<code>`)."""
     tokens = report[f"examples_only_{side.lower()}"][:EXAMPLES]
-    return f"Tokens only in {side} (first in id order): " + " ".join(f"`{t}`" for t in tokens)
+    return f"Tokens only in {side} (first in id order): " + " ".join(map(md_code, tokens))
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -83,7 +85,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         *md_table(*per_vocab),
     ]
     if corpus:
-        lines += ["", _corpus_line(report), "", *md_table(*corpus[0])]
+        lines += ["", *md_table(*corpus[0])]
     lines += ["", _examples_line(report, "A"), "", _examples_line(report, "B"), ""]
     return "\n".join(lines)
 
@@ -138,8 +140,7 @@ def _charts(report: dict[str, Any]) -> list[str]:
 def render_html(report: dict[str, Any]) -> str:
     """The comparison as one self-contained HTML page: the charts, then the same tables as the Markdown."""
     comparison, per_vocab, *corpus = _tables(report)
-    notes = [_corpus_line(report)] if corpus else []
-    notes += [_examples_line(report, "A"), _examples_line(report, "B")]
+    notes = [_examples_line(report, "A"), _examples_line(report, "B")]
     figures = Section("Figures", tables=[comparison, per_vocab, *corpus], notes=notes)
     intro = (
         "<p>"

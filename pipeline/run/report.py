@@ -291,6 +291,8 @@ def collect(
             "scan": scan,
             "examples": examples,
             "near_duplicate_pairs": near_duplicate_pairs(examples, scan.texts),
+            "filters": stats.get("filters") or {},
+            "filter_overrides": stats.get("filter_overrides") or {},
         }
     vocab_manifest = read_json(fs.join(out, "vocab", "manifest.json"))
     tokens = load_vocab_tokens(fs.join(out, "vocab"))

@@ -38,9 +38,9 @@ def flatten(config: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
 def settings_section(profile: str | None, stages: Mapping[str, Mapping[str, Any]]) -> Section:
     """Every setting each completed stage ran with (from its `_STAGE.json`, so a stage run by an older
     profile shows what it really used), and the profile of this run."""
-    section = Section("Settings: the profile and thresholds used")
+    section = Section("Settings: the profile and thresholds used", folded=True)
     if profile:
-        section.notes.append(f"Profile: {profile}")
+        section.intro.append(f"Profile: {profile}")
     rows = [
         [stage, key, value]
         for stage, info in stages.items()
@@ -51,6 +51,27 @@ def settings_section(profile: str | None, stages: Mapping[str, Mapping[str, Any]
     else:
         section.notes.append("No completed stage recorded its settings.")
     return section
+
+
+def filters_table(
+    filters: Mapping[str, Mapping[str, Any]], overrides: Mapping[str, Mapping[str, Any]]
+) -> Table | None:
+    """Every filter key (rows) with the value each source ran with (columns), a source's own value marked
+    `(source)`; None for a corpus whose stats.json predates per-source filters."""
+    if not filters:
+        return None
+    names = list(filters)
+    keys = list(dict.fromkeys(k for n in names for k in filters[n]))
+    rows = [
+        [key, *(_setting(filters[n].get(key)) + (" (source)" if key in (overrides.get(n) or {}) else "")
+                for n in names)]
+        for key in keys
+    ]  # fmt: skip
+    return ["filter", *names], rows
+
+
+def _setting(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 # ---- packed tokens per source ------------------------------------------------------------------------------

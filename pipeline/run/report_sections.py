@@ -9,14 +9,22 @@ from kcorpus.pipeline.report.examples import examples_section
 from kcorpus.pipeline.report.render import (
     Section,
     fmt_number,
+    html_contents,
     html_page,
+    md_code,
     pct,
     sections_html,
     sections_markdown,
     svg_hbars,
     svg_histogram,
 )
-from kcorpus.pipeline.run.report_context import near_duplicate_table, pack_sources, settings_section
+from kcorpus.pipeline.run.report_context import (
+    filters_table,
+    near_duplicate_table,
+    pack_sources,
+    settings_section,
+)
+from kcorpus.transforms.packing.stats import padding_warning
 
 
 def find_key(obj: Any, key: str) -> Any:
@@ -42,10 +50,13 @@ PACK_COUNT_KEYS = ("documents", "sequences", "tokens", "padding_fraction", "drop
 
 
 def pack_counts(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The numeric counts of a pack manifest: every number under `counts`, else the contract keys at top level."""
+    """The numeric counts of a pack manifest: every number under `counts` and its `nsp` labels (`nsp
+    random_next_share`), else the contract keys at top level."""
     counts = manifest.get("counts")
     if isinstance(counts, Mapping):
-        return {k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        nsp = counts.get("nsp") if isinstance(counts.get("nsp"), Mapping) else {}  # the `nsp` layout's labels
+        numbers = {**counts, **{f"nsp {k}": v for k, v in nsp.items()}}
+        return {k: v for k, v in numbers.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return {k: manifest[k] for k in PACK_COUNT_KEYS if k in manifest}
 
 
@@ -59,10 +70,13 @@ def pack_splits(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def build_sections(data: Mapping[str, Any]) -> list[Section]:
-    """The report's content, shared by the HTML and Markdown renderers."""
-    sections = [_stages_section(data["stages"]), settings_section(data.get("profile"), data["stages"])]
+    """The report's content, shared by the HTML and Markdown renderers: the results first (a summary, the
+    corpus, the vocabulary, the packed sequences), then the stages, the examples and, last, the settings."""
+    sections = [summary_section(data)]
+    examples = None
     if "corpus" in data:
-        sections += _corpus_sections(data["corpus"])
+        *corpus, examples = _corpus_sections(data["corpus"])
+        sections += corpus
     else:
         sections.append(Section("Corpus", notes=["build-corpus has not completed: no corpus/stats.json."]))
     if "vocab" in data or "vocab_report" in data:
@@ -74,7 +88,61 @@ def build_sections(data: Mapping[str, Any]) -> list[Section]:
         sections.append(_pack_section(data["pack"], scan))
     else:
         sections.append(Section("Packed sequences", notes=["pack has not completed."]))
+    sections.append(_stages_section(data["stages"]))
+    if examples is not None:
+        sections.append(examples)
+    sections.append(settings_section(data.get("profile"), data["stages"]))
     return sections
+
+
+def summary_section(data: Mapping[str, Any]) -> Section:
+    """What the run made, in a few lines: stages, documents, the corpus out, the vocabulary, the sequences."""
+    stages = data["stages"]
+    done = sum(1 for s in stages.values() if s["status"] == "complete")
+    seconds = sum(s.get("seconds") or 0 for s in stages.values())
+    others = "".join(f"; {name}: {s['status']}" for name, s in stages.items() if s["status"] != "complete")
+    rows = [["stages", f"{done} of {len(stages)} complete ({fmt_number(seconds)} s){others}"]]
+    if "corpus" in data:
+        total, scan = data["corpus"]["total"], data["corpus"]["scan"]
+        n_in, kept = total.get("input", 0), total.get("kept", 0)
+        share = f" ({pct(kept / n_in)})" if n_in else ""
+        dropped, dead = fmt_number(total.get("dropped", 0)), fmt_number(total.get("dead_lettered", 0))
+        documents = f"{fmt_number(n_in)} in, {fmt_number(kept)} kept{share}, {dropped} dropped, {dead} dead-lettered"
+        rows.append(["documents", documents])
+        docs, sentences = fmt_number(sum(scan.documents.values())), fmt_number(sum(scan.sentences.values()))
+        chars = fmt_number(sum(scan.characters.values()))
+        read = "" if scan.complete else f" (in the first {scan.shards_read} of {scan.shards_total} docs shards)"
+        rows.append(["corpus out", f"{docs} documents, {sentences} sentences, {chars} characters{read}"])
+    vocab = _vocab_summary_line(data.get("vocab") or {}, data.get("vocab_report"))
+    if vocab:
+        rows.append(["vocabulary", vocab])
+    if "pack" in data:
+        counts, max_length = pack_counts(data["pack"]["manifest"]), data["pack"]["max_length"]
+        figures = {
+            "sequences": f"{fmt_number(counts.get('sequences', 0))} sequences of up to {max_length} tokens",
+            "tokens": f"{fmt_number(counts.get('tokens', 0))} tokens",
+            "padding_fraction": f"padding {pct(counts.get('padding_fraction', 0))}",
+            "dropped_tokens": f"{fmt_number(counts.get('dropped_tokens', 0))} tokens dropped",
+        }
+        rows.append(["packed", ", ".join(text for key, text in figures.items() if key in counts)])
+    return Section("Summary", tables=[(["what", "result"], rows)])
+
+
+def _vocab_summary_line(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -> str:
+    """Kind and size of the vocabulary, and its fertility and [UNK] rate on the corpus when measured."""
+    summary = vocab.get("summary") or {}
+    kind = find_key(vocab.get("manifest") or {}, "kind")
+    parts = [f"{kind or 'vocabulary'}, {fmt_number(summary['size'])} tokens"] if summary.get("size") else []
+    corpus = report if isinstance(report, Mapping) else {}
+    corpus = corpus.get("corpus") if isinstance(corpus.get("corpus"), Mapping) else corpus  # as _vocab_section
+    mine = corpus.get("a")
+    if isinstance(mine, Mapping) and "fertility" in mine:
+        lines = corpus.get("lines")
+        on = f" on {fmt_number(lines)} corpus lines" if isinstance(lines, int) else ""
+        parts.append(
+            f"{mine['fertility']:.2f} tokens per eojeol, [UNK] {pct(mine.get('unk_rate', 0))}{on}"
+        )
+    return "; ".join(parts)
 
 
 def _stages_section(stages: Mapping[str, Mapping[str, Any]]) -> Section:
@@ -141,6 +209,13 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
                  [[r, fmt_number(c), pct(c / n_in) if n_in else ""] for r, c in reasons])],
         charts=[svg_hbars("Dropped documents per reason", [r for r, _ in reasons], [c for _, c in reasons])],
     )  # fmt: skip
+    per_source_filters = filters_table(corpus.get("filters") or {}, corpus.get("filter_overrides") or {})
+    if per_source_filters is not None:
+        drops.tables.append(per_source_filters)
+        drops.notes.append(
+            "Filters per source: the profile's `filters:`, with a source's own `filters:` keys over them "
+            "(marked `(source)`)."
+        )
     sentences = sentence_drops(total)
     if sentences:
         counters = total.get("counters") or {}
@@ -158,14 +233,18 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     ]  # fmt: skip
     if removed:
         drops.tables.append((
-            ["source", "removed inside kept documents (rule)", "sentences", "characters", "share of chars out"],
-            [[src, rule, fmt_number(f.get("sentences", 0)), fmt_number(f.get("characters", 0)),
+            ["source", "removed inside kept documents (rule)", "sentences", "spans", "characters",
+             "share of chars out"],
+            [[src, rule, fmt_number(f["sentences"]) if "sentences" in f else "",
+              fmt_number(f["spans"]) if "spans" in f else "", fmt_number(f.get("characters", 0)),
               pct(f.get("characters", 0) / scan.characters[src]) if scan.complete and scan.characters[src] else ""]
              for src, rule, f in removed],
         ))  # fmt: skip
         drops.notes.append(
             "Removed inside kept documents: the sentences a rule took out of a document it kept (written to "
-            'rejected/ with "level": "sentence"), and their characters.'
+            'rejected/ with "level": "sentence"), and the spans a rewrite, boilerplate rule or cleaner took out '
+            "of one or replaced (`clean:url`, `prepare:placeholders`; one that took Hangul is written to "
+            'rejected/ with "level": "span"), with the characters they took.'
         )
     dedup = corpus["dedup"]
     drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
@@ -183,11 +262,11 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
             svg_histogram("Characters per document", scan.doc_chars.labels(), scan.doc_chars.counts, "characters"),
         ],
         tables=[(
-            ["histogram", *scan.sentence_chars.labels()], [["sentences", *scan.sentence_chars.counts]],
+            ["histogram", *scan.sentence_chars.labels()], [["sentences", *map(fmt_number, scan.sentence_chars.counts)]],
         ), (
-            ["histogram", *scan.sentences_per_doc.labels()], [["documents", *scan.sentences_per_doc.counts]],
+            ["histogram", *scan.sentences_per_doc.labels()], [["documents", *map(fmt_number, scan.sentences_per_doc.counts)]],
         ), (
-            ["histogram", *scan.doc_chars.labels()], [["documents", *scan.doc_chars.counts]],
+            ["histogram", *scan.doc_chars.labels()], [["documents", *map(fmt_number, scan.doc_chars.counts)]],
         )],
     )  # fmt: skip
     return [totals, drops, hist, examples_section(corpus.get("examples", []))]
@@ -198,7 +277,7 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
     summary, manifest = vocab.get("summary", {}), vocab.get("manifest", {})
     facts = [["kind", find_key(manifest, "kind") or ""], *[[k, v] for k, v in summary.items()]]
     section.tables.append(
-        (["vocab", "value"], [[k, ", ".join(v) if isinstance(v, list) else v] for k, v in facts])
+        (["vocab", "value"], [[k, ", ".join(v) if isinstance(v, list) else _count(k, v)] for k, v in facts])
     )
     if summary:
         parts = ["continuation_pieces", "word_start_pieces", "hangul_pieces", "latin_pieces", "unused_slots"]
@@ -220,7 +299,7 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
         )
     for key in ("examples_only_a", "examples_only_b"):
         if report.get(key):
-            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(map(str, report[key][:20])))
+            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(md_code(str(t)) for t in report[key][:20]))
     corpus = report.get("corpus") if isinstance(report.get("corpus"), Mapping) else report
     metrics = ("fertility", "continued_words", "unk_rate")
     per_vocab = [
@@ -264,6 +343,9 @@ def _pack_section(pack: Mapping[str, Any], scan: Any = None) -> Section:
         section.charts.append(chart)
     if note:
         section.notes.append(note)
+    warning = padding_warning(counts.get("padding_fraction", 0.0), find_key(manifest, "layout"), pack["max_length"])
+    if warning:
+        section.notes.insert(0, warning)
     section.charts.append(
         svg_histogram(
             f"Tokens per train sequence (max {pack['max_length']})",
@@ -284,4 +366,5 @@ def render_markdown(data: Mapping[str, Any], sections: Sequence[Section]) -> str
 def render_html(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
     """The report as one self-contained HTML page with inline SVG charts."""
     generated = f"<p>Generated {data['generated_at']}.</p>"
-    return html_page(f"kcorpus run report: {data['out']}", [generated, *sections_html(sections)])
+    body = [generated, html_contents(sections), *sections_html(sections)]
+    return html_page(f"kcorpus run report: {data['out']}", body)

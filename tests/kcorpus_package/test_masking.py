@@ -77,6 +77,43 @@ def test_max_predictions_drops_whole_units():
     assert all(chosen[s : s + 3].all() or not chosen[s : s + 3].any() for s in (0, 3, 6, 9))
 
 
+def test_min_predictions_adds_whole_units_to_rows_short_of_it():
+    eligible = np.array([0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0], dtype=bool)
+    starts = np.zeros(14, dtype=bool)
+    starts[[1, 4, 8]] = True  # row 0: units of 3 and 2 tokens; row 1: one of 2; row 2: none
+    row = np.repeat([0, 1, 2], [7, 4, 3])
+    for seed in range(20):
+        chosen = choose_tokens(eligible, starts, row, 0.0, None, np.random.default_rng(seed), min_predictions=1)
+        assert chosen[[8, 9]].all() and not chosen[10:].any()
+        assert chosen[1:4].all() != chosen[4:6].all() and chosen[1:4].all() == chosen[1:4].any()
+    both = {tuple(np.flatnonzero(choose_tokens(eligible, starts, row, 0.0, None, np.random.default_rng(s),
+                                               min_predictions=1))) for s in range(20)}
+    assert both == {(1, 2, 3, 8, 9), (4, 5, 8, 9)}  # either unit of row 0, at random
+    # 3 tokens wanted: row 0 stops once it has them (the 3-token unit alone, or the 2-token one then the other)
+    wanted = {tuple(np.flatnonzero(choose_tokens(eligible, starts, row, 0.0, None, np.random.default_rng(s),
+                                                 min_predictions=3))) for s in range(20)}
+    assert wanted == {(1, 2, 3, 8, 9), (1, 2, 3, 4, 5, 8, 9)}
+    # max_predictions still caps afterwards, dropping whole units
+    capped = {int(choose_tokens(eligible, starts, row, 0.0, 3, np.random.default_rng(s), min_predictions=3)[:7].sum())
+              for s in range(20)}
+    assert capped == {2, 3}
+
+
+def test_min_predictions_leaves_no_short_row_without_a_target(comments_petitions_pack, wordpiece_dir):
+    ds = PackedDataset(comments_petitions_pack / "train")
+    rows = np.arange(len(ds))
+    empty = {}
+    for minimum in (0, 1):
+        collator = MLMCollator.for_dataset(ds, tokenizer=wordpiece_dir, masking="ngram", min_predictions=minimum,
+                                           seed=1)
+        out = collator(ds.batch(rows, word_start=True), request())
+        empty[minimum] = int(((out["labels"] != -100).sum(axis=1) == 0).sum())
+    assert empty[0] > 20 and empty[1] == 0
+    with pytest.raises(ValueError, match="min_predictions"):
+        MLMCollator(mask_id=4, vocab_size=10, min_predictions=5, max_predictions=3)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("tokenizer, marker", [("wordpiece", "##"), ("spm", "▁")])
 @pytest.mark.parametrize("words", ["column", "vocabulary"])
 @pytest.mark.parametrize("masking", ["whole_word", "ngram"])

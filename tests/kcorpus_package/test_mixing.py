@@ -93,3 +93,23 @@ def test_resume_with_mixing_is_exact(wordpiece_pack, num_workers):
                              source_weights={"petitions": 0.7, "nsmc": 0.3})
     with pytest.raises(ValueError, match="source_weights"):
         other.load_state_dict(state)
+
+
+def test_the_docs_examples_name_sources_the_bundled_sample_has(wordpiece_pack):
+    import ast
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    sample = {s["name"] for s in yaml.safe_load((root / "configs" / "sample.yaml").read_text())["sources"]}
+    texts = [root / "docs" / "training.md", *sorted((root / "src" / "kcorpus" / "data").glob("*.py"))]
+    examples = [m for path in texts for m in re.findall(r"source_weights=(\{[^}]*\})", path.read_text())]
+    assert len(examples) >= 2
+    for example in examples:
+        assert set(ast.literal_eval(example)) <= sample, example
+    # and the docs snippet runs as it is on a pack with those sources
+    train = PackedDataset(wordpiece_pack / "train")
+    loader = PackedDataLoader(train, batch_size=64, seed=42, source_weights=ast.literal_eval(examples[0]))
+    assert {train.sources[i] for b in loader for i in b["source"]} == set(ast.literal_eval(examples[0]))

@@ -96,6 +96,7 @@ MODES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("num_workers", [0, 2])
 def test_resume_is_exact_in_every_mode(wordpiece_pack, wordpiece_dir, mode, num_workers):
@@ -127,6 +128,7 @@ def test_resume_is_exact_in_every_mode(wordpiece_pack, wordpiece_dir, mode, num_
         assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_bert_trains_on_a_padding_free_batch(wordpiece_pack):
     """The flattened batch gives BertForMaskedLM (SDPA on CPU, with the block-diagonal mask FlashAttention's
     cu_seqlens stands for) the same loss as the padded one, and a step runs."""

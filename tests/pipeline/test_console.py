@@ -35,6 +35,7 @@ def train_vocab(kind, out, *global_flags):
                 "--input", str(VOCAB_TEXT), "--out", str(out)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags", [(), ("--no-progress",)], ids=["not-a-terminal", "no-progress"])
 @pytest.mark.parametrize("kind", ["wordpiece", "sentencepiece"])
 def test_train_vocab_off_a_terminal_prints_its_result_only(tmp_path, capfd, kind, flags):
@@ -73,6 +74,7 @@ def test_sentencepiece_logs_with_verbose(tmp_path, capfd):
     assert "trainer_interface.cc" in err and "sampled and trained in" in err
 
 
+@pytest.mark.slow
 def test_kcorpus_run_prints_no_info_line(tmp_path):
     profile = tmp_path / "p.yaml"
     profile.write_text(yaml.safe_dump({

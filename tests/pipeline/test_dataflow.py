@@ -119,7 +119,7 @@ def test_pack_pipeline_constructs_for_dataflow(submitted: list, tmp_path: Path) 
     with pytest.raises(Submitted):
         cli.main(argv)
     assert len(submitted) == 1
-    check_dataflow_graph(*submitted[0], {"ReadCorpus", "TokenizeDocuments", "GroupByShard", "WriteShards"})
+    check_dataflow_graph(*submitted[0], {"ReadCorpus", "TokenizeDocuments", "GroupRunsByShard", "WriteShards"})
     assert not (out / "manifest.json").exists()
 
 
@@ -220,6 +220,7 @@ def check_dataflow_job(built: set[str], result, expected_labels: set[str]) -> No
     assert used and used <= set(environments)
 
 
+@pytest.mark.slow
 def test_build_corpus_translates_to_a_dataflow_job(translated: list, tmp_path: Path) -> None:
     from kcorpus.pipeline import cli
 
@@ -241,5 +242,5 @@ def test_pack_translates_to_a_dataflow_job(translated: list, tmp_path: Path) -> 
         cli.main(["pack", "--corpus", str(CORPUS), "--tokenizer", str(tokenizer), "--out", str(out),
                   "--max-length", "128", "--", *DRY_RUN_ARGS])  # fmt: skip
     assert len(translated) == 1
-    check_dataflow_job(*translated[0], {"ReadCorpus", "TokenizeDocuments", "GroupByShard", "WriteShards"})
+    check_dataflow_job(*translated[0], {"ReadCorpus", "TokenizeDocuments", "GroupRunsByShard", "WriteShards"})
     assert not (out / "manifest.json").exists()

@@ -77,6 +77,7 @@ def read_tree(out: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_build_corpus_through_the_portable_job_api(worker_pool: tuple[str, Path], tmp_path: Path) -> None:
     write_slice(tmp_path)
     profile = tmp_path / "p.yaml"
@@ -100,6 +101,7 @@ def test_build_corpus_through_the_portable_job_api(worker_pool: tuple[str, Path]
     assert workers_started(worker_pool) > before  # the pool's workers ran the job
 
 
+@pytest.mark.slow
 def test_pack_through_the_portable_job_api(worker_pool: tuple[str, Path], tmp_path: Path) -> None:
     tokenizer = kcbert_tokenizer_dir(tmp_path / "tok")
     local, portable = tmp_path / "local", tmp_path / "portable"

@@ -54,7 +54,7 @@ def test_six_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys
         # a source's own rule, checked once its keys with wrong values are taken out (issue 26.9)
         (f"kcorpus build-corpus: error: {profile}: sources[2]: clean_options: unknown clean option(s) "
          "'keep_emojis'; valid options: nfc, whitelist, keep_emoji, keep_hanja, fold_fullwidth, remove_urls, "
-         "remove_emails, remove_mentions, remove_ooo, num_repeats, repeat_only_hangul"),
+         "remove_emails, remove_mentions, remove_ooo, num_repeats, repeat_only_hangul, tidy_removals"),
         (f"kcorpus build-corpus: error: {profile}: sources[1].paths: '{tmp_path}/petitions_2017*.txt' matches "
         "no file (allow_missing: true on the source allows that)"),
     ]
@@ -73,6 +73,29 @@ def test_clean_options_are_checked_against_the_preset(tmp_path, capsys, no_pipel
                              "option(s) 'keep_emojis'; valid options: nfc, whitelist, keep_emoji, ")
     assert err[1] == (f"kcorpus build-corpus: error: {profile}: sources[1]: clean_options: given, but preset is "
                       "none (nothing is cleaned)")
+
+
+def test_a_sources_bad_filter_keys_are_one_line_each_naming_the_source_before_any_work(
+    tmp_path, capsys, no_pipeline
+):
+    profile = write(tmp_path / "p.yaml", {
+        "sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC)],
+                     "filters": {"min_sentence": 1, "min_chars": "ten"}}],
+    })  # fmt: skip
+    out = tmp_path / "out"
+    for command in (["build-corpus", "--config", profile, "--out", str(out)], ["run", profile, "--out", str(out)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            (f"kcorpus {command[0]}: error: {profile}: sources[nsmc].filters.min_chars: expected an integer, "
+            "got 'ten'"),
+            (f"kcorpus {command[0]}: error: {profile}: sources[nsmc].filters.min_sentence: unknown key; valid keys: "
+            "min_chars, max_chars, min_hangul_ratio, drop_ooo_only, max_repeated_token_ratio, repetition_min_tokens, "
+            "repeated_unit_min_repeats, repeated_unit_max_chars, dup_line_fraction, dup_line_char_fraction, "
+            "dup_paragraph_fraction, dup_paragraph_char_fraction, top_ngram_char_fractions, dup_ngram_char_fractions, "
+            "repetition_min_lines, repetition_min_words, max_punctuation_run, masks, mask_token, placeholders, formula_token, "
+                "code_token, min_sentences, pii"),
+        ]
+        assert not out.exists()
 
 
 def test_missing_path_in_kcorpus_run_exits_2_before_any_stage(tmp_path, capsys, no_pipeline):
@@ -155,6 +178,7 @@ def test_a_tsv_without_the_text_column_ends_with_exit_1_and_the_counts(tmp_path,
     assert "news" in captured.out and (out / "stats.json").is_file()
 
 
+@pytest.mark.slow
 def test_dead_letters_over_the_threshold_exit_1_and_a_looser_threshold_passes(tmp_path, capsys):
     faults = TESTDATA / "readers" / "faults" / "nsmc_faults.txt"
     profile = write(tmp_path / "p.yaml", {"sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC), str(faults)]}],

@@ -183,6 +183,7 @@ def _build(tmp_path, *flags):
     return done.stderr, stats
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("local_mode", ["multi_processing", "multi_threading", "in_memory"])
 def test_build_corpus_progress_reaches_the_input_size(tmp_path, local_mode):
     workers = "1" if local_mode == "in_memory" else "2"
@@ -197,6 +198,7 @@ def test_build_corpus_progress_reaches_the_input_size(tmp_path, local_mode):
     assert not [line for line in final if "INFO" in line], stderr
 
 
+@pytest.mark.slow
 def test_build_corpus_without_a_terminal_shows_no_bar(tmp_path):
     stderr, _ = _build(tmp_path, "--", "--direct_num_workers=1")
     assert "build-corpus read" not in stderr and "%|" not in stderr, stderr

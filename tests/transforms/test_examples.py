@@ -66,18 +66,18 @@ def test_prepare_reports_boilerplate_pii_clean_rewrites_and_dropped_sentences():
         cleaner=lambda s: s.replace("★", ""),
         splitter=None,
         filters=FilterConfig(min_chars=5),
-        remove_patterns=(r"formula_\d+",),
+        remove_patterns=(r"\[광고\d+\]",),
     )
     doc = Document(
         "w:1",
-        "★ 대한민국은 민주공화국이다\n짧다\n값은 formula_3 이다 그렇다\n문의 010-1234-5678 로 주세요",
+        "★ 대한민국은 민주공화국이다\n짧다\n값은 [광고3] 이다 그렇다\n문의 010-1234-5678 로 주세요",
         "w",
     )
     prepared = preparer.prepare(doc)
     rules = [rule for rule, _, _ in prepared.examples]
     assert rules == ["boilerplate", "pii", "clean"]
     boilerplate = prepared.examples[0]
-    assert "formula_3" in boilerplate[1] and "formula_3" not in boilerplate[2]
+    assert "[광고3]" in boilerplate[1] and "[광고3]" not in boilerplate[2]
     assert "010-1234-5678" in prepared.examples[1][1] and "010-1234-5678" not in prepared.examples[1][2]
     assert prepared.examples[2] == ("clean", "★ 대한민국은 민주공화국이다", "대한민국은 민주공화국이다")
     assert prepared.sentence_reasons == ("too_short",) and prepared.dropped_sentences == ("짧다",)

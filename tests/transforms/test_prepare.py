@@ -1,4 +1,7 @@
+import json
 import re
+
+import pytest
 
 from kcorpus.transforms.prepare import DocumentPreparer, identity, normalize_text
 from kcorpus.transforms.readers.options import ReadOptions
@@ -211,3 +214,84 @@ def test_only_a_run_without_a_space_over_the_ceiling_leaves_a_split_document():
     assert out.document is not None
     assert out.document.text == "이 주소는 지금 열리지 않는다. 다시 확인했다."
     assert (out.sentence_reasons, out.dropped_sentences) == (("too_long",), (url,))
+
+
+# --- issue 30: removals that leave no debris, placeholders, masks, counted spans (real sample data) ---------
+
+
+def _sample_documents(fmt: str, name: str, source: str) -> list[Document]:
+    from kcorpus.transforms.readers import read_files
+
+    return [r for r in read_files(fmt, [str(TESTDATA / "sample" / name)], source=source) if isinstance(r, Document)]
+
+
+def _longform(fmt: str, **filters) -> DocumentPreparer:
+    """configs/mdeberta-kor.yaml's preparation of a long-form source."""
+    reader = reader_for(fmt)
+    return DocumentPreparer(
+        cleaner=make_cleaner("longform"),
+        splitter=make_splitter("kcorpus"),
+        filters=FilterConfig(min_hangul_ratio=0.2, min_sentences=2, **filters),
+        boilerplate=reader.boilerplate_for,
+        title_line=reader.title_line(ReadOptions()),
+    )
+
+
+def _hangul(text: str) -> int:
+    return len(re.findall("[가-힣]", re.sub(r"\[수식\]|\[코드\]", "", text)))
+
+
+def test_masks_are_kept_byte_for_byte_whatever_the_punctuation_run_limit():
+    # The sample's petitions hold 11 mask runs of 4+ `*` (`****` to `*******`); squeezing punctuation runs to 3
+    # used to make every one `***`.
+    from kcorpus.transforms.korean import MASK_RUNS
+
+    documents = _sample_documents("petitions", "petitions_2017-08_head", "petitions")
+    long_masks = [m for d in documents for m in MASK_RUNS.findall(d.text) if len(m) >= 4]
+    assert len(long_masks) == 11 and all(set(m) == {"*"} for m in long_masks)
+    for max_run in (1, 3):
+        prep = _longform("petitions", max_punctuation_run=max_run)
+        kept = [prep.prepare(d).document for d in documents]
+        masks = [m for d in kept if d is not None for m in MASK_RUNS.findall(d.text) if len(m) >= 4]
+        assert masks == long_masks
+
+
+@pytest.mark.parametrize("mode", ["replace", "remove", "drop"])
+def test_placeholders_keep_their_sentence_and_the_articles_their_hangul(mode):
+    documents = _sample_documents("wikiextractor", "wiki_00_head", "kowiki")
+    prep = _longform("wikiextractor", placeholders=mode)
+    outcomes = {d.id: (d, prep.prepare(d)) for d in documents}
+    kept = {i: (d, p) for i, (d, p) in outcomes.items() if p.document is not None}
+    kept_share = {i: _hangul(p.document.text) / max(_hangul(d.text), 1) for i, (d, p) in kept.items()}
+    losing = sorted(i for i, share in kept_share.items() if share < 0.95)
+    placeholders = [r for _, p in kept.values() for r in p.removed if r[0] == "prepare:placeholders"]
+    if mode == "drop":  # the old rule: 40 of the 108 kept articles lose more than 5% of their Hangul, one 59%
+        assert len(losing) == 40 and 0.41 < min(kept_share.values()) < 0.42
+        assert placeholders == [] and sum(p.sentence_reasons.count("placeholder") for _, p in kept.values()) == 451
+        return
+    assert losing == [] and len(kept) == 108
+    assert len(placeholders) == 841
+    for i, (_, p) in kept.items():
+        assert "formula_" not in p.document.text and "placeholder" not in p.sentence_reasons, i
+    # 광자: `플랑크 상수(formula_2)에 빛의 진동수(formula_3)를`: a bracket that held a placeholder alone goes too.
+    assert "에너지는 플랑크 상수에 빛의 진동수를 곱한 값" in kept["kowiki:150"][1].document.text
+    coulomb = next(
+        line for _, p in kept.values() for line in p.document.text.split("\n") if "1Wb로 정의했다" in line
+    )
+    hole = "" if mode == "remove" else "[수식]"
+    assert coulomb.endswith(f"작용하는 힘의 세기가 {hole}인 경우를 1Wb로 정의했다.".replace("  ", " "))
+
+
+def test_spans_a_document_loses_are_named_with_their_rule():
+    # Petition 1052 of the month (CC0): a URL in brackets, cut with them; the moderator notice of 669.
+    rows = [json.loads(line) for line in (TESTDATA / "clean" / "petitions_urls.jsonl").open(encoding="utf-8")]
+    text = "\n".join(row["text"] for row in rows if row["petition_idx"] == "1052")
+    out = _longform("petitions").prepare(Document("petitions:1052", text, "petitions"))
+    assert out.document is not None and "국민신문고를 통해 제기한" in out.document.text
+    assert "http" not in out.document.text and "(를" not in out.document.text
+    assert [r for r in out.removed if r[0] == "clean:url"] == [("clean:url", "https://www.epeople.go.kr", "")] * 2
+    notice = "(본문의 내용중 타인의 명의 등 개인정보가 무분별하게 노출되어 해당 내용은 홈페이지 관리자에 의해 '숨김' 처리 되었습니다.)"
+    text = f"문의는 아래의 메일로 부탁드립니다. 나이: 50세 심학보 올림 {notice}"
+    out = _longform("petitions").prepare(Document("petitions:680", text, "petitions"))
+    assert out.removed == (("boilerplate:petitions:admin_notice", notice, ""),)
+    assert out.document is not None and out.document.text == "문의는 아래의 메일로 부탁드립니다.\n나이: 50세 심학보 올림"

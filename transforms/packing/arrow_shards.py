@@ -125,7 +125,7 @@ def _batch_messages(batch: pa.RecordBatch, schema: pa.Schema, head: bytes, eos: 
     return data[len(head) : len(data) - len(eos)]
 
 
-def _stream_ends(schema: pa.Schema) -> tuple[bytes, bytes]:
+def stream_ends(schema: pa.Schema) -> tuple[bytes, bytes]:
     """The bytes an IPC stream of `schema` starts with (the schema message) and ends with (end-of-stream)."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, schema):
@@ -135,25 +135,33 @@ def _stream_ends(schema: pa.Schema) -> tuple[bytes, bytes]:
     return empty[: -len(eos)], eos
 
 
-def batch_messages(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH) -> bytes:
+def batch_messages(columns: PackedColumns, schema: pa.Schema, rows_per_batch: int = ROWS_PER_BATCH,
+                   rows: int | None = None) -> bytes:
     """The record-batch messages of `stream_bytes` alone (no schema message, no end-of-stream): the streams of
-    consecutive row ranges, each a whole number of batches, concatenate into one stream (`join_stream`)."""
-    head, eos = _stream_ends(schema)
+    consecutive row ranges, each a whole number of batches, concatenate into one stream (`join_stream`).
+    `rows`: of the first `rows` rows only."""
+    head, eos = stream_ends(schema)
+    stop = columns.num_rows if rows is None else rows
     return b"".join(
-        _batch_messages(record_batch(columns, lo, min(lo + rows_per_batch, columns.num_rows), schema), schema, head,
-                        eos)
-        for lo in range(0, columns.num_rows, rows_per_batch)
+        _batch_messages(record_batch(columns, lo, min(lo + rows_per_batch, stop), schema), schema, head, eos)
+        for lo in range(0, stop, rows_per_batch)
     )
+
+
+def empty_batch(schema: pa.Schema) -> bytes:
+    """The messages of one record batch of no rows: what a stream of no rows holds (`datasets` cannot cast the
+    `source` column of a table without any batch)."""
+    head, eos = stream_ends(schema)
+    empty = pa.record_batch([pa.array([], type=field.type) for field in schema], schema=schema)
+    return _batch_messages(empty, schema, head, eos)
 
 
 def join_stream(schema: pa.Schema, messages: Sequence[bytes]) -> bytes:
     """One Arrow IPC stream from `batch_messages` parts in row order: the bytes `stream_bytes` gives for all.
-    A stream of no rows holds one empty record batch: `datasets` cannot cast the `source` column of a table
-    without any."""
-    head, eos = _stream_ends(schema)
+    A stream of no rows holds one empty record batch (`empty_batch`)."""
+    head, eos = stream_ends(schema)
     if not any(messages):
-        empty = pa.record_batch([pa.array([], type=field.type) for field in schema], schema=schema)
-        messages = [_batch_messages(empty, schema, head, eos)]
+        messages = [empty_batch(schema)]
     return b"".join([head, *messages, eos])
 
 

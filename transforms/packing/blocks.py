@@ -11,7 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-LAYOUTS = ("pair", "single", "cross_document", "nsp")
+LAYOUTS = ("pair", "single", "cross_document", "full_sentences", "nsp")
+# `nsp` layout: `balanced` holds the random-next share at 0.5 on any corpus, `google` is create_pretraining_data.py
+NSP_RULES = ("balanced", "google")
 
 
 # `short_seq_prob` when none is given: Google BERT's 0.1 in its own layout, else none (ELECTRA passes 0.05)
@@ -32,10 +34,13 @@ class PackConfig:
     min_target_length: int = 8
     seed: int = 0
     word_start: bool = True
+    nsp_rule: str = "balanced"
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unknown layout {self.layout!r}; valid: {', '.join(LAYOUTS)}")
+        if self.nsp_rule not in NSP_RULES:
+            raise ValueError(f"unknown nsp_rule {self.nsp_rule!r}; valid: {', '.join(NSP_RULES)}")
         if self.short_seq_prob is None:
             object.__setattr__(self, "short_seq_prob", SHORT_SEQ_PROB.get(self.layout, 0.0))
         if self.max_length < 8:
@@ -181,7 +186,7 @@ def segment_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return total[ends] - total[ends - counts]
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def flat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The concatenation of `arange(s, s + n)` for every (s, n), without a Python loop."""
     lengths = lengths.astype(np.int64)
     total = int(lengths.sum())
@@ -195,7 +200,7 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 class PackedColumns:
     """Packed sequences as Arrow-ready columns: row i spans `offsets[i]:offsets[i+1]` of the flat arrays;
     `doc_ids` and `sources` per row; `word_start` (uint8, 0 on specials) when computed; `next_sentence_label`
-    (int8 per row) in the `nsp` layout."""
+    (int8 per row) in the `nsp` layout, and `nsp_counts` (what its planner copied and left out: `nsp.py`)."""
 
     input_ids: np.ndarray
     token_type_ids: np.ndarray
@@ -205,6 +210,7 @@ class PackedColumns:
     sources: list[str]
     word_start: np.ndarray | None = None
     next_sentence_label: np.ndarray | None = None
+    nsp_counts: dict[str, int] | None = None
 
     @property
     def num_rows(self) -> int:
@@ -221,6 +227,19 @@ class PackedColumns:
             self.sources[i], self.word_start[lo:hi] if self.word_start is not None else None,
             int(self.next_sentence_label[i]) if self.next_sentence_label is not None else None,
         )
+
+    def rows(self, lo: int, hi: int) -> PackedColumns:
+        """Rows `lo:hi` (views of these columns)."""
+        start, stop = int(self.offsets[lo]), int(self.offsets[hi])
+
+        def tokens(values: np.ndarray | None) -> np.ndarray | None:
+            return values[start:stop] if values is not None else None
+
+        nsp = self.next_sentence_label
+        return PackedColumns(self.input_ids[start:stop], self.token_type_ids[start:stop],
+                             self.special_tokens_mask[start:stop], self.offsets[lo : hi + 1] - start,
+                             self.doc_ids[lo:hi], self.sources[lo:hi], tokens(self.word_start),
+                             nsp[lo:hi] if nsp is not None else None)
 
     def row_tokens(self) -> np.ndarray:
         """Content tokens (not inserted by the packer) of every row (int64)."""
@@ -251,7 +270,7 @@ def columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarr
     ids[first] = special.cls
     ids[first + la + 1] = special.sep
     ids[end - 1] = special.sep
-    source = _ranges(segs[:, [0, 2]].ravel(), np.stack([la, lb], axis=1).ravel())
+    source = flat_ranges(segs[:, [0, 2]].ravel(), np.stack([la, lb], axis=1).ravel())
     ids[mask == 0] = block.ids[source]
     flags = None
     if block.word_start is not None:
@@ -264,3 +283,29 @@ def columns_from_segments(block: DocBlock, doc_index: np.ndarray, segs: np.ndarr
     rows = doc_index.tolist()
     return PackedColumns(ids, types, mask, offsets, [block.doc_ids[i] for i in rows],
                          [block.sources[i] for i in rows], flags)
+
+
+def empty_columns(dtype: np.dtype, word_start: bool, nsp: bool = False) -> PackedColumns:
+    """No rows."""
+    return PackedColumns(np.zeros(0, dtype), np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(1, np.int64),
+                         [], [], np.zeros(0, np.uint8) if word_start else None, np.zeros(0, np.int8) if nsp else None)
+
+
+def concat_columns(parts: Sequence[PackedColumns]) -> PackedColumns:
+    """The rows of several parts (at least one), one after the other."""
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.zeros(sum(p.num_rows for p in parts) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([np.diff(p.offsets) for p in parts]), out=offsets[1:])
+
+    def joined(name: str) -> np.ndarray | None:
+        values = [getattr(p, name) for p in parts]
+        if any(v is None for v in values):
+            if not all(v is None for v in values):
+                raise ValueError(f"parts mix {name} and none")
+            return None
+        return np.concatenate(values)
+
+    return PackedColumns(joined("input_ids"), joined("token_type_ids"), joined("special_tokens_mask"), offsets,
+                         [i for p in parts for i in p.doc_ids], [s for p in parts for s in p.sources],
+                         joined("word_start"), joined("next_sentence_label"))

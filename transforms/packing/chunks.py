@@ -9,26 +9,32 @@ tuples and bytes (`ChunkWire`) for Beam's fast coder.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
 import hashlib
 import itertools
-import math
 import operator
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, PackedColumns, SpecialIds, WireDoc
+from kcorpus.transforms.packing.blocks import (
+    DocBlock,
+    PackConfig,
+    PackedColumns,
+    SpecialIds,
+    WireDoc,
+    concat_columns,
+)
 from kcorpus.transforms.packing.packer import pack_block, pack_block_by_document
 from kcorpus.transforms.packing.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8
 # (row doc ids, row sources, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
-#  word_start or None, next_sentence_label or None, ids dtype, documents per source, corpus tokens)
+#  word_start or None, next_sentence_label or None, ids dtype, documents per source, corpus tokens, nsp_counts or
+#  None)
 ChunkWire = tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, bytes | None, bytes | None, str,
-                  dict[str, int], int]
+                  dict[str, int], int, dict[str, int] | None]
 
 
 def tie_key(ids: bytes) -> bytes:
@@ -93,30 +99,25 @@ class PackedChunk:
                 c.input_ids.tobytes(), c.token_type_ids.tobytes(), c.special_tokens_mask.tobytes(),
                 c.word_start.tobytes() if c.word_start is not None else None,
                 nsp.tobytes() if nsp is not None else None, c.input_ids.dtype.str, self.documents,
-                self.corpus_tokens)
+                self.corpus_tokens, c.nsp_counts)
 
     def stats(self, max_length: int) -> PackStats:
         return PackStats.of_columns(self.columns, self.documents, self.corpus_tokens, max_length)
 
     def rows(self, lo: int, hi: int) -> PackedChunk:
         """Rows `lo:hi` (documents and corpus tokens are counted once, in the whole chunk: none here)."""
-        c = self.columns
-        start, stop = int(c.offsets[lo]), int(c.offsets[hi])
-        columns = PackedColumns(c.input_ids[start:stop], c.token_type_ids[start:stop],
-                                c.special_tokens_mask[start:stop], c.offsets[lo : hi + 1] - start, c.doc_ids[lo:hi],
-                                c.sources[lo:hi], c.word_start[start:stop] if c.word_start is not None else None,
-                                c.next_sentence_label[lo:hi] if c.next_sentence_label is not None else None)
-        return PackedChunk(columns, self.row_ties[lo * TIE_BYTES : hi * TIE_BYTES], {}, 0)
+        return PackedChunk(self.columns.rows(lo, hi), self.row_ties[lo * TIE_BYTES : hi * TIE_BYTES], {}, 0)
 
     @classmethod
     def from_wire(cls, wire: ChunkWire) -> PackedChunk:
-        doc_ids, sources, ties, lengths, ids, types, mask, flags, nsp, dtype, documents, corpus_tokens = wire
+        doc_ids, sources, ties, lengths, ids, types, mask, flags, nsp, dtype, documents, corpus_tokens, nsp_counts = wire
         offsets = np.zeros(len(doc_ids) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(lengths, dtype=np.uint32), out=offsets[1:])
         columns = PackedColumns(np.frombuffer(ids, dtype=np.dtype(dtype)), np.frombuffer(types, dtype=np.uint8),
                                 np.frombuffer(mask, dtype=np.uint8), offsets, list(doc_ids), list(sources),
                                 np.frombuffer(flags, dtype=np.uint8) if flags is not None else None,
-                                np.frombuffer(nsp, dtype=np.int8) if nsp is not None else None)
+                                np.frombuffer(nsp, dtype=np.int8) if nsp is not None else None,
+                                dict(nsp_counts) if nsp_counts is not None else None)
         return cls(columns, ties, dict(documents), corpus_tokens)
 
 
@@ -186,53 +187,24 @@ def merge_rows(chunks: Sequence[PackedChunk]) -> PackedColumns:
     return PackedColumns(*per_token[:3], offsets, doc_ids, sources, flags, nsp)
 
 
+def doc_rows(chunk: PackedChunk) -> Iterator[tuple[tuple[str, bytes], int, int]]:
+    """`((id, tie key), first row, end row)` of every document of a chunk, in its row order."""
+    ids, ties = chunk.columns.doc_ids, chunk.row_ties
+    lo = 0
+    for hi in range(1, len(ids) + 1):
+        if hi == len(ids) or ids[hi] != ids[lo] or ties[hi * TIE_BYTES : (hi + 1) * TIE_BYTES] != \
+                ties[lo * TIE_BYTES : (lo + 1) * TIE_BYTES]:
+            yield (ids[lo], ties[lo * TIE_BYTES : (lo + 1) * TIE_BYTES]), lo, hi
+            lo = hi
+
+
+def concat_chunks(parts: Sequence[PackedChunk]) -> PackedChunk:
+    """Slices of chunks already in (document id, tie key) order, as one chunk (their row tie keys kept)."""
+    return PackedChunk(concat_columns([p.columns for p in parts]), b"".join(p.row_ties for p in parts), {}, 0)
+
+
 def merge_chunks(chunks: Iterable[PackedChunk], max_length: int) -> tuple[PackedColumns, PackStats]:
     """A shard's chunks -> its rows in document-id order, as `pack_sorted` gives them, and the stats."""
     chunks = list(chunks)
     columns = merge_rows(chunks)
     return columns, functools.reduce(PackStats.merge, (c.stats(max_length) for c in chunks), PackStats())
-
-
-# A row's place in its shard: (document id, tie key, the row's number within its document)
-RowKey = tuple[str, bytes, int]
-
-
-def row_keys(chunk: PackedChunk) -> list[RowKey]:
-    """The sort key of every row of a chunk (ascending: a chunk's rows are in order)."""
-    keys: list[RowKey] = []
-    ties = chunk.row_ties
-    previous: tuple[str, bytes] | None = None
-    k = 0
-    for r, doc_id in enumerate(chunk.columns.doc_ids):
-        doc = (doc_id, ties[r * TIE_BYTES : (r + 1) * TIE_BYTES])
-        k = k + 1 if doc == previous else 0
-        keys.append((*doc, k))
-        previous = doc
-    return keys
-
-
-def rows_per_group(total_rows: int, rows_per_batch: int, max_groups: int) -> int:
-    """Rows of each group a shard is serialized in: whole record batches, at most `max_groups` groups."""
-    batches = max(1, math.ceil(total_rows / rows_per_batch))
-    return rows_per_batch * math.ceil(batches / max_groups)
-
-
-def plan_splitters(keys: Iterable[RowKey], group_rows: int) -> list[RowKey]:
-    """The key of the first row of every group after the first, groups of `group_rows` rows in key order.
-
-    Rows sharing a key (the same document, same id and tokens, in two chunks) cannot be told apart by their
-    key: then the shard is one group (no splitter).
-    """
-    ordered = sorted(keys)
-    if any(a == b for a, b in itertools.pairwise(ordered)):
-        return []
-    return ordered[group_rows::group_rows]
-
-
-def split_by_group(chunk: PackedChunk, splitters: Sequence[RowKey]) -> Iterator[tuple[int, PackedChunk]]:
-    """(group, the chunk's rows in that group) for every group the chunk has rows in."""
-    keys = row_keys(chunk)
-    bounds = [0, *(bisect.bisect_left(keys, s) for s in splitters), len(keys)]
-    for group, (lo, hi) in enumerate(itertools.pairwise(bounds)):
-        if hi > lo:
-            yield group, chunk.rows(lo, hi)

@@ -9,12 +9,14 @@ Layouts:
 - `cross_document`: a stream of documents separated by `[SEP]`, cut every `max_length` tokens regardless of
   sentence and document boundaries (`[CLS] d1 [SEP] d2 [SEP] ... [SEP]`); for models without segment
   embeddings. Only the last sequence of a stream is short.
+- `full_sentences`: RoBERTa's FULL-SENTENCES (DeBERTa's packing): whole sentences filled across documents,
+  `[SEP]` after every document, a closing `[SEP]` on a row that ends inside one (`stream_chunks.py`).
 - `nsp`: Google BERT's next-sentence-prediction pairs, B from another document half of the time
   (`nsp.py`); the only layout that drops tokens (its truncation) and copies some (a random B).
 
-No token is ever dropped: a sentence longer than a sequence's room is split into pieces, and the sentences
-that do not fit start the next sequence. Randomness comes from an RNG seeded by (seed, document id), so the
-output does not depend on how documents are bundled or ordered across workers.
+No token is ever dropped (but in `nsp`): a sentence longer than a sequence's room is split into pieces, and
+the sentences that do not fit start the next sequence. Randomness comes from an RNG seeded by (seed,
+document id), so the output does not depend on how documents are bundled or ordered across workers.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from kcorpus.transforms.packing.blocks import (
     sentence_units,
 )
 from kcorpus.transforms.packing.nsp import pack_nsp
+from kcorpus.transforms.packing.stream_chunks import STREAM_LAYOUTS, pack_stream
 
 
 class _LazyRng:
@@ -140,40 +143,12 @@ def _plan_block(block: DocBlock, config: PackConfig) -> tuple[np.ndarray, np.nda
     return doc_index[order], segs[order]
 
 
-def _stream_columns(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
-    """`cross_document` layout: `[CLS] d1 [SEP] d2 [SEP] ...` cut every `max_length` tokens."""
-    tokens = block.doc_tokens()
-    keep = np.flatnonzero(tokens > 0)
-    ends = np.cumsum(tokens[keep] + 1)  # position after each kept document's [SEP] in the stream
-    length = int(ends[-1]) if ends.shape[0] else 0
-    is_sep = np.zeros(length, dtype=np.uint8)
-    is_sep[ends - 1] = 1
-    stream = np.empty(length, dtype=block.ids.dtype)
-    stream[is_sep == 1] = special.sep
-    stream[is_sep == 0] = block.ids  # empty documents contribute no ids
-    room = config.max_length - 1  # after [CLS]
-    cuts = np.arange(0, length, room, dtype=np.int64)
-    ids = np.insert(stream, cuts, special.cls)
-    mask = np.insert(is_sep, cuts, 1)
-    seq_len = np.minimum(room, length - cuts) + 1
-    offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(seq_len, out=offsets[1:])
-    flags = None
-    if block.word_start is not None:
-        flags = np.zeros(length, dtype=np.uint8)
-        flags[is_sep == 0] = block.word_start
-        flags = np.insert(flags, cuts, 0)
-    owners = keep[np.searchsorted(ends, cuts, side="right")].tolist()
-    return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
-                         [block.doc_ids[i] for i in owners], [block.sources[i] for i in owners], flags)
-
-
 def pack_block_by_document(
     block: DocBlock, config: PackConfig, special: SpecialIds
 ) -> tuple[PackedColumns, np.ndarray]:
     """`pair` or `single` layout: the packed columns and, for every row, the block index of its document."""
-    if config.layout == "cross_document":
-        raise ValueError("cross_document sequences span documents; use pack_block")
+    if config.layout in STREAM_LAYOUTS:
+        raise ValueError(f"{config.layout} sequences span documents; use pack_block")
     if config.layout == "nsp":
         raise ValueError("nsp draws segment B from other documents; use pack_block")
     doc_index, segs = _plan_block(block, config)
@@ -182,8 +157,8 @@ def pack_block_by_document(
 
 def pack_block(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
     """Pack documents in block order with any layout, as columns."""
-    if config.layout == "cross_document":
-        return _stream_columns(block, config, special)
+    if config.layout in STREAM_LAYOUTS:
+        return pack_stream(block, config, special)
     if config.layout == "nsp":
         return pack_nsp(block, config, special)[0]
     doc_index, segs = _plan_block(block, config)

@@ -12,6 +12,7 @@ import numpy as np
 from kcorpus.transforms.packing.blocks import PackedColumns
 
 SourceCounts = dict[str, dict[str, int]]  # {source: {"documents", "sequences", "tokens"}}
+NSP_ONLY = ("random_next", "left_out_documents", "left_out_tokens")
 
 
 def documents_by_source(sources: Iterable[str]) -> dict[str, int]:
@@ -40,8 +41,10 @@ def merge_source_counts(a: SourceCounts, b: SourceCounts) -> SourceCounts:
 
 @dataclasses.dataclass
 class PackStats:
-    """Token accounting of a packing run; `dropped_tokens` is 0 but in `nsp` (its truncation).
-    `borrowed_tokens`: `nsp` copies of another document's tokens as a random B. `sources`: per corpus source."""
+    """Token accounting of a packing run; `dropped_tokens` is 0 but in `nsp` (its truncation, the documents it
+    left out). `nsp` only: `borrowed_tokens`, copies of another document's tokens as a random B;
+    `random_next`, rows whose B is not A's next sentences; `left_out_documents` and `left_out_tokens`, the
+    one-sentence documents its `balanced` rule could not pair. `sources`: per corpus source."""
 
     documents: int = 0
     corpus_tokens: int = 0
@@ -50,6 +53,9 @@ class PackStats:
     special_tokens: int = 0
     padding_tokens: int = 0
     borrowed_tokens: int = 0
+    random_next: int = 0
+    left_out_documents: int = 0
+    left_out_tokens: int = 0
     sources: SourceCounts = dataclasses.field(default_factory=dict)
 
     @property
@@ -72,11 +78,13 @@ class PackStats:
         """The stats of packed rows; `documents`: the documents counted here, per source."""
         lengths = columns.lengths
         specials = int(columns.special_tokens_mask.sum(dtype=np.int64))
-        borrowed = 0
-        if columns.next_sentence_label is not None and columns.num_rows:
-            # a random B: its tokens (type 1) but its [SEP]
-            b_tokens = np.add.reduceat(columns.token_type_ids, columns.offsets[:-1], dtype=np.int64) - 1
-            borrowed = int(b_tokens[columns.next_sentence_label == 1].sum())
+        nsp = dict(columns.nsp_counts or {})
+        random_next = 0
+        if columns.next_sentence_label is not None:
+            random_next = int((columns.next_sentence_label == 1).sum())
+            if not nsp and columns.num_rows:  # rows without their planner's counts: every random B a copy
+                b_tokens = np.add.reduceat(columns.token_type_ids, columns.offsets[:-1], dtype=np.int64) - 1
+                nsp["borrowed_tokens"] = int(b_tokens[columns.next_sentence_label == 1].sum())
         return cls(
             documents=sum(documents.values()),
             corpus_tokens=corpus_tokens,
@@ -84,7 +92,10 @@ class PackStats:
             content_tokens=int(lengths.sum()) - specials,
             special_tokens=specials,
             padding_tokens=int((max_length - lengths).sum()),
-            borrowed_tokens=borrowed,
+            borrowed_tokens=nsp.get("borrowed_tokens", 0),
+            random_next=random_next,
+            left_out_documents=nsp.get("left_out_documents", 0),
+            left_out_tokens=nsp.get("left_out_tokens", 0),
             sources=merge_source_counts({}, source_counts(documents, columns.sources, columns.row_tokens())),
         )
 
@@ -94,7 +105,11 @@ class PackStats:
         return PackStats(*counts, sources=merge_source_counts(self.sources, other.sources))
 
     def to_dict(self) -> dict[str, int | float | SourceCounts]:
+        """Every count (the `nsp` ones only when one is not 0) and the derived ones."""
         out: dict[str, int | float | SourceCounts] = dataclasses.asdict(self)
+        if not any(out[k] for k in NSP_ONLY):
+            for key in NSP_ONLY:
+                del out[key]
         out.update(
             sequence_tokens=self.sequence_tokens,
             dropped_tokens=self.dropped_tokens,
@@ -102,3 +117,19 @@ class PackStats:
             sources=out.pop("sources"),
         )
         return out
+
+
+# Padding above this share of the positions is worth a warning: layouts that fill rows across documents avoid it.
+PADDING_WARNING = 0.20
+FULL_LAYOUTS = {"full_sentences": "whole sentences across documents", "cross_document": "no padding at all"}
+
+
+def padding_warning(padding_fraction: float, layout: str | None, max_length: int | None = None) -> str | None:
+    """One line when padding passes `PADDING_WARNING`, naming the layouts that fill rows across documents;
+    None otherwise."""
+    if padding_fraction <= PADDING_WARNING:
+        return None
+    others = [f"{name} ({what})" for name, what in FULL_LAYOUTS.items() if name != layout]
+    positions = f"the {max_length}-token positions" if max_length else "the positions"
+    return (f"padding is {100 * padding_fraction:.1f}% of {positions} (layout {layout}): rows filled across "
+            f"documents waste less, --layout {' or '.join(others)}")

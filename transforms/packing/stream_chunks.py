@@ -1,148 +1,175 @@
-"""`cross_document` packing in parallel groups: the rows of one stream, cut where the stream's positions say.
+"""The layouts whose sequences cross documents, packed as one stream: `cross_document` and `full_sentences`.
 
-The shard's stream is its sorted documents, each followed by `[SEP]`, cut every `max_length - 1` tokens (a row
-is `[CLS]` and one cut). A row's content depends only on its position in the stream, so once the documents'
-order is known the stream can be cut into groups of whole record batches (`plan_stream`: the (document,
-offset) where each group starts), each document sent in pieces to the groups it spans (`split_document`), and
-every group packed and serialized on its own (`stream_piece_columns`): the same rows as `pack_sorted`.
+A shard's stream is its documents in (id, tie key) order, each followed by `[SEP]`; a row is `[CLS]` and a
+stretch of the stream:
+- `cross_document`: cut every `max_length - 1` tokens, whatever the sentence or document, so only the last
+  row of a shard is short;
+- `full_sentences` (RoBERTa's FULL-SENTENCES, the packing DeBERTa took over): whole sentences, filled
+  greedily across documents (a document's `[SEP]` parts it from the next); a row that ends inside a document
+  gets a closing `[SEP]` of its own. A sentence longer than `max_length - 2` is cut into pieces (as in every
+  layout), so a row's padding is only the room the next sentence did not fit in.
+
+`StreamPacker` takes a shard's documents in order, a block at a time, and returns the rows completed so far;
+it carries the open row (less than `max_length` tokens) over to the next block. A shard so streams in bounded
+memory, and its rows do not depend on how its documents were cut into blocks. A row's `doc_id` and `source`
+are those of the document its first stream token belongs to.
 """
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
-import math
-from collections.abc import Iterable, Sequence
+import collections
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import PackConfig, PackedColumns, SpecialIds, WireDoc
-from kcorpus.transforms.packing.chunks import rows_per_group, tie_key
-from kcorpus.transforms.packing.stats import (
-    PackStats,
-    SourceCounts,
-    documents_by_source,
-    merge_source_counts,
-    source_counts,
+from kcorpus.transforms.packing.blocks import (
+    DocBlock,
+    PackConfig,
+    PackedColumns,
+    SpecialIds,
+    concat_columns,
+    empty_columns,
+    flat_ranges,
 )
 
-# A document's place in its shard's stream: (id, tie key, its number of tokens, its source)
-DocKey = tuple[str, bytes, int, str]
-# Where a group starts: (document id, tie key, offset in the document's tokens + [SEP])
-StreamSplitter = tuple[str, bytes, int]
-# A piece of a document in one group: (id, tie key, offset, ids bytes, ends with the document's [SEP], dtype,
-# word_start bytes or None, source)
-Piece = tuple[str, bytes, int, bytes, bool, str, bytes | None, str]
+STREAM_LAYOUTS = ("cross_document", "full_sentences")
 
 
-@functools.cache
-def _itemsize(dtype: str) -> int:
-    return np.dtype(dtype).itemsize
+class StreamPacker:
+    """Rows of a `cross_document` or `full_sentences` stream, from blocks of documents given in shard order."""
+
+    def __init__(self, config: PackConfig, special: SpecialIds):
+        if config.layout not in STREAM_LAYOUTS:
+            raise ValueError(f"{config.layout} sequences do not cross documents; use packer.pack_block")
+        self.config, self.special = config, special
+        self._closes = config.layout == "full_sentences"  # a row that ends inside a document gets a [SEP]
+        self.documents: collections.Counter[str] = collections.Counter()  # every document added, per source
+        self.corpus_tokens = 0
+        # the open row's stream (from its first token on), its [SEP] marks and word starts, and its owner
+        self._ids: np.ndarray | None = None
+        self._seps = np.zeros(0, np.uint8)
+        self._flags: np.ndarray | None = None
+        self._owner: tuple[str, str] = ("", "")
+
+    def add(self, block: DocBlock) -> PackedColumns | None:
+        """The rows that the documents of `block` (the shard's next ones) complete, or None."""
+        self.documents.update(block.sources)
+        self.corpus_tokens += int(block.ids.shape[0])
+        tokens = block.doc_tokens()
+        kept = np.flatnonzero(tokens > 0)
+        if not kept.shape[0]:
+            return None
+        if self._ids is not None and self._ids.dtype != block.ids.dtype:
+            raise ValueError(f"documents of one shard have mixed id dtypes {self._ids.dtype} and {block.ids.dtype}")
+        if self._ids is not None and (self._flags is None) != (block.word_start is None):
+            raise ValueError("documents of one shard mix word_start flags and none")
+        carried = 0 if self._ids is None else int(self._ids.shape[0])
+        ends = carried + np.cumsum(tokens[kept] + 1)  # after each kept document's [SEP], carried row first
+        stream, seps, flags = self._stream(block, ends, carried)
+        owners = [self._owner] * (carried > 0) + [(block.doc_ids[i], block.sources[i]) for i in kept.tolist()]
+        owner_ends = np.concatenate([[carried], ends]) if carried else ends
+        if self.config.layout == "cross_document":
+            room = self.config.max_length - 1
+            starts = np.arange(0, int(ends[-1]) // room * room + 1, room, dtype=np.int64)
+        else:
+            starts = self._sentence_rows(block, carried)
+        rows = None
+        if starts.shape[0] > 1:
+            rows = _rows(stream, seps, flags, starts, owners, owner_ends, self.special, self._closes)
+        open_at = int(starts[-1])
+        self._ids, self._seps = stream[open_at:], seps[open_at:]
+        self._flags = flags[open_at:] if flags is not None else None
+        self._owner = owners[int(np.searchsorted(owner_ends, open_at, side="right"))] if open_at < ends[-1] else ("", "")
+        return rows
+
+    def finish(self) -> PackedColumns | None:
+        """The last row (the open one), or None when there is none."""
+        if self._ids is None or not self._ids.shape[0]:
+            return None
+        length = int(self._ids.shape[0])
+        rows = _rows(self._ids, self._seps, self._flags, np.array([0, length], dtype=np.int64), [self._owner],
+                     np.array([length], dtype=np.int64), self.special, self._closes)
+        self._ids = self._ids[:0]
+        self._seps, self._flags = self._seps[:0], self._flags[:0] if self._flags is not None else None
+        return rows
+
+    def _stream(self, block: DocBlock, ends: np.ndarray, carried: int):
+        """The open row's stream followed by the block's: its ids, [SEP] marks and word starts (or None)."""
+        length = int(ends[-1])
+        seps = np.zeros(length, dtype=np.uint8)
+        seps[ends - 1] = 1
+        stream = np.empty(length, dtype=block.ids.dtype)
+        stream[seps == 1] = self.special.sep
+        content = seps == 0
+        content[:carried] = False
+        stream[content] = block.ids
+        flags = None
+        if block.word_start is not None:
+            flags = np.zeros(length, dtype=np.uint8)
+            flags[content] = block.word_start
+        if carried:
+            stream[:carried], seps[:carried] = self._ids, self._seps
+            if flags is not None:
+                flags[:carried] = self._flags
+        return stream, seps, flags
+
+    def _sentence_rows(self, block: DocBlock, carried: int) -> np.ndarray:
+        """`full_sentences`: where every row starts in the stream (the last start is the open row's)."""
+        limit = self.config.max_length - 2  # [CLS] and the closing [SEP]
+        sizes, lasts = _sentence_pieces(block, limit)
+        starts = [0]
+        used = position = carried
+        for size, last in zip(sizes.tolist(), lasts.tolist()):
+            if used + size > limit and used:
+                starts.append(position)
+                used = 0
+            used += size + last
+            position += size + last
+        return np.array(starts, dtype=np.int64)
 
 
-def doc_keys(docs: Iterable[WireDoc]) -> list[DocKey]:
-    """The stream keys of documents (as `WireDoc`s)."""
-    return [(d[0], tie_key(d[1]), len(d[1]) // _itemsize(d[3]), d[5]) for d in docs]
+def _sentence_pieces(block: DocBlock, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sentences of the block's documents as pieces of at most `limit` tokens (empty sentences left out), in
+    order: each piece's size, and 1 where it is its document's last (its [SEP] follows it)."""
+    lengths = block.lengths.astype(np.int64)
+    doc_of = np.repeat(np.arange(block.sentences.shape[0]), block.sentences)
+    pieces = -(-lengths // limit)  # 0 for an empty sentence
+    sentence = np.repeat(np.arange(lengths.shape[0]), pieces)
+    index = np.arange(sentence.shape[0]) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    sizes = np.minimum(limit, lengths[sentence] - index * limit)
+    docs = doc_of[sentence]
+    lasts = np.ones(docs.shape[0], dtype=np.int64)
+    lasts[:-1] = docs[1:] != docs[:-1]
+    return sizes, lasts
 
 
-def _stream_source_counts(ordered: Sequence[DocKey], room: int) -> SourceCounts:
-    """Documents per source; sequences and content tokens per source of each row's first document."""
-    kept = [k for k in ordered if k[2] > 0]
-    ends = np.cumsum(np.fromiter((k[2] + 1 for k in kept), dtype=np.int64, count=len(kept)))
-    length = int(ends[-1]) if ends.shape[0] else 0
-    cuts = np.arange(0, length, room, dtype=np.int64)
-    stops = np.minimum(cuts + room, length)
-    seps = np.searchsorted(ends - 1, stops, side="left") - np.searchsorted(ends - 1, cuts, side="left")
-    owners = np.searchsorted(ends, cuts, side="right").tolist()
-    documents = documents_by_source(k[3] for k in ordered)
-    return merge_source_counts({}, source_counts(documents, [kept[i][3] for i in owners], stops - cuts - seps))
+def _rows(stream: np.ndarray, seps: np.ndarray, flags: np.ndarray | None, starts: np.ndarray,
+          owners: list[tuple[str, str]], owner_ends: np.ndarray, special: SpecialIds, close: bool) -> PackedColumns:
+    """Row i: `[CLS]` and `stream[starts[i]:starts[i+1]]`; with `close`, a closing `[SEP]` where that stretch
+    does not end with one."""
+    first, stop = starts[:-1], starts[1:]
+    content = stop - first
+    closing = (seps[stop - 1] == 0).astype(np.int64) if close else np.zeros(first.shape[0], dtype=np.int64)
+    offsets = np.zeros(first.shape[0] + 1, dtype=np.int64)
+    np.cumsum(1 + content + closing, out=offsets[1:])
+    total = int(offsets[-1])
+    heads, tails = offsets[:-1], offsets[1:] - 1
+    src, dst = flat_ranges(first, content), flat_ranges(heads + 1, content)
+    ids = np.empty(total, dtype=stream.dtype)
+    mask = np.ones(total, dtype=np.uint8)
+    ids[heads] = special.cls
+    ids[tails[closing == 1]] = special.sep
+    ids[dst], mask[dst] = stream[src], seps[src]
+    words = None
+    if flags is not None:
+        words = np.zeros(total, dtype=np.uint8)
+        words[dst] = flags[src]
+    rows = np.searchsorted(owner_ends, first, side="right").tolist()
+    return PackedColumns(ids, np.zeros(total, dtype=np.uint8), mask, offsets, [owners[r][0] for r in rows],
+                         [owners[r][1] for r in rows], words)
 
 
-def plan_stream(
-    keys: Iterable[DocKey], config: PackConfig, rows_per_batch: int, max_groups: int
-) -> tuple[list[StreamSplitter], PackStats]:
-    """Where every group after the first starts, groups of whole record batches in stream order, and the
-    stats of the shard's rows. Documents sharing a key (the same id and tokens twice) make one group."""
-    ordered = sorted(keys)
-    room = config.max_length - 1
-    spans = [k[2] + 1 for k in ordered if k[2] > 0]  # a document's tokens and its [SEP]; empty ones are left out
-    length = sum(spans)
-    rows = math.ceil(length / room)
-    stats = PackStats(
-        documents=len(ordered),
-        corpus_tokens=length - len(spans),
-        sequences=rows,
-        content_tokens=length - len(spans),
-        special_tokens=rows + len(spans),
-        padding_tokens=rows * config.max_length - length - rows,
-        sources=_stream_source_counts(ordered, room),
-    )
-    if any(a[:2] == b[:2] for a, b in itertools.pairwise(ordered)):
-        return [], stats
-    span = rows_per_group(rows, rows_per_batch, max_groups) * room
-    splitters: list[StreamSplitter] = []
-    starts = itertools.accumulate(spans, initial=0)
-    docs = iter([(k[0], k[1]) for k in ordered if k[2] > 0])
-    position = span
-    for (doc_id, tie), start, size in zip(docs, starts, spans):
-        while start <= position < start + size:
-            splitters.append((doc_id, tie, position - start))
-            position += span
-    return splitters, stats
-
-
-def split_documents(docs: Iterable[WireDoc], splitters: Sequence[StreamSplitter]) -> dict[int, list[Piece]]:
-    """The pieces of documents by group: a document's tokens and [SEP], cut where a group starts inside it
-    (an empty document has none)."""
-    groups: dict[int, list[Piece]] = {}
-    for doc_id, ids, _lengths, dtype, flags, source in docs:
-        size = _itemsize(dtype)
-        n = len(ids) // size
-        if not n:
-            continue
-        tie = tie_key(ids)
-        first = bisect.bisect_right(splitters, (doc_id, tie, 0))  # the group of the document's first token
-        if first == len(splitters) or splitters[first][:2] != (doc_id, tie):  # no group starts inside it
-            groups.setdefault(first, []).append((doc_id, tie, 0, ids, True, dtype, flags, source))
-            continue
-        last = bisect.bisect_right(splitters, (doc_id, tie, n))
-        cuts = [0, *(off for _, _, off in splitters[first:last]), n + 1]
-        for group, (lo, hi) in enumerate(itertools.pairwise(cuts), start=first):
-            part = flags[lo : min(hi, n)] if flags is not None else None
-            groups.setdefault(group, []).append((doc_id, tie, lo, ids[lo * size : min(hi, n) * size], hi == n + 1,
-                                                 dtype, part, source))
-    return groups
-
-
-def stream_piece_columns(pieces: Sequence[Piece], config: PackConfig, special: SpecialIds) -> PackedColumns:
-    """The rows of one group: its pieces in stream order, [SEP] after every document's last piece, cut every
-    `max_length - 1` tokens, each row opened by [CLS]."""
-    ordered = sorted(pieces, key=lambda p: p[:3])
-    dtypes = {p[5] for p in ordered}
-    if len(dtypes) > 1:
-        raise ValueError(f"documents of one shard have mixed id dtypes {sorted(dtypes)}")
-    dtype = np.dtype(dtypes.pop()) if dtypes else np.dtype(np.uint32)
-    tokens = np.fromiter((len(p[3]) // dtype.itemsize for p in ordered), dtype=np.int64, count=len(ordered))
-    seps = np.fromiter((p[4] for p in ordered), dtype=np.int64, count=len(ordered))
-    ends = np.cumsum(tokens + seps)  # position after each piece in the group's stream
-    length = int(ends[-1]) if ends.shape[0] else 0
-    is_sep = np.zeros(length, dtype=np.uint8)
-    is_sep[(ends - 1)[seps == 1]] = 1
-    stream = np.empty(length, dtype=dtype)
-    stream[is_sep == 1] = special.sep
-    stream[is_sep == 0] = np.frombuffer(b"".join(p[3] for p in ordered), dtype=dtype)
-    room = config.max_length - 1
-    cuts = np.arange(0, length, room, dtype=np.int64)
-    ids = np.insert(stream, cuts, special.cls)
-    mask = np.insert(is_sep, cuts, 1)
-    flags = None
-    if ordered and ordered[0][6] is not None:
-        flags = np.zeros(length, dtype=np.uint8)
-        flags[is_sep == 0] = np.frombuffer(b"".join(p[6] for p in ordered), dtype=np.uint8)
-        flags = np.insert(flags, cuts, 0)
-    offsets = np.zeros(cuts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.minimum(room, length - cuts) + 1, out=offsets[1:])
-    owners = np.searchsorted(ends, cuts, side="right").tolist()
-    return PackedColumns(ids, np.zeros(ids.shape[0], dtype=np.uint8), mask, offsets,
-                         [ordered[i][0] for i in owners], [ordered[i][7] for i in owners], flags)
+def pack_stream(block: DocBlock, config: PackConfig, special: SpecialIds) -> PackedColumns:
+    """A whole shard's documents (in order) in a stream layout, in one call."""
+    packer = StreamPacker(config, special)
+    parts = [p for p in (packer.add(block), packer.finish()) if p is not None]
+    return concat_columns(parts) if parts else empty_columns(block.ids.dtype, block.word_start is not None)

@@ -15,6 +15,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from kcorpus.transforms.text.removals import cut_spans
+
 # A line is left "empty" when nothing but punctuation, symbols and spaces remains.
 _WORD = re.compile(r"[^\W_]")
 _SPACES = re.compile(r"[ \t]{2,}")
@@ -25,12 +27,14 @@ class Rule:
     """One boilerplate pattern: `name` is its counter name within its set; `replacement` may use groups.
 
     `needles`: substrings one of which every match contains; a line with none skips the regex (most lines).
+    `cut`: each match is cut out with the brackets and separators it empties (`removals.cut_spans`) instead.
     """
 
     name: str
     pattern: str
     replacement: str = " "
     needles: tuple[str, ...] = ()
+    cut: bool = False
 
 
 # Naver's comment notices are whole comments: only a line that is the notice and nothing else goes, so a
@@ -64,13 +68,20 @@ _PETITIONS = (
         r"[\[(]\s*(?:본|해당|이)[^\[\]()\n]{0,100}?(?:관리자|운영자)에 의해\s*"
         r"['‘\"“]?(?:수정|삭제|숨김|비공개)['’\"”]?\s*(?:처리\s*)?(?:되었습니다|되었음|됨|되었습니다\.)\.?\s*[\])]",
         needles=("관리자", "운영자"),
+        cut=True,
     ),
     Rule(
         "closed_notice",
         r"^\W*청원 요건에 위배되어 관리자에 의해 (?:비공개|삭제)된 청원입니다\W*$",
         needles=("청원 요건",),
     ),
-    Rule("masked_url", r"(?:https?://|www\.)[^\s]*\*{2,}[^\s]*", needles=("**",)),
+    # URL characters only: `주소(http://m.****)를` loses its URL and brackets, not its particle.
+    Rule(
+        "masked_url",
+        r"(?:https?://|www\.)[-A-Za-z0-9_@:%.+~#=/?&*]*\*{2,}[-A-Za-z0-9_@:%.+~#=/?&*]*",
+        needles=("**",),
+        cut=True,
+    ),
 )
 
 # News: datelines "[서울=뉴시스]", "(서울=연합뉴스) 홍길동 기자 =", bylines with an e-mail, copyright footers,
@@ -183,11 +194,13 @@ class Removal:
         text: the text without its boilerplate (lines that were only boilerplate removed).
         counts: `"<set>:<rule>" -> matches` for every rule that fired.
         lines_removed: lines that held boilerplate and nothing else.
+        removed: `("<set>:<rule>", match, what replaced it)` for every match, in order.
     """
 
     text: str
     counts: Mapping[str, int]
     lines_removed: int
+    removed: tuple[tuple[str, str, str], ...] = ()
 
 
 class BoilerplateRemover:
@@ -198,7 +211,8 @@ class BoilerplateRemover:
         rules = [(f"{name}:{rule.name}", rule) for name in sets for rule in RULE_SETS[name]]
         rules += [(f"{CUSTOM_SET}:{i}", Rule(str(i), p)) for i, p in enumerate(extra_patterns)]
         self.rules = tuple(
-            (key, re.compile(r.pattern, re.IGNORECASE), r.replacement, r.needles) for key, r in rules
+            (key, re.compile(r.pattern, re.IGNORECASE), None if r.cut else r.replacement, r.needles)
+            for key, r in rules
         )
 
     def __bool__(self) -> bool:
@@ -212,13 +226,14 @@ class BoilerplateRemover:
             return Removal(text, {}, 0)
         counts: collections.Counter[str] = collections.Counter()
         lines_out: list[str] = []
+        spans: list[tuple[str, str, str]] = []
         removed = 0
         for line in text.split("\n"):
             hits = 0
             for key, pattern, replacement, needles in rules:
                 if needles and not any(map(line.__contains__, needles)):
                     continue
-                line, n = pattern.subn(replacement, line)
+                line, n = _apply(key, pattern, replacement, line, spans)
                 if n:
                     counts[key] += n
                     hits += n
@@ -228,4 +243,22 @@ class BoilerplateRemover:
                     removed += 1
                     continue
             lines_out.append(line)
-        return Removal("\n".join(lines_out), dict(counts), removed)
+        return Removal("\n".join(lines_out), dict(counts), removed, tuple(spans))
+
+
+def _apply(
+    key: str, pattern: re.Pattern[str], replacement: str | None, line: str, spans: list[tuple[str, str, str]]
+) -> tuple[str, int]:
+    """One rule over one line: its matches replaced (`replacement`, groups expanded) or, with `None`, cut out
+    with their debris; each noted in `spans`."""
+    if replacement is None:
+        matches = [m.span() for m in pattern.finditer(line)]
+        spans.extend((key, line[start:end], "") for start, end in matches)
+        return (cut_spans(line, matches, markers=True) if matches else line), len(matches)
+
+    def replace(match: re.Match[str]) -> str:
+        after = match.expand(replacement)
+        spans.append((key, match.group(), after))
+        return after
+
+    return pattern.subn(replace, line)

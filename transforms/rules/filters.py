@@ -17,10 +17,12 @@ from kcorpus.transforms.korean import MASK_RUNS
 from kcorpus.transforms.rules.letter_stats import letter_stats
 from kcorpus.transforms.rules.pii import PII_MODES
 from kcorpus.transforms.rules.repetition import document_repetition_reason, may_be_spam, spam_reason
-from kcorpus.transforms.text.rewrites import MASK_MODES
+from kcorpus.transforms.text.rewrites import MASK_MODES, PLACEHOLDER, PLACEHOLDER_MODES
 
 _NOT_WORD = re.compile(r"[\W_]+")
-_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+(?![0-9])")
+# A final ending on a Hangul word (the predicate of a Korean sentence), then only closing punctuation.
+_KOREAN_PREDICATE = re.compile(r"[가-힣](?:다|요|까|죠)[.!?…~\"'”’」』)\]\s]*$")
+_PLACEHOLDER = PLACEHOLDER
 _FRACTIONS = (
     "min_hangul_ratio",
     "max_repeated_token_ratio",
@@ -63,6 +65,10 @@ class FilterConfig:
         masks: `keep`, `remove` (a space) or `replace` (by `mask_token`) every mask run (`OOO`, `OO`, `○○`,
             `***`), before cleaning and whatever its length.
         mask_token: the one token masks become with `masks: replace`.
+        placeholders: WikiExtractor's `formula_N`/`codice_N`: `replace` them by `formula_token`/`code_token`
+            (one a bracket holds alone goes with its bracket, a line of them goes), `remove` them (with their
+            brackets), or `drop` the sentence that holds one (reason `placeholder`).
+        formula_token, code_token: what `formula_N` and `codice_N` become with `placeholders: replace`.
         min_sentences: drop documents with fewer kept sentences than this.
         pii: personal data (`transforms/rules/pii.py`): `mask` it with typed tokens (`[PHONE]`), `drop` the
             documents that hold any (reason `pii`), or `keep` it untouched.
@@ -91,6 +97,11 @@ class FilterConfig:
     max_punctuation_run: int = 3
     masks: str = "keep"
     mask_token: str = "OOO"
+    # Replaced, not dropped: dropping the sentences cost kept Wikipedia articles up to half their Hangul, and a
+    # token reads where a hole would not ("힘의 세기가 [수식]인 경우"; bench/RESULTS.md).
+    placeholders: str = "replace"
+    formula_token: str = "[수식]"
+    code_token: str = "[코드]"
     min_sentences: int = 1
     pii: str = "mask"
 
@@ -118,6 +129,16 @@ class FilterConfig:
             raise ValueError(
                 f"filters: mask_token must be a non-empty token without spaces, got {self.mask_token!r}"
             )
+        if self.placeholders not in PLACEHOLDER_MODES:
+            raise ValueError(
+                f"filters: placeholders must be one of {PLACEHOLDER_MODES}, got {self.placeholders!r}"
+            )
+        for name in ("formula_token", "code_token"):
+            token = getattr(self, name)
+            if not token or any(c.isspace() for c in token) or PLACEHOLDER.search(token):
+                raise ValueError(
+                    f"filters: {name} must be a non-empty token without spaces or placeholders, got {token!r}"
+                )
         if self.pii not in PII_MODES:
             raise ValueError(f"filters.pii must be one of {PII_MODES}, got {self.pii!r}")
 
@@ -143,8 +164,9 @@ def _may_hold_mask_run(text: str) -> bool:
 
 
 def holds_placeholder(text: str) -> str | None:
-    """Drop sentences that hold a WikiExtractor `formula_N`/`codice_N` placeholder: the formula or code it
-    stands for is lost, and removing the placeholder alone leaves a hole ("점근 표기법 를 사용하여")."""
+    """Drop sentences that hold a WikiExtractor `formula_N`/`codice_N` placeholder (`placeholders: drop`; by
+    default preparation replaces them before the sentence rules run): the formula or code it stands for is
+    lost, and removing the placeholder alone leaves a hole ("점근 표기법 를 사용하여")."""
     return "placeholder" if "_" in text and _PLACEHOLDER.search(text) else None
 
 
@@ -166,8 +188,17 @@ def hangul_ratio(text: str) -> float:
 
 
 def low_hangul(text: str, min_ratio: float) -> str | None:
-    """Drop lines that are mostly not Korean (code, English boilerplate, numbers) or have no letter at all."""
-    return "low_hangul" if min_ratio and hangul_ratio(text) < min_ratio else None
+    """Drop lines that are mostly not Korean (code, English boilerplate, numbers) or have no letter at all; a
+    line that ends in a Korean predicate is Korean whatever its Latin share (`ends_in_korean_predicate`)."""
+    if min_ratio and hangul_ratio(text) < min_ratio and not ends_in_korean_predicate(text):
+        return "low_hangul"
+    return None
+
+
+def ends_in_korean_predicate(text: str) -> bool:
+    """Whether a line ends in a Korean predicate: a Hangul word ending in a final ending (`-다`, `-요`, `-까`,
+    `-죠`), then only closing punctuation (`그 외 Tokyo Prefecture와 Osaka Prefecture가 있다.`)."""
+    return _KOREAN_PREDICATE.search(text) is not None
 
 
 def repetitive(text: str, config: FilterConfig) -> str | None:
@@ -204,7 +235,11 @@ def check_sentence(text: str, config: FilterConfig) -> str | None:
     # One pass counts what `low_hangul` and the spam rule's necessary conditions need; only the rare sentence
     # that meets those has its tokens built.
     tokens, letters, hangul, distinct_letters, distinct_tokens = letter_stats(text)
-    if config.min_hangul_ratio and (hangul / letters if letters else 0.0) < config.min_hangul_ratio:
+    if (
+        config.min_hangul_ratio
+        and (hangul / letters if letters else 0.0) < config.min_hangul_ratio
+        and not ends_in_korean_predicate(text)
+    ):
         return "low_hangul"
     share = config.max_repeated_token_ratio
     if share and may_be_spam(

@@ -41,6 +41,7 @@ from typing import Any
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
 from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
 from kcorpus.transforms.text.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
+from kcorpus.transforms.text.removals import RemovalRule, Removed, match_span, repeats, url_span, whitelisted
 
 # The reference whitelist: ASCII (its ` .,?!/@$%~()` are ASCII too), ％ · ∼, Hangul compatibility jamo
 # ㄱ-ㅣ and the Hangul syllables 가-힣. Everything else, Hanja and old-style jamo included, becomes a space.
@@ -119,6 +120,7 @@ class CleanOptions:
     remove_ooo: bool = False
     num_repeats: int = 2
     repeat_only_hangul: bool = False
+    tidy_removals: bool = False
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -137,7 +139,9 @@ PRESETS: Mapping[str, CleanOptions] = MappingProxyType(
     {
         "kcelectra": CleanOptions(),
         "kcbert": CleanOptions(keep_emoji=True),
-        "longform": CleanOptions(whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True),
+        "longform": CleanOptions(
+            whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True, tidy_removals=True
+        ),
     }
 )
 
@@ -206,23 +210,43 @@ def _build_cleaner(options: CleanOptions) -> Callable[[str], str]:
     replace_run = functools.partial(_repeat_run, num_repeats) if num_repeats > 0 else None
     # A partial of a module-level function rather than a closure, so that a cleaner pickles (multiprocessing).
     run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
-    cleaner = functools.partial(
-        _clean_text, options.nfc, options.fold_fullwidth, pack_ranges(kept), _removals(options), run, replace_run
-    )
+    outside = re.compile(f"[{_char_class(_complement(kept))}]+")  # what the whitelist replaced, when traced
+    steps = functools.partial(
+        _clean_text, options.nfc, options.fold_fullwidth, pack_ranges(kept), outside, options.tidy_removals,
+        _removals(options), run, replace_run,
+    )  # fmt: skip
+    cleaner = _with_trace(steps)
     # What callers may skip: with no other space kept, the output's only spaces are single ones between words.
     cleaner.single_spaced = not any(start <= cp <= end for cp in _SPACES_BUT_SPACE for start, end in kept)
     return cleaner
 
 
-def _removals(options: CleanOptions) -> tuple[tuple[re.Pattern[str], str, str], ...]:
-    """(regex, replacement, substring every match contains) for the optional removals, in order."""
+def _with_trace(steps: functools.partial) -> functools.partial:
+    """The cleaner `steps(None, text)`, with `traced`: `text -> (cleaned, removals)` (`Removed` tuples: what
+    each removal, the whitelist and the repeat rule took out), the same cleaned text."""
+    cleaner = functools.partial(steps, None)
+    cleaner.traced = functools.partial(_traced, steps)
+    return cleaner
+
+
+def _traced(steps: Callable[[list[Removed] | None, str], str], text: str) -> tuple[str, list[Removed]]:
+    trace: list[Removed] = []
+    return steps(trace, text), trace
+
+
+def _removals(options: CleanOptions) -> tuple[RemovalRule, ...]:
+    """The optional removals, in order; with `tidy_removals` each match is cut out with its debris."""
+    tidy = options.tidy_removals
+    # A list marker or pointer stood for an address or mention (`1. https://…`), never for a mask.
     return tuple(
-        (rx, repl, needle)
-        for enabled, rx, repl, needle in (
-            (options.remove_urls, _URL, "", "http"),
-            (options.remove_emails, _EMAIL, " ", "@"),
-            (options.remove_mentions, _MENTION, " ", "@"),
-            (options.remove_ooo, NAVER_OOO_MASK, " ", "OOO"),
+        RemovalRule(
+            name, rx, repl, needle, (url_span if name == "url" else match_span) if tidy else None, name != "ooo"
+        )
+        for enabled, name, rx, repl, needle in (
+            (options.remove_urls, "url", _URL, "", "http"),
+            (options.remove_emails, "email", _EMAIL, " ", "@"),
+            (options.remove_mentions, "mention", _MENTION, " ", "@"),
+            (options.remove_ooo, "ooo", NAVER_OOO_MASK, " ", "OOO"),
         )
         if enabled
     )
@@ -230,23 +254,28 @@ def _removals(options: CleanOptions) -> tuple[tuple[re.Pattern[str], str, str], 
 
 def _build_open_cleaner(options: CleanOptions) -> Callable[[str], str]:
     """The cleaner of `whitelist=False` (`longform`): deletions, folding, removals, repeats, whitespace."""
-    deleted = _FORMAT_RANGES + (() if options.keep_emoji else _PICTOGRAPH_RANGES)
-    special = deleted + _ZERO_WIDTH_RANGES + (_FULLWIDTH_RANGES if options.fold_fullwidth else ())
+    pictographs = () if options.keep_emoji else _PICTOGRAPH_RANGES
+    special = _FORMAT_RANGES + pictographs + _ZERO_WIDTH_RANGES + (_FULLWIDTH_RANGES if options.fold_fullwidth else ())
     # The compiled one-pass test over the code points that are not special (a regex class of ~200 ranges
     # cost 8x the whole kcelectra cleaner): a text it leaves unchanged holds nothing to delete or fold.
     ordinary = pack_ranges(_complement(special))
     run = _HANGUL_RUN if options.repeat_only_hangul else _WORD_RUN
     replace_run = functools.partial(_repeat_run, options.num_repeats) if options.num_repeats > 0 else None
-    cleaner = functools.partial(
+    span = match_span if options.tidy_removals else None
+    deletions = (RemovalRule("invisible", re.compile(f"[{_char_class(_FORMAT_RANGES)}]+")),) + (
+        (RemovalRule("emoji", re.compile(f"[{_char_class(pictographs)}]+"), span=span),) if pictographs else ()
+    )
+    steps = functools.partial(
         _clean_open_text,
         options.nfc,
         ordinary,
-        re.compile(f"[{_char_class(deleted)}]+"),
+        deletions,
         options.fold_fullwidth,
         _removals(options),
         run,
         replace_run,
     )
+    cleaner = _with_trace(steps)
     # collapse_whitespace leaves single " "s only, and the zero-width spaces it does not know became " ".
     cleaner.single_spaced = True
     return cleaner
@@ -255,25 +284,28 @@ def _build_open_cleaner(options: CleanOptions) -> Callable[[str], str]:
 def _clean_open_text(
     nfc: bool,
     ordinary: bytes,
-    deleted: re.Pattern[str],
+    deletions: tuple[RemovalRule, ...],
     fold_fullwidth: bool,
-    removals: tuple[tuple[re.Pattern[str], str, str], ...],
+    removals: tuple[RemovalRule, ...],
     run: re.Pattern[str],
     replace_run: Callable[[re.Match[str]], str] | None,
+    trace: list[Removed] | None,
     text: str,
 ) -> str:
     if replace_outside(text, ordinary) != text:  # one scan: most sentences hold nothing to delete or fold
         # Deleted, not made a space: "믿어 달라\u200e”고" keeps its particle on its word.
-        text = deleted.sub("", text).translate(_ZERO_WIDTH_TABLE)
+        for rule in deletions:
+            text = rule.apply(text, trace)
+        text = text.translate(_ZERO_WIDTH_TABLE)
         if fold_fullwidth:
             text = text.translate(_FULLWIDTH_TABLE)
     if nfc and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
-    for rx, repl, needle in removals:
-        if needle in text:
-            text = rx.sub(repl, text)
+    for rule in removals:
+        if rule.needle in text:
+            text = rule.apply(text, trace)
     if replace_run is not None and has_run_of_4(text):
-        text = run.sub(replace_run, text)
+        text = repeats(run, replace_run, text, trace)
     return collapse_whitespace(text)
 
 
@@ -281,22 +313,28 @@ def _clean_text(
     nfc: bool,
     fold_fullwidth: bool,
     whitelist: bytes,
-    removals: tuple[tuple[re.Pattern[str], str, str], ...],
+    outside: re.Pattern[str],
+    tidy: bool,
+    removals: tuple[RemovalRule, ...],
     run: re.Pattern[str],
     replace_run: Callable[[re.Match[str]], str] | None,
+    trace: list[Removed] | None,
     text: str,
 ) -> str:
     if nfc and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
     if fold_fullwidth:
         text = text.translate(_FULLWIDTH_TABLE)
-    text = replace_outside(text, whitelist)
-    for rx, repl, needle in removals:
-        if needle in text:
-            text = rx.sub(repl, text)
+    if trace is None and not tidy:
+        text = replace_outside(text, whitelist)
+    else:
+        text = whitelisted(text, whitelist, outside, tidy, trace)
+    for rule in removals:
+        if rule.needle in text:
+            text = rule.apply(text, trace)
     # repeat_normalize(text, num_repeats), inlined: this is the hot loop of every corpus build.
     if replace_run is not None and has_run_of_4(text):
-        text = run.sub(replace_run, text)
+        text = run.sub(replace_run, text) if trace is None else repeats(run, replace_run, text, trace)
     # One scan that returns the text as is when it is single-spaced (a substring test of "  " costs more).
     return collapse_whitespace(text)
 

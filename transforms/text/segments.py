@@ -5,13 +5,40 @@ bound the lines a document is written as, not the text it keeps. `join_short` jo
 to the previous sentence of its paragraph, or, for the first sentence of a paragraph, to the next one; a
 paragraph shorter than the floor as a whole (a title, a heading, `감사합니다.`) stays one line of its own.
 `cut_long` cuts a sentence over the ceiling after a sentence end, else a comma, else a clause ending (`-고`,
-`-며`, `-는데`, `-지만`), else at any space: never inside an eojeol. Pure; no Beam.
+`-며`, `-는데`, `-지만`), else at any space: never inside an eojeol. `join_continuations` gives a unit that
+starts with a particle or ending continuing the unit before (`…아니었는지?` + `를 꼭 물어보고`, `…판결)` + `에 의거하여`),
+whatever splitter made them, back to that unit; `cut_long` never cuts before one. Pure; no Beam.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+# What only continues the sentence before it: a particle or ending standing as the first word of a unit
+# (`를 꼭`, `로 공수처`, `에 의거하여`, `라는 말`, `였습니다`). Not the one-syllable particles that are also words
+# (`이` this, `가` a list letter, `도` a province, `와` wow).
+CONTINUATION_START = re.compile(
+    r"(?:를|을|로|으로|로서|로써|으로서|으로써|에|에서|에게|에는|에도|에의|께서|한테|처럼|까지|부터|조차|마저|밖에"
+    r"|라고|라는|라며|라면서|이라고|이라는|이라며|이라|였|이었|였던|이었던|입니다|습니다)(?=[\s.,?!~\"'”’)]|$)"
+)
+
+
+def join_continuations(units: list[str], paragraph: str = "") -> list[str]:
+    """`units` (the sentences of one `paragraph`) with every unit after the first that starts with a particle or
+    ending (`CONTINUATION_START`) joined to the one before it: by nothing where it followed that unit with no
+    space in `paragraph` (`glued_units`), else by a space."""
+    if len(units) < 2 or not any(CONTINUATION_START.match(unit) for unit in units[1:]):
+        return units
+    glued = glued_units(paragraph, units) if paragraph else []
+    joined = [units[0]]
+    for i, unit in enumerate(units[1:], 1):
+        if CONTINUATION_START.match(unit):
+            joined[-1] = f"{joined[-1]}{'' if i < len(glued) and glued[i] else ' '}{unit}"
+        else:
+            joined.append(unit)
+    return joined
+
 
 # Cut points, most preferred first; each match ends where a piece ends (a space follows it).
 _CUT_TIERS = (
@@ -83,7 +110,7 @@ def _cut_point(text: str, max_chars: int, min_chars: int) -> int:
     end = min(max_chars, len(text) - min_chars - 1)  # the space after the cut goes too
     for start in (max(1, end // 2), 1):
         for pattern in _CUT_TIERS:
-            matches = list(pattern.finditer(text, start, end + 1))
+            matches = [m for m in pattern.finditer(text, start, end + 1) if not CONTINUATION_START.match(text, m.end() + 1)]
             if matches:
                 return matches[-1].end()
     # No space in reach: the run up to the next space is one piece (never cut inside a word).

@@ -19,6 +19,8 @@ from importlib.util import find_spec
 from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
+from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
+from kcorpus.transforms.text.sentence_ends import end_log_odds_at, unpunctuated_cuts
 
 BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
 
@@ -33,7 +35,9 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
-_PUNCT_TAIL = rf"([{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|(?<=>))"
+# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite.
+_CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
+_PUNCT_TAIL = rf"([{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>))"
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
 # finds nothing, this gives the same matches, and `re` scans for its first character class (no lookbehind
@@ -54,74 +58,87 @@ _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘�
 _BULLETS = "ㆍ※□■○●◆▶"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
 _B_FINAL = syllables_with_final(17)
-# Plain `-다` ends a sentence before Hangul after these syllables (tense, adjective and copula stems), unless a
-# word that continues a quotation or a clause follows (`…다 하더니`, `…다 싶어`). Left out because they also end
-# particles, nouns and connectives more often than sentences on the bench's samples: `하다`, `보다`, `마다`,
-# `바다`, `려다`, `데다`.
-_BEFORE_DA = "었았였했겠있없같한된는이깝봤고밌좋싶난진온든인졌찮준왔"
-_NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등))"
+# Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
+# `데다`, `에다`, `까다`.
+_NOT_BEFORE_DA = "보마바려데에까"
+_NOT_CONTINUED = r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치))"
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`).
-_INFORMAL_ENDINGS = "(?:[하없있같좋이]네|[뭐거]냐|[뭐거]야|[해봐]라|더라)"
+_INFORMAL_ENDINGS = (
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|구[만먼나]"
+    "|[니았었겠였했있없좋같]군)"
+)
 _BEFORE_EUM = "었았였했겠있없같좋밌"
+# Nominal endings besides `-음` (`잘만듦`, `재미있게봄`, `돌려버림`, `나오게함`): after a stem or auxiliary syllable only,
+# so that the nouns `봄`, `포함`, `밀림` stay.
+_NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 _BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
-    rf"|(?<=[{_HANGUL}\s])(?:[{_BEFORE_DA}]다|{_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?<=[{_HANGUL}])(?:[{_BEFORE_EUM}]음|[됨옴])(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
-_GLUED_FORMAL = re.compile(rf"니다(?<=[{_B_FINAL}]니다)(?=[{_HANGUL}])(?![만마요라다])")
+_GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다])")
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라](?=[\s{_BULLETS}(])"
+_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄](?=[\s{_BULLETS}(])"
 _BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
 _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}])")
 # A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
 # not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
 # its end on the bench's comments.
-_EMOTICON_RUN = re.compile(rf"(?<=[{_HANGUL}.?!~])[ㅎㅠㅜ^]{{2,}}(?=\s*[{_HANGUL}])")
-_EMOTICON_GUARD = re.compile(r"[ㅎㅠㅜ^]{2}")
+# A run of laughter, tears, smiles, hearts, notes or emoji after a word or terminator ends the sentence before the
+# next Hangul word, spaced or not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`, `깜놀 ㅋㅋ 정말`, `영화♥ 시리즈`); the run
+# may mix marks and spaces (`드라마 ㅠ_ㅠ ♡ 아직까지`). Not after a particle or a connective of cause or condition
+# (`연기력이 ㅋㅋ`, `빡쳐서ㅋㅋㅋ 무슨`, `보면 ㅎㅎ`): the sentence goes on.
+_EMOTICON_MARK = r"(?:[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆]|\^[-_.o]?\^?|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+_EMOTICON_RUN = re.compile(
+    rf"(?<=[{_HANGUL}.?!~,])(?<![은는이가을를에의도로와과만서면])\s?(?>{_EMOTICON_MARK}+(?:[\s_.~!?-]*{_EMOTICON_MARK}+)*)[.~!?]*+"
+    rf"(?=\s*[{_HANGUL}0-9])"
+)
+_EMOTICON_GUARD = re.compile(r"[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF]")
 # What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
 # syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
-_MAY_CUT = re.compile(rf"[.?!…‥。？！~]|,,|[ㅎㅠㅜ^]{{2}}|{_BARE_ENDING_HINT_CLASS}|니다")
+_MAY_CUT = re.compile(
+    rf"[.?!…‥。？！~;ㅋㅎㅠㅜㄷㅡ♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF\"”]|,,|{_BARE_ENDING_HINT_CLASS}|니다"
+)
+# Below these learned log-odds (0.1) a listed bare ending does not cut: `sentence_ends` has seen it continue there.
+_VETO_LOG_ODDS = -2.197
+# A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
+# odds of an unpunctuated end cut (`_boundaries`).
+# (The terminator first, so that `re` scans for its class.)
+_PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
 _ENCLOSED = re.compile(
     r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’"
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
-    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉"
+    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
 )
-_OPENER = re.compile("[\"'“‘(\\[「『《〈]")
-# Words that end in `.` without ending a sentence (kss's list plus a few common ones).
-_ABBREVIATIONS = frozenset(
-    """
-    no pp vol vols al ed eds trans rev p page para comp capt dept mr miss mrs ms dr prof st co mm
-    messrs mlle mme def viz etc vs cf fig jr sr inc ltd corp gen col lt sgt gov sen rep mt ft approx
-    est jan feb mar apr jun jul aug sep sept oct nov dec
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-)
-# `가. 나. 다.`: Korean list letters, which a period follows without ending a sentence (alone as a word).
-_LIST_LETTERS = frozenset("가나다라마바사아자차카타파하")
-_BEFORE_STRAY_DA = frozenset("니했었였았겠됐갔왔")
-# Final syllables that a spaced-off period (`했습니다 .`) still ends.
-_SPACED_PERIOD_FINALS = frozenset("다요죠까")
-# De-identification masks, and the honorifics that follow a masked name.
-_MASKS = frozenset("*○◯●×OＯ")
-_HONORIFIC = re.compile(r"\s*(?:씨|님|군|양)(?![가-힣])|\s*(?:씨|님)[은는이가을를의께도와]")
+_OPENER = re.compile("[\"'“‘(\\[「『《〈<]")
 # Names spelled with `!` (`야후! 재팬 같은 회사들은`).
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
-# Korean counters for articles and pages: `제3조.`, `2항.`, `15쪽.` are references, not endings.
-_REFERENCE_COUNTERS = "항조호절목권쪽장"
-_KOREAN_REFERENCE = re.compile(rf"\d+[{_REFERENCE_COUNTERS}]$")
 # A quotation followed by a quotative particle (`"좋아." 라고 답했다`) or `등` continues the sentence.
 _QUOTATIVE = re.compile(r"\s*(?:라고|라는|라며|라면서|하고|하며|고\s|라\s|등(?=[의을이과도]?\s))")
 # `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
 _QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
 _QUOTES = frozenset("\"'”’」』")
+# An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
+# `좋겠지만... 그렇지`); `최고...` is no particle.
+_PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면께데")
+# A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
+_TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
+# A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
+_MARK_QUOTATIVE = re.compile(r"\s*(?:하고|하는|하며|하면서|하더니|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))")
+# A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
+_DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
+# The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
+# starts a sentence: `1.` or `1)` after a word ending in a syllable.
+_FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
@@ -130,7 +147,8 @@ _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    r"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])))*(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
+    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++))*"
+    r"(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
 )
@@ -178,46 +196,11 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return index >= 0 and pos < spans[index][1]
 
 
-def _is_non_final_period(paragraph: str, start: int) -> bool:
-    """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
-    last = paragraph[start - 1] if start else ""
-    if (
-        "가" <= last <= "힣"
-        and last not in _REFERENCE_COUNTERS
-        and (
-            last not in _LIST_LETTERS
-            if start < 2
-            else paragraph[start - 2] != "." and (last not in _LIST_LETTERS or paragraph[start - 2] not in " \t(")
-        )
-    ):
-        # The common case, `했다.`: a syllable is no digit, initial or abbreviation, ends a reference only as
-        # a counter, ends a `U.S.`-like word only right after a `.` and a list letter only alone as a word; so
-        # none of the rules below applies.
-        return False
-    before = paragraph[max(0, start - 40) : start]
-    if not before:
-        return True
-    if before[-1].isspace():
-        # `있었습니다 . 결혼…`: a period spaced off a final ending still ends the sentence.
-        return before.rstrip()[-1:] not in _SPACED_PERIOD_FINALS
-    word = before.rsplit(maxsplit=1)[-1]
-    last = word[-1]
-    if last.isdigit():
-        # Dates `2017. 8. 25.`, list items `1.`, section numbers.
-        return True
-    if last in _MASKS and _HONORIFIC.match(paragraph, start + 1):
-        return True  # `피해자 김**. 씨는`: a masked name
-    if len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
-        return True
-    if len(word) == 1 and last in _LIST_LETTERS:
-        # `나. 현재…` is a list item; `있습니 다.` an ending with a stray space.
-        return last != "다" or before[:-1].rstrip()[-1:] not in _BEFORE_STRAY_DA
-    if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
-        # `U.S.`, `e.g.`, `Ph.D.`
-        return True
-    if word.lower().lstrip("(") in _ABBREVIATIONS:
-        return True
-    return bool(_KOREAN_REFERENCE.search(word))
+def _is_glued_mark(paragraph: str, match: re.Match[str]) -> bool:
+    """Whether an emoticon run is one mark inside a word after a connective (`확정되어ㅠ있는`: a slip of the keyboard,
+    no sentence end; `재마있어욯ㅎ출연자들도` ends one)."""
+    start, end = match.span()
+    return end - start == 1 and paragraph[start - 1] in "아어고게지" and not paragraph[end : end + 1].isspace()
 
 
 def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool:
@@ -230,7 +213,27 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `야후! 재팬`: a name
     if _SEPARATOR.match(paragraph, end):
         return False
-    if terminator == "." and _is_non_final_period(paragraph, start):
+    if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
+        return False
+    if (
+        previous == "데"
+        and (len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥")
+        and paragraph[end : end + 1].isspace()
+        and _TRAILING_BACKGROUND.search(paragraph, max(0, start - 12), start)
+    ):
+        return True  # `봤는데... 너무 실망했다`: a background ending trailing off ends the sentence
+    if (
+        (
+            len(terminator) > 1 and terminator.strip(".…‥") == ""
+            or terminator in "…‥"
+            or terminator == "." and "가" <= paragraph[end : end + 1] <= "힣"
+        )
+        and previous in _PAUSE_SYLLABLES
+        and "가" <= paragraph[start - 2 : start - 1] <= "힣"  # a particle ends a longer word: `와..` is an interjection
+        and paragraph[start - 2 : start] != "최고"
+    ):
+        return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
+    if (len(terminator) > 1 or terminator in "?!…‥") and _MARK_QUOTATIVE.match(paragraph, end):
         return False
     if _QUOTATIVE_UNQUOTED.match(paragraph, end):
         return False
@@ -268,11 +271,23 @@ def _boundaries(paragraph: str) -> list[int]:
     scans = []
     hint = _BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
     if hint is not None:
-        scans.append(hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()))
+        for match in hinted_finditer(_BARE_ENDING, _BARE_ENDING_HINT, paragraph, 2, hint.start()):
+            end = match.end()
+            odds = end_log_odds_at(paragraph, end)
+            if odds is not None and odds < _VETO_LOG_ODDS:
+                continue  # a listed ending that the learned odds say continues here (`밥먹다 우는장면`)
+            if spans is None:
+                spans = _enclosed_spans(paragraph)
+            if not _inside(end, spans):
+                cuts.append(end)
     if _EMOTICON_GUARD.search(paragraph):
-        scans.append(_EMOTICON_RUN.finditer(paragraph))
-    if "니다" in paragraph:
+        scans.append(m for m in _EMOTICON_RUN.finditer(paragraph) if not _is_glued_mark(paragraph, m))
+    if "니다" in paragraph or "세요" in paragraph:
         scans.append(_GLUED_FORMAL.finditer(paragraph))
+    if ":" in paragraph:
+        scans.append(_DIALOGUE.finditer(paragraph))
+    if "1" in paragraph:
+        scans.append(_FIRST_ITEM.finditer(paragraph))
     for matches in scans:
         for match in matches:
             end = match.end()
@@ -280,7 +295,19 @@ def _boundaries(paragraph: str) -> list[int]:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans):
                 cuts.append(end)
+    if _PUNCTUATED.search(paragraph) is None:
+        cuts.extend(_learned_boundaries(paragraph, spans))
     return sorted(set(cuts)) if len(cuts) > 1 else cuts
+
+
+def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
+    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), outside quotes and
+    brackets."""
+    cuts = unpunctuated_cuts(paragraph)
+    if cuts and (spans is None and _OPENER.search(paragraph) or spans):
+        spans = spans or _enclosed_spans(paragraph)
+        cuts = [cut for cut in cuts if not _inside(cut, spans)]
+    return cuts
 
 
 def _settled(paragraph: str, cuts: list[int]) -> list[int]:
@@ -299,9 +326,8 @@ def _settled(paragraph: str, cuts: list[int]) -> list[int]:
 
 
 def _split_paragraph(paragraph: str) -> list[str]:
-    if _MAY_CUT.search(paragraph) is None:
-        return [paragraph]
-    cuts = _boundaries(paragraph)
+    # Without a terminator, `~`, `,,`, an emoticon or a listed bare ending, only the learned odds can cut.
+    cuts = _boundaries(paragraph) if _MAY_CUT.search(paragraph) else _learned_boundaries(paragraph)
     if cuts:
         cuts = _settled(paragraph, cuts)
     if not cuts:

@@ -15,6 +15,11 @@
 - `pad_to="none"`: padding-free batches (`flatten`); `max_tokens=`: batches by token budget (`plan`);
   `source_weights=`: token shares by source (`mixing`).
 
+- `model_inputs=ModelInputs.for_model(model)`: batches with only the model's keyword arguments and, padding-free,
+  the attention mask its attention implementation needs (`model_inputs`).
+- `replaced_token_detection(...)`: ELECTRA / DeBERTa-v3 discriminator inputs and 0/1 labels from a generator's
+  logits (`rtd`).
+
 - `device="cuda"` (with `prefetch=2`): batches arrive as torch tensors already on the GPU, copied ahead on a
   side CUDA stream from reused pinned buffers while the current step runs (`kcorpus.prefetch`).
 
@@ -24,6 +29,9 @@ torch is imported only when `num_workers > 0`, `return_tensors="pt"` or `device`
 from kcorpus.data.collator import MLMCollator
 from kcorpus.data.dataset import Batch, PackedDataset, read_manifest
 from kcorpus.data.loader import PackedDataLoader
+from kcorpus.data.model_inputs import ModelInputs
 from kcorpus.data.plan import BatchRequest, EpochPlan
+from kcorpus.data.rtd import replaced_token_detection
 
-__all__ = ["Batch", "BatchRequest", "EpochPlan", "MLMCollator", "PackedDataLoader", "PackedDataset", "read_manifest"]
+__all__ = ["Batch", "BatchRequest", "EpochPlan", "MLMCollator", "ModelInputs", "PackedDataLoader", "PackedDataset",
+           "read_manifest", "replaced_token_detection"]

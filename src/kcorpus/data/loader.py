@@ -47,8 +47,12 @@ class PackedDataLoader:
     - `pad_to`: `"max_length"`, `"longest"`, or `"none"` (padding-free: one (1, total_tokens) row with
       `position_ids`, `cu_seqlens`, `max_seqlen`; see `PackedDataset.batch`); `restart_positions` and
       `position_start` shape its `position_ids`.
-    - `source_weights={"petitions": 0.5, "comments": 0.5}`: each epoch's TOKENS come from the sources in these
+    - `source_weights={"petitions": 0.5, "nsmc": 0.5}`: each epoch's TOKENS come from the sources in these
       shares (`kcorpus.data.mixing`); batches then carry `source`, an index into `dataset.sources`.
+    - `model_inputs=ModelInputs.for_model(model)`: batches hold exactly the model's keyword arguments, with the
+      attention mask (or FlashAttention's varlen arguments) its attention needs in a padding-free batch, so
+      `model(**batch)` is right (`kcorpus.data.model_inputs`); needs torch tensors (`return_tensors="pt"` or a
+      `device`).
     """
 
     def __init__(
@@ -74,6 +78,7 @@ class PackedDataLoader:
         device: Any = None,
         prefetch: int = 2,
         runtime: Any = None,
+        model_inputs: Callable[[Batch], Batch] | None = None,
     ):
         if return_tensors not in ("np", "pt"):
             raise ValueError(f"return_tensors must be 'np' or 'pt', got {return_tensors!r}")
@@ -83,6 +88,13 @@ class PackedDataLoader:
             raise ValueError(f"restart_positions must be 'sequence' or 'document', got {restart_positions!r}")
         if len(dataset) == 0:
             raise ValueError(f"{dataset.path} holds 0 sequences: nothing to train on (was everything dropped?)")
+        if model_inputs is not None:
+            if return_tensors != "pt" and device is None and runtime is None:
+                raise ValueError("model_inputs= hands batches to a torch model: pass return_tensors='pt' or device=")
+            check = getattr(model_inputs, "check_loader", None)
+            if check is not None:
+                check(pad_to, position_start)
+        self.model_inputs = model_inputs
         self.dataset = dataset
         mixture = None
         if source_weights is not None:
@@ -132,6 +144,8 @@ class PackedDataLoader:
                 )
             )
         batches = self._to_device(batches)
+        if self.model_inputs is not None:
+            batches = map(self.model_inputs, batches)
         for batch in batches:
             # counted when handed over, so a state saved now resumes at the next batch
             self.step += 1

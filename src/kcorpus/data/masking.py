@@ -5,8 +5,9 @@ Everything works on flat token arrays (a padded batch reshaped, or a padding-fre
   pack's `word_start` column or the vocabulary's `##` / `▁` marks), or a span of 1..max_ngram consecutive
   words (`ngram`, lengths drawn with p ∝ 1/n as ALBERT). Units never cross a special token or a row.
 - each unit is chosen with probability `mlm_probability`, so the expected masked share of real tokens is
-  `mlm_probability` whatever the units' sizes; `max_predictions` then drops whole units, in random order,
-  from rows that would predict more tokens than that.
+  `mlm_probability` whatever the units' sizes; `min_predictions` adds whole units, in random order, to rows
+  that would predict fewer tokens than that (Google BERT predicts at least one token per sequence), and
+  `max_predictions` then drops whole units, in random order, from rows that would predict more.
 """
 
 from __future__ import annotations
@@ -73,21 +74,34 @@ def unit_starts(eligible: np.ndarray, row_start: np.ndarray, word_start: np.ndar
     return starts
 
 
+def _in_random_order(units: np.ndarray, unit_row: np.ndarray, sizes: np.ndarray, rng: np.random.Generator
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """`units` grouped by row, in random order within a row, and the tokens of the units before each one in
+    its row."""
+    order = units[np.lexsort((rng.random(units.shape[0]), unit_row[units]))]
+    total = np.cumsum(sizes[order])
+    rows = unit_row[order]
+    first = np.concatenate([[True], rows[1:] != rows[:-1]]) if order.size else np.zeros(0, bool)
+    before = (total - sizes[order])[first][np.cumsum(first) - 1]
+    return order, total - sizes[order] - before
+
+
 def choose_tokens(eligible: np.ndarray, starts: np.ndarray, row: np.ndarray, probability: float,
-                  max_predictions: int | None, rng: np.random.Generator) -> np.ndarray:
-    """Bool per flat token: predicted. Units are chosen with `probability`; rows over `max_predictions`
-    drop chosen units in random order until they fit."""
+                  max_predictions: int | None, rng: np.random.Generator, min_predictions: int = 0) -> np.ndarray:
+    """Bool per flat token: predicted. Units are chosen with `probability`; rows under `min_predictions` add
+    units in random order until they reach it (or run out), then rows over `max_predictions` drop chosen units
+    in random order until they fit."""
     unit = np.cumsum(starts) - 1  # the unit of each eligible token (tokens in a unit follow its start)
     num_units = int(starts.sum())
     chosen_unit = rng.random(num_units) < probability
-    if max_predictions is not None and num_units:
+    if num_units and (min_predictions or max_predictions is not None):
         sizes = np.bincount(unit[eligible], minlength=num_units)
         unit_row = row[starts]
-        picked = np.flatnonzero(chosen_unit)
-        order = picked[np.lexsort((rng.random(picked.shape[0]), unit_row[picked]))]
-        total = np.cumsum(sizes[order])
-        rows = unit_row[order]
-        first = np.concatenate([[True], rows[1:] != rows[:-1]]) if order.size else np.zeros(0, bool)
-        before = (total - sizes[order])[first][np.cumsum(first) - 1]
-        chosen_unit[order[total - before > max_predictions]] = False
+    if min_predictions and num_units:
+        have = np.bincount(unit_row, weights=np.where(chosen_unit, sizes, 0), minlength=int(row.max()) + 1)
+        order, before = _in_random_order(np.flatnonzero(~chosen_unit), unit_row, sizes, rng)
+        chosen_unit[order[have[unit_row[order]] + before < min_predictions]] = True
+    if max_predictions is not None and num_units:
+        order, before = _in_random_order(np.flatnonzero(chosen_unit), unit_row, sizes, rng)
+        chosen_unit[order[before + sizes[order] > max_predictions]] = False
     return eligible & chosen_unit[np.maximum(unit, 0)]

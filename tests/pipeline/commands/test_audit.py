@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from report_checks import korean_without_lang
 
 from kcorpus.pipeline.cli import main as kcorpus
 from kcorpus.pipeline.commands.build_corpus import run as build
@@ -80,6 +81,7 @@ def test_drops_are_sampled_per_rule_with_their_evidence(corpus, tmp_path):
     assert "## Dropped: filter:title_repeat (1 of 1 in rejected/)" in md
     html = (tmp_path / "a" / "audit.html").read_text(encoding="utf-8")
     assert f'<del style="background:#fdd">{IDIOMS}</del>' in html
+    assert korean_without_lang(html) == []
 
 
 def test_the_same_seed_gives_the_same_pages(corpus, tmp_path):

@@ -136,6 +136,7 @@ def test_filters_that_drop_everything_fail_the_build_and_pack_refuses_the_empty_
 # --- 10. what pack reads ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pack_reads_the_shards_build_corpus_wrote_and_names_a_stray_file(small_corpus, tokenizer, tmp_path, caplog):
     corpus = tmp_path / "corpus"
     shutil.copytree(small_corpus, corpus)

@@ -324,6 +324,7 @@ def test_read_out_equal_to_its_input_is_refused_and_the_input_untouched(tmp_path
     assert hashes(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_read_streams_stdin_to_stdout_with_explicit_side_files(tmp_path):
     refused = kcorpus("read", str(NSMC), "--format", "nsmc", "--out", "-", cwd=tmp_path)
     assert refused["rc"] == 2 and refused["out"] == b""
@@ -344,6 +345,7 @@ def test_read_streams_stdin_to_stdout_with_explicit_side_files(tmp_path):
     assert modu["rc"] == 2 and "--format modu needs a path" in modu["err"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("out", ["/dev/stdout", "- --dead-letter /dev/null --dropped /dev/null"])
 def test_read_into_a_closed_pipe_ends_quietly(tmp_path, out):
     big = tmp_path / "big.txt"

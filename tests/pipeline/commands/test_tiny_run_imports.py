@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from packing_fixtures import kcbert_tokenizer_dir
 from testdata_paths import TESTDATA
 
@@ -56,6 +58,7 @@ output: {{num_shards: 2}}
     return profile
 
 
+@pytest.mark.slow
 def test_a_tiny_build_corpus_and_pack_import_only_what_they_use(tmp_path):
     corpus, packed = tmp_path / "corpus", tmp_path / "packed"
     build = run_fresh(tmp_path, "build-corpus", "--config", str(tiny_profile(tmp_path)), "--out", str(corpus))
@@ -87,6 +90,7 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+@pytest.mark.slow
 def test_help_and_input_errors_answer_before_beam_is_imported(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("sources: []\nfilters: {min_chars: ten}\n", encoding="utf-8")

@@ -93,7 +93,11 @@ def test_every_removal_is_counted_per_source_set_and_rule(built):
     sources = stats["sources"]
 
     def rewrites(name: str) -> dict[str, int]:
-        return {k: v for k, v in sources[name]["counters"].items() if k.startswith(("boilerplate:", "pii:"))}
+        return {
+            k: v
+            for k, v in sources[name]["counters"].items()
+            if k.startswith(("boilerplate:", "pii:")) and "_removed:" not in k
+        }
 
     assert rewrites("comments") == {
         "boilerplate:lines_removed": 5,
@@ -116,8 +120,9 @@ def test_every_removal_is_counted_per_source_set_and_rule(built):
     }
     assert sources["petitions"]["dropped_by_reason"] == {"boilerplate": 1}
     assert rewrites("kowiki") == {"boilerplate:wikiextractor:empty_brackets": 4}
-    # The six sentences that held a formula_N placeholder are dropped whole, not left with a hole.
-    assert sources["kowiki"]["counters"]["filter:sentences_dropped:placeholder"] == 6
+    # The six formula_N placeholders are replaced by `[수식]` (their sentences kept, no hole left), and counted.
+    assert "filter:sentences_dropped:placeholder" not in sources["kowiki"]["counters"]
+    assert sources["kowiki"]["removed_inside_kept"]["prepare:placeholders"] == {"spans": 6, "characters": 33}
     assert rewrites("news") == {
         "boilerplate:lines_removed": 6,
         "boilerplate:news:byline_email": 1,

@@ -57,6 +57,7 @@ def decontaminated(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_planted_eval_comments_are_dropped_as_contaminated_and_nothing_else(decontaminated):
     rejected = [r for r in jsonl(decontaminated, "rejected/dropped-*.jsonl") if r["reason"] == "contaminated"]
     assert {r["id"]: (r["contaminated_by"]["id"], r["contaminated_by"]["match"]) for r in rejected} == PLANTED

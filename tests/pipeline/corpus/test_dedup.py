@@ -71,6 +71,7 @@ def test_near_dedup_transform_links_chains_into_one_cluster(spill_dir):
         )
 
 
+@pytest.mark.slow
 def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spill_dir):
     # Planted near-duplicates of real reviews (a few characters edited) must merge; the real pair of
     # different reviews that LSH pairs must both survive.

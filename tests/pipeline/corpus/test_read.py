@@ -9,6 +9,7 @@ import operator
 from pathlib import Path
 
 import apache_beam as beam
+import pytest
 from apache_beam.io.filesystem import FileMetadata
 from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.testing.util import assert_that, equal_to
@@ -182,6 +183,7 @@ def write_table_inputs(folder: Path) -> list[tuple[str, list[str], dict]]:
     return [("parquet", [str(folder / "*.parquet")], {}), ("hf-datasets", [str(folder / "petitions_ds")], {})]
 
 
+@pytest.mark.slow
 def test_every_format_through_beam_equals_the_pure_reader(tmp_path):
     import glob
 
@@ -197,6 +199,7 @@ def test_every_format_through_beam_equals_the_pure_reader(tmp_path):
     pipeline.run().wait_until_finish()
 
 
+@pytest.mark.slow
 def test_multi_processing_run_matches(tmp_path):
     path = tmp_path / "nsmc.txt"
     path.write_bytes((DATA / "nsmc_ratings_test_slice.txt").read_bytes())

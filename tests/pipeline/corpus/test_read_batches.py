@@ -1,5 +1,6 @@
 
 import apache_beam as beam
+import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
@@ -29,6 +30,7 @@ def _key(record):
     )
 
 
+@pytest.mark.slow
 def test_small_ranges_give_exactly_the_records_of_one_pass():
     expected = [("nsmc", _key(r)) for r in read_file("nsmc", str(NSMC), source="nsmc")]
     expected += [("pet", _key(r)) for r in read_file("petitions", str(PETITIONS), source="pet")]

@@ -55,6 +55,7 @@ def _word_row(word, buckets):
     return len(word) % buckets, (word, len(word))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", [False, True])
 @pytest.mark.parametrize("spilled", [False, True])
 def test_every_row_comes_back_in_its_bucket_from_several_inputs(spilled, rows, tmp_path):

@@ -49,12 +49,25 @@ def test_sentences_removed_from_kept_documents_are_written_and_their_characters_
         figures = by_rule.setdefault(r["reason"], {"sentences": 0, "characters": 0})
         figures["sentences"] += 1
         figures["characters"] += len(r["text"])
-    assert stats["sources"]["petitions"]["removed_inside_kept"] == by_rule
-    assert stats["total"]["removed_inside_kept"] == by_rule
+    inside = stats["total"]["removed_inside_kept"]
+    assert stats["sources"]["petitions"]["removed_inside_kept"] == inside
+    assert {rule: f for rule, f in inside.items() if ":" not in rule} == by_rule
     counters = stats["total"]["counters"]
     assert {k: v for k, v in counters.items() if k.startswith("filter:chars_removed:")} == {
         f"filter:chars_removed:{rule}": f["characters"] for rule, f in by_rule.items()
     }
+    # Spans taken out of kept documents, per rule: the moderator's notice (written to rejected/: it is Korean),
+    # what the kcelectra whitelist made spaces (Hanja, curly quotes, ①), punctuation runs squeezed.
+    assert {rule: f for rule, f in inside.items() if ":" in rule} == {
+        "boilerplate:petitions:admin_notice": {"spans": 1, "characters": 70},
+        "clean:whitelist": {"spans": 16, "characters": 16},
+        "prepare:punctuation_runs": {"spans": 9, "characters": 14},
+    }
+    spans = [r for r in records(out, "rejected") if r.get("level") == "span"]
+    assert [(r["id"], r["stage"], r["reason"], r["text"]) for r in spans] == [(
+        "petitions:669", "boilerplate", "petitions:admin_notice",
+        "(본문의 내용중 타인의 명의 등 개인정보가 무분별하게 노출되어 해당 내용은 홈페이지 관리자에 의해 '숨김' 처리 되었습니다.)",
+    )]  # fmt: skip
     assert stats["total"]["reconciled"] and stats["total"]["kept"] + stats["total"]["dropped"] == 9
 
 

@@ -168,6 +168,7 @@ def test_load_from_disk_round_trip(packed):
     assert not [p for p in out.rglob("*") if ".tmp-" in p.name]
 
 
+@pytest.mark.slow
 def test_byte_identical_across_runs_and_runner_modes(packed, kcbert, tmp_path):
     out, _ = packed
     again = tmp_path / "again"
@@ -194,6 +195,7 @@ def test_vocab_above_65536_writes_uint32_without_wrapping(tmp_path, packed, kcbe
     ]
 
 
+@pytest.mark.slow
 def test_sentencepiece_derived_tokenizer(tmp_path):
     spm_dir = spm_tokenizer_dir(tmp_path / "spm")
     tok = tokenizer_from_bytes((spm_dir / "tokenizer.json").read_bytes())
@@ -256,6 +258,23 @@ def test_cli_cross_document_layout(tmp_path, kcbert, capsys):
     rows = datasets.load_from_disk(str(tmp_path / "out" / "train"))
     assert sum(1 for r in rows if r["length"] < 128) <= 1
     assert np.all(np.array(rows["token_type_ids"][0]) == 0)
+
+
+@pytest.mark.slow
+def test_cli_warns_when_padding_passes_a_fifth_naming_the_layouts_that_avoid_it(tmp_path, kcbert, capsys):
+    argv = ["pack", "--corpus", str(CORPUS), "--tokenizer", str(kcbert), "--max-length", "128",
+            "--validation-fraction", "0", "--local-mode", "in_memory"]
+    assert cli.main([*argv, "--out", str(tmp_path / "pair")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["padding_fraction"] == 0.552495
+    assert captured.err == (
+        "kcorpus pack: padding is 55.2% of the 128-token positions (layout pair): rows filled across documents "
+        "waste less, --layout full_sentences (whole sentences across documents) or cross_document (no padding "
+        "at all)\n"
+    )
+    assert cli.main([*argv, "--out", str(tmp_path / "full"), "--layout", "full_sentences"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["padding_fraction"] == 0.141156 and captured.err == ""
 
 
 def test_cli_reports_clear_errors(tmp_path, kcbert, capsys):

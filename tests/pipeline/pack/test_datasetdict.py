@@ -63,6 +63,7 @@ def doc_example(heading: str) -> str:
     return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
 
 
+@pytest.mark.slow
 def test_trainer_example_of_the_docs_runs_on_the_pack(run_dir, monkeypatch, capsys):
     pytest.importorskip("accelerate", reason="transformers' Trainer needs accelerate (in the test extra)")
     code = doc_example("## The Hugging Face `Trainer`")

@@ -1,10 +1,11 @@
 """The one profile schema: defaults, strict values, unknown keys, paths, every error of a profile at once."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from kcorpus.pipeline.corpus.config import CorpusConfig
+from kcorpus.pipeline.corpus.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.profile.load import apply_overrides, load_config, load_profile
 from kcorpus.pipeline.profile.schema import resolve_path
@@ -48,6 +49,9 @@ def test_defaults_live_in_the_dataclasses():
     assert profile.filters.build(FilterConfig) == FilterConfig()
     assert profile.dedup.near.build(NearDedupConfig) == NearDedupConfig()
     assert profile.pack.job("c", "t", "o").pack == PackConfig()
+    assert PackConfig().nsp_rule == "balanced"
+    nsp = profile_from_dict({**MINIMAL, "pack": {"layout": "nsp", "nsp_rule": "google"}}).pack.job("c", "t", "o")
+    assert nsp.pack == PackConfig(layout="nsp", nsp_rule="google")
     vocab = profile.vocab.job(["x.txt"], "o")
     assert vocab == TrainVocabJob(inputs=("x.txt",), out="o", config=WordPieceConfig(vocab_size=100))
     assert vocab.kind == "wordpiece" and default_of(PackConfig, "max_length") == 512
@@ -124,9 +128,10 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ({**MINIMAL, "pack": {"max_length": "512"}}, "pack.max_length: expected an integer, got '512'"),
         (
             {**MINIMAL, "pack": {"layout": "pairs"}},
-            "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp'",
+            "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp'",
         ),
         ({**MINIMAL, "pack": {"max_length": 4}}, "pack: max_length must be at least 8, got 4"),
+        ({**MINIMAL, "pack": {"nsp_rule": "bert"}}, "pack.nsp_rule: expected 'balanced' or 'google', got 'bert'"),
         ({**MINIMAL, "pack": {"validation_fraction": 1.0}}, "pack: validation_fraction must be in [0, 1)"),
         ({**MINIMAL, "pack": ["max_length", 512]}, "pack: expected a mapping, got ['max_length', 512]"),
         ({**MINIMAL, "run": {"out": 3}}, "run.out: expected a string, got 3"),
@@ -167,7 +172,7 @@ def test_a_profile_with_five_mistakes_reports_all_five():
         "filters.min_chars: expected an integer, got 'ten'",
         "dedup.near.bands: expected an integer, got 1.5",
         "vocab.min_frequncy: " + VOCAB_KEYS,
-        "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp', got 'pairs'",
+        "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp', got 'pairs'",
     ]
 
 
@@ -262,6 +267,15 @@ def test_bundled_profiles_keep_their_stage_settings():
     assert dataflow.pack.job("c", "v", "o").shard_size_mb == 512.0
 
 
+def test_long_form_profiles_pack_full_sentences_and_the_comments_profile_electras_pairs():
+    for name in ("mdeberta-kor.yaml", "dataflow.yaml"):
+        assert load_profile(CONFIGS / name).pack.job("c", "v", "o").pack == PackConfig(
+            max_length=512, layout="full_sentences", seed=0
+        ), name
+    comments = load_profile(CONFIGS / "kcelectra-comments.yaml").pack.job("c", "v", "o").pack
+    assert comments == PackConfig(max_length=512, layout="pair", single_segment_prob=0.1, short_seq_prob=0.05)
+
+
 def test_boilerplate_sets_and_pii_mode():
     src = MINIMAL["sources"][0]
     assert config_from_dict(MINIMAL).sources[0].boilerplate is None  # the format's default
@@ -276,4 +290,74 @@ def test_boilerplate_sets_and_pii_mode():
     ]
     assert errors_of({**MINIMAL, "filters": {"pii": "hide"}}) == [
         "filters.pii: expected 'mask', 'drop' or 'keep', got 'hide'"
+    ]
+
+
+def test_a_source_sets_its_own_filter_keys_over_the_profiles():
+    raw = {
+        "sources": [
+            {"name": "nsmc", "format": "nsmc", "paths": ["c.txt"], "filters": {"min_sentences": 1, "masks": "remove"}},
+            {"name": "petitions", "format": "petitions", "paths": ["p.txt"], "split_sentences": True},
+        ],
+        "filters": {"min_sentences": 2, "min_chars": 12},
+    }
+    profile = profile_from_dict(raw)
+    cfg = profile.corpus
+    assert dict(cfg.sources[0].filters) == {"min_sentences": 1, "masks": "remove"}  # only the keys it set
+    assert dict(cfg.sources[1].filters) == {}
+    nsmc, petitions = cfg.filters_for("nsmc"), cfg.filters_for("petitions")
+    assert (nsmc.min_sentences, nsmc.masks, nsmc.min_chars) == (1, "remove", 12)
+    assert petitions == cfg.filters == FilterConfig(min_sentences=2, min_chars=12)
+    # a stage's config records what the source wrote; a source without `filters` dumps no key (same hash)
+    dumped = profile.model_dump(mode="json", include={"sources"})["sources"]
+    assert dumped[0]["filters"] == {"min_sentences": 1, "masks": "remove"} and "filters" not in dumped[1]
+    empty = profile_from_dict({"sources": [{**raw["sources"][1], "filters": None}]})
+    assert empty.corpus.filters_for("petitions") == FilterConfig()
+
+
+def test_a_sources_filter_keys_are_validated_like_the_profiles_and_named_by_the_source():
+    source = {"name": "nsmc", "format": "nsmc", "paths": ["c.txt"]}
+    other = {"name": "petitions", "format": "petitions", "paths": ["p.txt"]}
+
+    def errors(filters: object, top: dict | None = None) -> list[str]:
+        return errors_of({"sources": [other, {**source, "filters": filters}], "filters": top or {}})
+
+    valid = ", ".join(f.name for f in dataclasses.fields(FilterConfig))
+    assert errors({"min_sentence": 1}) == [f"sources[nsmc].filters.min_sentence: unknown key; valid keys: {valid}"]
+    assert errors({"min_sentences": "one", "masks": "drop", "top_ngram_char_fractions": [0.2, "x"]}) == [
+        "sources[nsmc].filters.top_ngram_char_fractions[1]: expected a number, got 'x'",
+        "sources[nsmc].filters.masks: expected 'keep', 'remove' or 'replace', got 'drop'",
+        "sources[nsmc].filters.min_sentences: expected an integer, got 'one'",
+    ]
+    assert errors({"min_chars": None}) == ["sources[nsmc].filters.min_chars: expected an integer, got None"]
+    assert errors(["min_sentences"]) == ["sources[nsmc].filters: expected a mapping, got ['min_sentences']"]
+    # the merged values' own rules, with the profile's values
+    assert errors({"min_chars": 1500}, {"max_chars": 1000}) == [
+        "sources[nsmc]: filters: max_chars 1000 < min_chars 1500"
+    ]
+    assert errors({"masks": "replace", "mask_token": "●"}) == [
+        ("sources[nsmc]: filters.mask_token '●' does not survive the cleaning of source 'nsmc' (preset 'kcelectra' "
+        "makes it ''); choose a token it keeps, such as 'OOO'")
+    ]
+    # the profile's masks: replace with a token only the other source's cleaning keeps: the source's own masks
+    assert config_from_dict(
+        {"sources": [{**other, "preset": "none"}, {**source, "filters": {"masks": "keep"}}],
+         "filters": {"masks": "replace", "mask_token": "●"}}
+    ).filters_for("nsmc").masks == "keep"  # fmt: skip
+    with pytest.raises(ValueError, match=r"sources\[nsmc\]\.filters: unknown key\(s\) min_sentence; valid keys"):
+        CorpusConfig(sources=(SourceConfig(**{**source, "paths": ("c.txt",), "filters": {"min_sentence": 1}}),))
+
+
+def test_set_overrides_reach_a_sources_filters(tmp_path):
+    profile = tmp_path / "p.yaml"
+    profile.write_text("sources:\n  - {name: nsmc, format: nsmc, paths: [c.txt]}\nfilters: {min_sentences: 2}\n")
+    cfg = load_config(str(profile), ["sources.nsmc.filters.min_sentences=1", "sources.nsmc.filters.min_chars=5"])
+    assert dict(cfg.sources[0].filters) == {"min_sentences": 1, "min_chars": 5}
+    assert cfg.filters_for("nsmc") == FilterConfig(min_sentences=1, min_chars=5)
+    assert load_config(str(profile), ["sources.nsmc.filters={min_sentences: 1}"]).filters_for("nsmc").min_sentences == 1
+    with pytest.raises(ProfileError) as info:  # a value YAML cannot read is one line, not a traceback
+        load_config(str(profile), ["sources.nsmc.filters={min_sentences:"])
+    assert info.value.errors == [
+        (f"{profile}: override 'sources.nsmc.filters={{min_sentences:': the value is not valid YAML: expected the "
+        "node content, but found '<stream end>'")
     ]

@@ -393,7 +393,7 @@ def test_bad_stage_settings_fail_before_anything_runs(project: Path, capsys) -> 
     assert cli.main(["run", str(project / "profile.yaml")]) == 2
     err = capsys.readouterr().err
     assert "pack.single_segment_probability: unknown key; valid keys: input_format" in err
-    assert "pack.layout: expected 'pair', 'single', 'cross_document' or 'nsp', got 'pairs'" in err
+    assert "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp', got 'pairs'" in err
     assert not (project / "runs").exists()
 
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from report_checks import korean_without_lang, literal_markdown
 
 from kcorpus.pipeline.report.render import svg_hbars
 from kcorpus.pipeline.run.report import (
@@ -64,6 +65,7 @@ def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
     assert "| nsmc | 6 |  | 2 | 35 | 2 | 3 | 1 |" in md
     assert "| exact_duplicate | 2 | 20.00% |" in md
     assert "| padding_fraction | 41.67% |" in md
+    assert "padding is 41.7% of the 8-token positions (layout " in md
     assert "| jaccard | 0.0003 |" in md
     assert "| total |  | 21.5 |  |  |" in md
 
@@ -72,6 +74,31 @@ def test_report_figures_on_fixture_outputs(run_dir: Path) -> None:
     # Readable offline: nothing fetched, nothing executed.
     assert not re.search(r"<script|<link|<img|src=|@import|url\(", page)
     assert set(re.findall(r"https?://[^\"' ]+", page)) == {"http://www.w3.org/2000/svg"}
+
+
+def test_results_come_first_and_settings_last_folded(run_dir: Path) -> None:
+    html_path, md_path = map(Path, write_report(run_dir, profile="/somewhere/p.yaml"))
+    md = md_path.read_text(encoding="utf-8")
+    assert re.findall(r"^## (.*)$", md, re.MULTILINE) == [
+        "Summary", "Corpus: documents in and out", "Drops per rule", "Sentence and length histograms",
+        "Vocabulary", "Packed sequences", "Stages", "Examples: what each rule did",
+        "Settings: the profile and thresholds used",
+    ]  # fmt: skip
+    assert md.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0].splitlines() == [
+        "| what | result |",
+        "|---|---|",
+        "| stages | 4 of 4 complete (21.5 s) |",
+        "| documents | 10 in, 4 kept (40.00%), 5 dropped, 1 dead-lettered |",
+        "| corpus out | 4 documents, 7 sentences, 144 characters |",
+        "| vocabulary | wordpiece, 14 tokens; 1.80 tokens per eojeol, [UNK] 0.20% |",
+        "| packed | 3 sequences of up to 8 tokens, 14 tokens, padding 41.67%, 0 tokens dropped |",
+    ]
+    page = html_path.read_text(encoding="utf-8")
+    headings = re.findall(r"<h2 id=\"([a-z-]+)\"", page)
+    assert headings[0] == "summary" and headings[-1] == "settings"
+    # The settings are folded, the last section of the page.
+    details = page.index('<details><summary><h2 id="settings">')
+    assert page.count("<details>") == 1 and page.rindex("<h2") == details + len("<details><summary>")
 
 
 def test_report_on_an_interrupted_run(run_dir: Path) -> None:
@@ -166,14 +193,16 @@ def test_report_shows_what_left_kept_documents_per_source_and_rule(run_dir: Path
     stats["sources"]["petitions"]["removed_inside_kept"] = {
         "empty": {"sentences": 2, "characters": 18},
         "low_hangul": {"sentences": 1, "characters": 9},
+        "clean:url": {"spans": 3, "characters": 9},
     }
     stats_path.write_text(json.dumps(stats), encoding="utf-8")
     _, md_path = map(Path, write_report(run_dir))
     md = md_path.read_text(encoding="utf-8")
-    # Shares of the source's 36 characters out (the fixture's one kept petition).
-    assert "| petitions | empty | 2 | 18 | 50.00% |" in md
-    assert "| petitions | low_hangul | 1 | 9 | 25.00% |" in md
-    assert 'written to rejected/ with "level": "sentence"' in md
+    # Shares of the source's 36 characters out (the fixture's one kept petition); sentences or spans per rule.
+    assert "| petitions | empty | 2 |  | 18 | 50.00% |" in md
+    assert "| petitions | low_hangul | 1 |  | 9 | 25.00% |" in md
+    assert "| petitions | clean:url |  | 3 | 9 | 25.00% |" in md
+    assert 'written to rejected/ with "level": "sentence"' in md and '"level": "span"' in md
 
 # ---- on a real build: chars in, the settings used, a near-duplicate pair, each source's share ---------------
 
@@ -194,9 +223,9 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "p.yaml").write_text(
         """
 sources:
-  - {name: nsmc, format: nsmc, paths: [nsmc.txt]}
+  - {name: nsmc, format: nsmc, paths: [nsmc.txt], filters: {min_sentences: 1}}
   - {name: petitions, format: petitions, paths: [petitions], split_sentences: true}
-filters: {min_chars: 10}
+filters: {min_chars: 10, min_sentences: 2}
 split: {backend: kcorpus}
 output: {num_shards: 1}
 vocab: {kind: wordpiece, vocab_size: 2000}
@@ -223,13 +252,40 @@ def test_chars_in_are_the_characters_read(real_run: Path) -> None:
 
 
 def test_report_shows_the_settings_used(real_run: Path) -> None:
-    _, md_path = write_report(real_run, profile="/somewhere/p.yaml")
+    html_path, md_path = write_report(real_run, profile="/somewhere/p.yaml")
     md = Path(md_path).read_text(encoding="utf-8")
     assert "## Settings: the profile and thresholds used" in md
-    assert "> Profile: /somewhere/p.yaml" in md
+    assert "\nProfile: /somewhere/p.yaml\n" in md
     assert "| corpus | filters.min_chars | 10 |" in md
     assert "| corpus | sources.petitions.split_sentences | True |" in md
     assert "| corpus | dedup.near.bands | 16 |" in md
+    assert "| corpus | sources.nsmc.filters.min_sentences | 1 |" in md
+    assert md.rindex("\n## ") == md.index("\n## Settings: the profile and thresholds used")
+    # In the HTML, every setting is inside the folded last section.
+    page = Path(html_path).read_text(encoding="utf-8")
+    details = page.index('<details><summary><h2 id="settings">')
+    assert details < page.index("<td>filters.min_chars</td>") < page.index("</details>")
+
+
+def test_korean_text_is_marked_and_left_aligned(real_run: Path) -> None:
+    html_path, _ = write_report(real_run)
+    page = Path(html_path).read_text(encoding="utf-8")
+    cells = re.findall(r"<td([^>]*)>([^<]*)</td>", page)
+    korean = [attrs for attrs, text in cells if re.search("[가-힣]", text)]
+    # The sampled examples and the near-duplicate pairs: every Korean cell says so, none is right-aligned.
+    assert len(korean) > 20 and set(korean) == {' lang="ko"'}
+    assert korean_without_lang(page) == []
+    assert literal_markdown(page) == []
+
+
+def test_report_shows_the_filters_each_source_ran_with(real_run: Path) -> None:
+    _, md_path = write_report(real_run)
+    md = Path(md_path).read_text(encoding="utf-8")
+    assert "| filter | nsmc | petitions |" in md
+    assert "| min_sentences | 1 (source) | 2 |" in md
+    assert "| min_chars | 10 | 10 |" in md
+    assert "| top_ngram_char_fractions | 0.2, 0.18, 0.16 | 0.2, 0.18, 0.16 |" in md
+    assert "a source's own `filters:` keys over them (marked `(source)`)" in md
 
 
 def test_report_shows_a_kept_near_duplicate_beside_the_dropped_one(real_run: Path) -> None:
@@ -272,3 +328,15 @@ def test_source_shares_of_packed_tokens_from_the_manifest(run_dir: Path) -> None
     assert "| kowiki | 1 | 1 | 6 | 42.86% |" in md and "| nsmc | 2 | 1 | 5 | 35.71% |" in md
     assert "characters out, a proxy" not in md
     assert "Share of the tokens per source" in Path(html_path).read_text(encoding="utf-8")
+
+
+def test_pack_counts_show_the_nsp_labels() -> None:
+    from kcorpus.pipeline.run.report_sections import pack_counts
+
+    manifest = {"counts": {"sequences": 893, "splits": {}, "nsp": {
+        "rule": "balanced", "is_next": 448, "random_next": 445, "random_next_share": 0.49832,
+        "left_out_documents": 16, "left_out_tokens": 334}}}  # fmt: skip
+    assert pack_counts(manifest) == {
+        "sequences": 893, "nsp is_next": 448, "nsp random_next": 445, "nsp random_next_share": 0.49832,
+        "nsp left_out_documents": 16, "nsp left_out_tokens": 334,
+    }

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from report_checks import korean_without_lang, literal_markdown
 
 from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.run import orchestrate as run_mod
@@ -90,6 +91,7 @@ def interrupted_then_finished(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"root": root, "out": out, "killed": killed, "finished": finished}
 
 
+@pytest.mark.slow
 def test_killed_stage_leaves_only_a_partial_folder(interrupted_then_finished: dict) -> None:
     killed = interrupted_then_finished["killed"]
     assert killed["dirs"] == ["corpus", "pack.partial", "vocab", "vocab-report"]
@@ -147,9 +149,31 @@ def test_report_on_the_real_run(interrupted_then_finished: dict) -> None:
     assert f"| {stats['input']} | {stats['kept']} | {stats['dropped']} | 0 | yes |" in md
     assert "| dropped_tokens | 0 |" in md
     assert "| size_b | 30000 |" in md
-    assert html_path.read_text(encoding="utf-8").count("<svg") >= 10
+    page = html_path.read_text(encoding="utf-8")
+    assert page.count("<svg") >= 10
+    # The vocabulary's example tokens are code, not backticks; the Korean on the page is marked as such.
+    assert "examples only a: <code>" in page
+    assert literal_markdown(page) == [] and korean_without_lang(page) == []
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert sum(data["corpus"]["scan"]["documents"].values()) == stats["kept"]
+
+
+def test_a_cached_rerun_ends_naming_both_report_files(
+    interrupted_then_finished: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kcorpus.pipeline.cli import main as cli
+
+    root, out = interrupted_then_finished["root"], interrupted_then_finished["out"].resolve()
+    capsys.readouterr()
+    assert cli(["run", str(root / "profile.yaml"), "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [f"{name:<13} skipped: up to date" for name in ("corpus", "vocab", "vocab-report", "pack")]
+    # Every stage was up to date, and still the closing block names both report files, one labelled line each.
+    assert lines[-3:] == [
+        f"report:  {out / 'report.html'}  (charts and tables: open in a browser)",
+        f"report:  {out / 'report.md'}  (the same tables, Markdown)",
+        f"dataset: {out / 'pack'}  (datasets.load_from_disk: a DatasetDict of train and validation)",
+    ]
 
 
 def test_vocab_change_reruns_the_stages_after_the_corpus(interrupted_then_finished: dict) -> None:

@@ -75,6 +75,7 @@ def remote_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "local": root / "local", "local_results": local_results}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_every_stage_and_the_report_are_written_remotely(remote_run: dict) -> None:
     assert remote_run["rc"] == 0
     run_files = [f.removeprefix("bucket/run/") for f in remote_run["first"] if f.startswith("bucket/run/")]
@@ -129,6 +130,7 @@ def test_report_reads_the_remote_run(remote_run: dict) -> None:
         assert f"| {stage} | complete |" in md
 
 
+@pytest.mark.slow
 def test_a_commit_cut_short_leaves_the_stage_incomplete_and_the_rerun_redoes_it(
     remote_run: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:

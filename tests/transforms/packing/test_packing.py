@@ -10,7 +10,7 @@ import pytest
 
 from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc, ids_dtype
 from kcorpus.transforms.packing.packer import content_tokens, pack_block, pack_documents
-from kcorpus.transforms.packing.stats import PackStats
+from kcorpus.transforms.packing.stats import PackStats, padding_warning
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
     special_ids,
@@ -185,3 +185,15 @@ def test_array_planned_documents_match_the_per_document_plan(docs, layout, max_l
         expected.extend((i, *s) for s in plan)
         base += d.num_tokens
     assert [(int(i), *map(int, s)) for i, s in zip(doc_index, segs)] == expected
+
+
+def test_padding_warning_past_a_fifth_names_the_layouts_that_fill_rows_across_documents():
+    assert padding_warning(0.20, "pair", 512) is None
+    assert padding_warning(0.474, "pair", 512) == (
+        "padding is 47.4% of the 512-token positions (layout pair): rows filled across documents waste less, "
+        "--layout full_sentences (whole sentences across documents) or cross_document (no padding at all)"
+    )
+    assert padding_warning(0.25, "full_sentences") == (
+        "padding is 25.0% of the positions (layout full_sentences): rows filled across documents waste less, "
+        "--layout cross_document (no padding at all)"
+    )

@@ -80,6 +80,7 @@ def corpus() -> list[dict]:
     return [json.loads(line) for path in sorted((CORPUS / "docs").glob("*.jsonl")) for line in path.open()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vocab", ["wordpiece", "sentencepiece"])
 @pytest.mark.parametrize("layout", ["pair", "single", "cross_document"])
 def test_every_flag_of_a_real_pack_is_the_eojeol_start_computed_from_the_text(request, vocab, layout):

@@ -4,13 +4,16 @@ from kcorpus.transforms.rules.filters import (
     FilterConfig,
     check_document,
     check_sentence,
+    ends_in_korean_predicate,
     hangul_ratio,
     holds_placeholder,
     is_ooo_only,
+    low_hangul,
     repetitive,
     too_long,
     too_short,
 )
+from testdata_paths import TESTDATA
 
 CFG = FilterConfig()
 
@@ -158,11 +161,30 @@ def test_check_sentence_is_the_rules_in_order(config):
             or (is_ooo_only(text, config.mask_token) if config.drop_ooo_only else None)
             or too_short(text, config.min_chars)
             or too_long(text, config.max_chars)
-            or ("low_hangul" if config.min_hangul_ratio and hangul_ratio(text) < config.min_hangul_ratio else None)
+            or low_hangul(text, config.min_hangul_ratio)
             or repetitive(text, config)
         )
 
     assert [check_sentence(t, config) for t in EQUIVALENCE_LINES] == [in_order(t) for t in EQUIVALENCE_LINES]
+
+
+def _wiki_low_hangul() -> list[tuple[str, str]]:
+    lines = (TESTDATA / "quality" / "wiki_low_hangul.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return [(row.split("\t")[2], row.split("\t")[0]) for row in lines]
+
+
+@pytest.mark.parametrize(("text", "reason"), _wiki_low_hangul())
+def test_low_hangul_keeps_korean_sentences_whatever_their_latin_share(text, reason):
+    # Real Wikipedia lines, every one under 30% Hangul: a Korean predicate at the end makes a Korean sentence.
+    assert hangul_ratio(text) < 0.3
+    assert (check_sentence(text, CFG) or "keep") == reason
+    assert (low_hangul(text, 0.3) or "keep") == reason
+    assert ends_in_korean_predicate(text) == (reason == "keep")
+
+
+def test_the_low_hangul_fixture_keeps_and_drops():
+    reasons = [reason for _, reason in _wiki_low_hangul()]
+    assert (reasons.count("keep"), reasons.count("low_hangul")) == (7, 8)
 
 
 def test_ooo_fast_path_agrees_with_the_mask_pattern():

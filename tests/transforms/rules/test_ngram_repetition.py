@@ -117,6 +117,7 @@ def test_the_texts_fire_every_rule():
     assert max(map(len, TEXTS)) > 200_000
 
 
+@pytest.mark.slow
 @compiled
 @pytest.mark.parametrize(("top", "dup", "min_words"), CONFIGS)
 def test_compiled_reasons_equal_the_python_ones(top, dup, min_words):
@@ -176,6 +177,7 @@ def _space_probe(char: str) -> str:
     return f"가{char}나 " * 30
 
 
+@pytest.mark.slow
 @compiled
 def test_every_code_point_is_a_letter_a_space_or_removed_as_in_words():
     everything = "".join(map(chr, range(0x110000)))

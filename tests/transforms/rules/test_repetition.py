@@ -192,6 +192,7 @@ def test_readers_say_which_formats_start_with_a_title():
     assert reader_for("jsonl").title_line(ReadOptions(title_field="title"))
 
 
+@pytest.mark.slow
 def test_five_megabyte_line_of_one_sentence_is_dropped():
     sentence = "국민 여러분, 이 청원은 같은 문장을 처음부터 끝까지 계속 반복합니다. "
     text = sentence * 62_501

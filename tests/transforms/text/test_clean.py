@@ -36,7 +36,7 @@ def test_presets_are_named_option_sets():
     assert PRESETS["kcelectra"] == CleanOptions()
     assert PRESETS["kcbert"] == CleanOptions(keep_emoji=True)
     assert PRESETS["longform"] == CleanOptions(
-        whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True
+        whitelist=False, keep_hanja=True, fold_fullwidth=True, repeat_only_hangul=True, tidy_removals=True
     )
     with pytest.raises(TypeError):
         PRESETS["mine"] = CleanOptions()  # read-only
@@ -142,6 +142,31 @@ def test_nfc_override():
     assert clean(nfd, nfc=False) == ""  # the reference's Hangul range has no conjoining jamo
 
 
+def test_tidy_removals_override():
+    # Off in the comment presets (the reference leaves the bracket the URL emptied), on in longform.
+    text = "경찰민원포탈(https://www.police.go.kr/main.do)에서 신고하세요"
+    assert clean(text) == "경찰민원포탈(에서 신고하세요"
+    assert clean(text, tidy_removals=True) == "경찰민원포탈에서 신고하세요"
+    assert clean(text, preset="longform") == "경찰민원포탈에서 신고하세요"
+    assert clean(text, preset="longform", tidy_removals=False) == "경찰민원포탈(에서 신고하세요"
+    assert clean("(https://a.com/x) (https://b.com/y) 또한", tidy_removals=True) == "또한"
+    # Every removal: e-mail addresses, mentions, OOO, emoji (longform) take their brackets and separators.
+    options = {"remove_emails": True, "remove_mentions": True, "remove_ooo": True, "tidy_removals": True}
+    assert clean("문의(kim@naver.com, @kim_01)는 여기로", **options) == "문의는 여기로"
+    assert clean("이런 [OOO] 같은 말", **options) == "이런 같은 말"
+    assert clean("좋아요(😀) 최고 「👍」", preset="longform") == "좋아요 최고"
+    # A sentence's own period, comma or bracket is not the URL's; what points at a URL goes with it.
+    assert clean("자세한 것은 https://a.com/x.", tidy_removals=True) == "자세한 것은."
+    assert clean("원문보기: http://news.donga.com/3/all/1", tidy_removals=True) == "원문보기"
+    assert clean("1. http://a.com/1 2. http://b.com/2 3. 기대효과", tidy_removals=True) == "3. 기대효과"
+    # A balanced bracket inside a URL is the URL's.
+    assert clean("위키 https://en.wikipedia.org/wiki/Foo_(bar) 참고", tidy_removals=True) == "위키 참고"
+    # The comment presets' whitelist, tidied: a run a bracket holds alone goes with it, none leaves a space
+    # against a bracket; elsewhere a space, as the reference makes it.
+    assert clean("공약(公約)으로 수도(首都 서울) 大韓民國 만세") == "공약( )으로 수도( 서울) 만세"
+    assert clean("공약(公約)으로 수도(首都 서울) 大韓民國 만세", tidy_removals=True) == "공약으로 수도(서울) 만세"
+
+
 def test_every_option_has_a_test_above():
     assert set(OPTION_NAMES) == {
         "nfc",
@@ -155,6 +180,7 @@ def test_every_option_has_a_test_above():
         "remove_ooo",
         "num_repeats",
         "repeat_only_hangul",
+        "tidy_removals",
     }
 
 
@@ -170,6 +196,44 @@ def _petition_sentences() -> list[dict[str, str]]:
 def test_longform_keeps_what_kcelectra_deletes_on_real_petitions(row):
     assert clean(row["text"]) == row["kcelectra"]
     assert clean(row["text"], preset="longform") == row["longform"]
+
+
+def _petition_url_sentences() -> list[dict[str, str]]:
+    lines = (TESTDATA / "clean" / "petitions_urls.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("row", _petition_url_sentences(), ids=lambda row: row["petition_idx"])
+def test_longform_url_removal_leaves_no_debris_on_real_petitions(row):
+    assert clean(row["text"]) == row["kcelectra"]  # the reference's rule, brackets left behind
+    assert clean(row["text"], preset="longform") == row["longform"]
+    assert "http" not in row["longform"] and "()" not in row["longform"] and "  " not in row["longform"]
+
+
+def test_the_url_fixture_shows_the_reference_debris_longform_avoids():
+    rows = _petition_url_sentences()
+    assert len(rows) == 21
+    assert sum("국민신문고(를" in row["kcelectra"] for row in rows) == 2
+    assert sum("국민신문고를" in row["longform"] for row in rows) == 2
+    debris = re.compile(r"[(\[]\s*[)\]]|\(\s*[를에]|:$")  # petition 511 wrote "접수 ( )" itself
+    assert all(len(debris.findall(row["longform"])) <= len(debris.findall(row["text"])) for row in rows)
+    assert sum(len(debris.findall(row["kcelectra"])) > len(debris.findall(row["text"])) for row in rows) == 3
+
+
+@pytest.mark.parametrize(
+    ("preset", "tidy"), [("kcelectra", False), ("kcelectra", True), ("kcbert", False), ("longform", True)]
+)
+def test_traced_cleaning_gives_the_same_text_and_names_what_it_removed(preset, tidy):
+    cleaner = make_cleaner(preset, tidy_removals=tidy)
+    rows = _petition_sentences() + _petition_url_sentences()
+    for text in [row["text"] for row in rows] + ["좋아요😀👍🏻 ㅋㅋㅋㅋㅋ 大韓 \u200e끝"]:
+        cleaned, removed = cleaner.traced(text)
+        assert cleaned == cleaner(text), text
+        assert all(rule in ("url", "whitelist", "repeats", "emoji", "invisible") for rule, _, _ in removed)
+    cleaned, removed = make_cleaner("longform").traced("국민신문고(https://www.epeople.go.kr)를 😀 ㅋㅋㅋㅋ")
+    assert cleaned == "국민신문고를 ㅋㅋ"
+    assert removed == [("emoji", "😀", ""), ("url", "https://www.epeople.go.kr", ""), ("repeats", "ㅋㅋㅋㅋ", "ㅋㅋ")]
+    assert make_cleaner().traced("공언(公言)이 http://a.com")[1] == [("whitelist", "公言", " "), ("url", "http://a.com", "")]
 
 
 def test_the_petition_fixture_shows_kcelectra_damage_longform_avoids():
@@ -240,7 +304,7 @@ def test_longform_one_pass_test_agrees_with_the_plain_rules():
     alphabet = [*_ALPHABET, "공", "言", "“", "”", "①", "※", "○", "Ａ", "１", "￦", "\u200b", "\ufeff", "\u200e",
                 "\u00ad", "\x01", "\x9f", "\ue000", "\U000f0854", "\u200d", "\ufe0f", "👍🏻", "❤", "http://a.com "]
     rng = random.Random(7)
-    cleaner = make_cleaner("longform")
+    cleaner = make_cleaner("longform", tidy_removals=False)  # the plain rules delete, they do not tidy
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) * rng.choice((1, 1, 2, 4)) for _ in range(rng.randint(0, 10)))
         assert cleaner(text) == reference(text), repr(text)
@@ -385,6 +449,12 @@ def test_adversarial_inputs_give_the_expected_text():
     assert cleaner("ㅋ" * 1_000_000) == "ㅋㅋ"
     bad_url = "http://" + "a.b_" * 64 + " "
     assert cleaner(bad_url * 1000) == " ".join([bad_url.strip()] * 1000)
+    # Tidy removals: a URL's trailing brackets and periods are trimmed in one walk, nested pairs widened once.
+    tidy = make_cleaner("longform")
+    assert tidy("가 http://a.com/" + ")" * 200_000 + " 나") == "가" + ")" * 200_000 + " 나"
+    assert tidy("가 http://a.com/" + "." * 200_000) == "가" + "." * 200_000
+    assert tidy("가" + "(" * 100_000 + "http://a.com" + ")" * 100_000 + "나") == "가나"
+    assert tidy("가 " + "http://a.com, " * 50_000 + "나") == "가, 나"
 
 
 @pytest.mark.parametrize("value", [None, b"\xea\xb5\xb3 \xe3\x85\x8b", 3])

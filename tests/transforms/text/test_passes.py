@@ -70,6 +70,7 @@ def test_compiled_passes_equal_their_twins(name, twin):
         assert compiled_pass(text) == twin(text), repr(text[:200])
 
 
+@pytest.mark.slow
 @compiled
 @pytest.mark.parametrize(("name", "twin"), PAIRS, ids=[name for name, _ in PAIRS])
 def test_every_code_point_is_a_space_or_not_alike(name, twin):
@@ -120,6 +121,7 @@ RANGES = {
 }
 
 
+@pytest.mark.slow
 @compiled
 @pytest.mark.parametrize("ranges", RANGES.values(), ids=RANGES.keys())
 def test_replace_outside_equals_its_twin(ranges):

@@ -50,3 +50,25 @@ def test_sentences_cut_where_the_paragraph_had_no_space_join_back_without_one():
     assert join_short(units, 10) == ["보험 처리는 인지. 보고.", "제출했습니다 그래서 이렇게 씁니다."]
     # a unit the splitter rewrote is not found as written: joined by a space
     assert glued_units("가나다. 라마", ["가나다.", "라 마"]) == [False, False]
+
+
+def test_a_unit_that_starts_with_a_particle_or_ending_joins_the_one_before():
+    from kcorpus.transforms.text.segments import join_continuations
+
+    line = "정말 아니었는지? 를 꼭 물어보고 싶습니다. 공수처법을 시행 한다.로 공수처를 만든다. 이 법은 좋다."
+    units = ["정말 아니었는지?", "를 꼭 물어보고 싶습니다.", "공수처법을 시행 한다.", "로 공수처를 만든다.", "이 법은 좋다."]
+    assert join_continuations(units, line) == [
+        "정말 아니었는지? 를 꼭 물어보고 싶습니다.",
+        "공수처법을 시행 한다.로 공수처를 만든다.",
+        "이 법은 좋다.",  # `이` (this) starts sentences: not a particle here
+    ]
+    assert join_continuations(["(85도833판결)", "에 의거하여 처리한다."]) == ["(85도833판결) 에 의거하여 처리한다."]
+    assert join_continuations(units[:1]) == units[:1]
+
+
+def test_cut_long_never_leaves_a_particle_at_the_start_of_a_piece():
+    from kcorpus.transforms.text.segments import CONTINUATION_START
+
+    pieces = cut_long("대법원 판결문 전체를 인용하면 (85도833판결) 에 의거하여 처리한다", 30)
+    assert pieces == ["대법원 판결문 전체를 인용하면 (85도833판결) 에", "의거하여 처리한다"]
+    assert not any(CONTINUATION_START.match(piece) for piece in pieces[1:])

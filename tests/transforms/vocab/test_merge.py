@@ -216,6 +216,7 @@ def stock_spm(tmp_path_factory):
     return models
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", ["unigram", "bpe"])
 def test_a_stock_sentencepiece_base_gets_bert_specials_with_a_notice(tmp_path, stock_spm, model_type, capsys):
     import sentencepiece as spm

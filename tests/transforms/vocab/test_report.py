@@ -1,11 +1,13 @@
 """vocab-report on the two real vocabularies, with figures recomputed here independently."""
 
+import html
 import json
 import re
 import unicodedata
 from xml.etree import ElementTree
 
 import pytest
+from report_checks import korean_without_lang, labels_outside, literal_markdown, overlapping_labels
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.korean import all_syllables
@@ -134,8 +136,20 @@ def test_markdown_and_html_are_self_contained(report_dir, report):
     assert "Jaccard 0.359325" in page
     for svg in re.findall(r"<svg.*?</svg>", page, re.DOTALL):
         ElementTree.fromstring(svg)  # well-formed XML, so browsers render it inline
+        assert overlapping_labels(svg) == [] and labels_outside(svg) == []
 
 
+def test_html_shows_tokens_as_code_and_marks_korean(report_dir, report):
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    md = (report_dir / "report.md").read_text(encoding="utf-8")
+    first = report["examples_only_a"][0]
+    assert f"Tokens only in A (first in id order): `{first}` " in md
+    assert f"Tokens only in A (first in id order): <code>{html.escape(first)}</code> " in page
+    assert literal_markdown(page) == [] and korean_without_lang(page) == []
+    assert f"<th>on the corpus (1,347 lines, {report['corpus']['a']['eojeol']:,} eojeol)</th>" in page
+
+
+@pytest.mark.slow
 def test_any_kinds_compare_and_wordpiece_vs_spm_normalizes(tmp_path):
     spm_dir = tmp_path / "spm"
     assert cli(["train-vocab", "--kind", "sentencepiece", "--vocab-size", "2500", "--input", str(TEXT),

@@ -117,6 +117,7 @@ def _train_in_fresh_process(kind, out, *extra):
     return {p.name: p.read_bytes() for p in out.iterdir()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["wordpiece", "sentencepiece"])
 def test_same_input_and_seed_give_identical_files_across_processes(tmp_path, kind):
     # HF's trainer hashes with a per-process random seed, so determinism must hold across processes.
