@@ -20,7 +20,7 @@ from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
-from kcorpus.transforms.text.sentence_ends import end_log_odds_at, unpunctuated_cuts
+from kcorpus.transforms.text.sentence_ends import end_log_odds_at, glued_cuts, unpunctuated_cuts
 
 BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
 
@@ -301,9 +301,13 @@ def _boundaries(paragraph: str) -> list[int]:
 
 
 def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
-    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), outside quotes and
-    brackets."""
+    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), at a space or
+    inside a word (a final ending glued to the next sentence), outside quotes and brackets."""
     cuts = unpunctuated_cuts(paragraph)
+    if "다" in paragraph or "네" in paragraph or "야" in paragraph:
+        glued = glued_cuts(paragraph)
+        if glued:
+            cuts = sorted(cuts + glued)
     if cuts and (spans is None and _OPENER.search(paragraph) or spans):
         spans = spans or _enclosed_spans(paragraph)
         cuts = [cut for cut in cuts if not _inside(cut, spans)]
