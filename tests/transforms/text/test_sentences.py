@@ -328,6 +328,20 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
              "내일도 본다"],
             id="unpunctuated-endings",
         ),
+        pytest.param(
+            # Real Wikipedia (the gold's dev `wiki_citations-032`, shortened): a curly quotation closed by a straight quote.
+            "“이것은 진귀한 아름다움으로 내전에 가려진 또다른 면을 보여준다. 그리고 특색있는 조연 캐릭터들의 모음을 빛나게 "
+            '한다"고 언급했다.[6] TIME 지의 영화 비평가 리차드 콜리스는 이 영화를 ”전쟁에서 잃어버린 것"고 칭찬했다.',
+            [('“이것은 진귀한 아름다움으로 내전에 가려진 또다른 면을 보여준다. 그리고 특색있는 조연 캐릭터들의 모음을 빛나게 '
+             '한다"고 언급했다.[6]'), 'TIME 지의 영화 비평가 리차드 콜리스는 이 영화를 ”전쟁에서 잃어버린 것"고 칭찬했다.'],
+            id="curly-quote-closed-straight",
+        ),
+        pytest.param(
+            # A real petition: a straight quotation inside a curly one; the curly one runs to its own closer.
+            '- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다. 사회복무요원들 말 그대로',
+            ['- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다.', "사회복무요원들 말 그대로"],
+            id="straight-quote-inside-curly",
+        ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
         pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
