@@ -139,6 +139,15 @@ _DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
 # starts a sentence: `1.` or `1)` after a word ending in a syllable.
 _FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
+# A `- ` item after a title, heading or item without a terminator (`《차례》 - 북핵위협…`, `…감시단체 활동) - 상위 글`)
+# starts a sentence: after a syllable or a closing bracket, before Hangul; not a range (`서울-부산`, `3 - 2`) and not
+# inside a chain of short terms joined by dashes (`도 - 시 - 군`, `주어 - 수식어 - 술어의 어순`): no dash in the 10
+# characters either side. Only in a paragraph with three such items or more: a list, not a dash that sets off a phrase
+# (`임명되었으며 - 아마도 헬름홀츠의 중재`).
+_DASH_MARKER = re.compile(r"(?:^|\s)-\s+[가-힣]")
+_BEFORE_SPACE = re.compile(r"(?=\s)")
+_DASH_LABEL = re.compile(r"(?<=\S)\s+\d{1,2}[가-힣)]{0,2}$")
+_DASH_ITEM = re.compile(r"(?<=[가-힣》)\]])(?=\s+-\s+[가-힣][^-\n]{9})")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
@@ -288,6 +297,8 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(_DIALOGUE.finditer(paragraph))
     if "1" in paragraph:
         scans.append(_FIRST_ITEM.finditer(paragraph))
+    if " - " in paragraph and len(_DASH_MARKER.findall(paragraph)) >= 2:
+        scans.append(_dash_items(paragraph))
     for matches in scans:
         for match in matches:
             end = match.end()
@@ -298,6 +309,16 @@ def _boundaries(paragraph: str) -> list[int]:
     if _PUNCTUATED.search(paragraph) is None:
         cuts.extend(_learned_boundaries(paragraph, spans))
     return sorted(set(cuts)) if len(cuts) > 1 else cuts
+
+
+def _dash_items(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_DASH_ITEM` with no dash in the 10 characters before; a numbered label before the dash
+    (`…해제 2단계 - 북한의`, `1) - `) belongs to the item it opens: the cut goes before it."""
+    for match in _DASH_ITEM.finditer(paragraph):
+        if "-" in paragraph[max(0, match.end() - 10) : match.end()]:
+            continue
+        label = _DASH_LABEL.search(paragraph, 0, match.end())
+        yield _BEFORE_SPACE.match(paragraph, label.start()) if label else match
 
 
 def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:

@@ -20,8 +20,9 @@ from kcorpus.transforms.text.sentences import (
 # petitions: 16 KB of tuning documents (even index; long paragraphs cut after "다. " to keep kss fast),
 # F1 0.962 when made, 0.983 after the split2 rules (bare formal/plain endings, quote pairs), 0.975 once Kiwi
 # became the reference (issue 24: an ellipsis ends a sentence, spaced terminators stay with theirs). The floors
-# sit just below, so a rule change that loses agreement with kss fails here.
-GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
+# sit just below, so a rule change that loses agreement with kss fails here. Petitions 0.939 after issue 30's
+# `- ` list items (8 cuts between unterminated items, `…한 경우 | - 연가 “1일” 생성`, that kss does not make).
+GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
 
 
 @pytest.mark.parametrize(
@@ -341,6 +342,25 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
             '- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다. 사회복무요원들 말 그대로',
             ['- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다.', "사회복무요원들 말 그대로"],
             id="straight-quote-inside-curly",
+        ),
+        pytest.param(
+            # A real petition (shared `petitions_2017-08`): `- ` items without terminators, numbered labels opening them.
+            "명문화하고 있다 (4단계 해결방안) 1단계 - 북한의 미사일 발사 중지와 미국의 대북경제제재 해제 2단계 - 북한의 핵 개발 "
+            "중단, 미사일 개발 중단,무력도발 중단 3단계 - 북미관계 정상화, 북일관계 정상화",
+            ["명문화하고 있다 (4단계 해결방안)", "1단계 - 북한의 미사일 발사 중지와 미국의 대북경제제재 해제",
+             "2단계 - 북한의 핵 개발 중단, 미사일 개발 중단,무력도발 중단", "3단계 - 북미관계 정상화, 북일관계 정상화"],
+            id="dash-items",
+        ),
+        pytest.param(
+            # Real Wikipedia (shared `kowiki/wiki_01`): a dash that sets off a phrase, a chain of short terms: no items.
+            "임명되었으며 - 아마도 헬름홀츠의 중재 덕분에 - 1892년에는 정교수가 되었다.",
+            ["임명되었으며 - 아마도 헬름홀츠의 중재 덕분에 - 1892년에는 정교수가 되었다."],
+            id="dash-setting-off-a-phrase",
+        ),
+        pytest.param(
+            "독자적인 인트라넷 망을 갖게 되었으며 2000년 기준으로 도 - 시 - 군까지 광케이블 공사가 부설이 완료가 되었고",
+            ["독자적인 인트라넷 망을 갖게 되었으며 2000년 기준으로 도 - 시 - 군까지 광케이블 공사가 부설이 완료가 되었고"],
+            id="dash-chain-of-terms",
         ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
