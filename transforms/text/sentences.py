@@ -20,6 +20,7 @@ from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
+from kcorpus.transforms.text.segments import CONTINUATION_START
 from kcorpus.transforms.text.sentence_ends import end_log_odds_at, glued_cuts, unpunctuated_cuts
 
 BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
@@ -148,6 +149,9 @@ _DASH_MARKER = re.compile(r"(?:^|\s)-\s+[가-힣]")
 _BEFORE_SPACE = re.compile(r"(?=\s)")
 _DASH_LABEL = re.compile(r"(?<=\S)\s+\d{1,2}[가-힣)]{0,2}$")
 _DASH_ITEM = re.compile(r"(?<=[가-힣》)\]])(?=\s+-\s+[가-힣][^-\n]{9})")
+# A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
+# 수석연구위원은`) ends the sentence unless a quotative particle or a continuing particle follows (`_closed_formal`).
+_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+[가-힣])")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
@@ -297,6 +301,8 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(_DIALOGUE.finditer(paragraph))
     if "1" in paragraph:
         scans.append(_FIRST_ITEM.finditer(paragraph))
+    if "니다" in paragraph:
+        scans.append(_closed_formal(paragraph))
     if " - " in paragraph and len(_DASH_MARKER.findall(paragraph)) >= 2:
         scans.append(_dash_items(paragraph))
     for matches in scans:
@@ -319,6 +325,15 @@ def _dash_items(paragraph: str) -> Iterator[re.Match[str]]:
             continue
         label = _DASH_LABEL.search(paragraph, 0, match.end())
         yield _BEFORE_SPACE.match(paragraph, label.start()) if label else match
+
+
+def _closed_formal(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_CLOSED_FORMAL` not followed by a quotative (`_QUOTATIVE`: `라고`, `하고`, ...) or a word that
+    only continues a sentence (`CONTINUATION_START`: `라는`, `로`, `에`, ...)."""
+    for match in _CLOSED_FORMAL.finditer(paragraph):
+        end = match.end()
+        if not _QUOTATIVE.match(paragraph, end) and not CONTINUATION_START.match(paragraph[end:].lstrip()):
+            yield match
 
 
 def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:

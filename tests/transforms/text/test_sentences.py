@@ -362,6 +362,21 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["독자적인 인트라넷 망을 갖게 되었으며 2000년 기준으로 도 - 시 - 군까지 광케이블 공사가 부설이 완료가 되었고"],
             id="dash-chain-of-terms",
         ),
+        pytest.param(
+            # Real NSMC comments and petitions (shared data; the first is the gold's dev `unpunctuated-042`): a quotation,
+            # title or remark closed after a formal ending ends the sentence, unless a quotative or particle follows.
+            "CIA에게 온 문자 '이걸로 비긴겁니다' 이해가 안되서 처음부터 다시보니 이해가 되네요",
+            ["CIA에게 온 문자 '이걸로 비긴겁니다'", "이해가 안되서 처음부터 다시보니 이해가 되네요"],
+            id="closed-after-a-formal-ending",
+        ),
+        pytest.param(
+            # A real petition's title (shared `petitions_2017-08`), then constructed quotative cases that continue.
+            "《KAMD개발되면 사드철수가능합니다》 홍현익 수석연구위원은 말했다. \"나라에 서운합니다\"라고 했다. "
+            "'검토하겠습니다' 하고 끝났다",
+            ["《KAMD개발되면 사드철수가능합니다》", "홍현익 수석연구위원은 말했다.", "\"나라에 서운합니다\"라고 했다.",
+             "'검토하겠습니다' 하고 끝났다"],
+            id="closed-formal-then-quotative",
+        ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
         pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
