@@ -131,6 +131,10 @@ _QUOTES = frozenset("\"'”’」』")
 # An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
 # `좋겠지만... 그렇지`); `최고...` is no particle.
 _PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면께데")
+# An ellipsis after an adverb or conjunction standing as a word (`정말정말... 지루하고`, `여튼.. 진짜 재밌음`,
+# `그리고... 마지막`) is a pause before what it modifies, not a sentence end; not after a word that ends a sentence
+# (`재미없네 진짜........ 웃기지도않고`: the adverb trails it).
+_ADVERB_PAUSE = re.compile(r"(?:^|(?<![다네요죠음함군까])\s)(?:정말|진짜|여튼|암튼|아무튼|그냥|너무|완전|근데|그래서|그리고|하지만|그런데|그러나|또|참)+$")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
 _TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
 # A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
@@ -227,6 +231,9 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
     if _SEPARATOR.match(paragraph, end):
         return False
     if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
+        return False
+    is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
+    if is_ellipsis and _ADVERB_PAUSE.search(paragraph, max(0, start - 13), start):
         return False
     if (
         previous == "데"

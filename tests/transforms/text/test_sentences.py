@@ -377,6 +377,12 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
              "'검토하겠습니다' 하고 끝났다"],
             id="closed-formal-then-quotative",
         ),
+        pytest.param(
+            # A real NSMC comment (shared `ratings_test.txt`): an ellipsis after an adverb is a pause.
+            "잔잔하고 그 울림이 깊다. 연기 내공은 정말... 두 손가락이 절로 치켜든다.",
+            ["잔잔하고 그 울림이 깊다.", "연기 내공은 정말... 두 손가락이 절로 치켜든다."],
+            id="ellipsis-after-an-adverb",
+        ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
         pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
