@@ -135,6 +135,10 @@ _PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며�
 # `그리고... 마지막`) is a pause before what it modifies, not a sentence end; not after a word that ends a sentence
 # (`재미없네 진짜........ 웃기지도않고`: the adverb trails it).
 _ADVERB_PAUSE = re.compile(r"(?:^|(?<![다네요죠음함군까])\s)(?:정말|진짜|여튼|암튼|아무튼|그냥|너무|완전|근데|그래서|그리고|하지만|그런데|그러나|또|참)+$")
+# `-ㄴ가`, `-는가`, `-던가` end a question (`잊고있었던건가.하하하`): that `가` is no particle.
+_QUESTION_GA = frozenset("건는은인던한운할을")
+# A conjunction that opens a sentence (`개인적으로.그러나 추천은`): a period glued before it ends one even after a particle.
+_CONJUNCTION = re.compile(r"\s*(?:그러나|그런데|그래서|그리고|하지만|그러므로|따라서|근데|그럼|또한)(?![가-힣])")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
 _TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
 # A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
@@ -251,6 +255,8 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         and previous in _PAUSE_SYLLABLES
         and "가" <= paragraph[start - 2 : start - 1] <= "힣"  # a particle ends a longer word: `와..` is an interjection
         and paragraph[start - 2 : start] != "최고"
+        and not (previous == "가" and paragraph[start - 2] in _QUESTION_GA)
+        and not (terminator == "." and _CONJUNCTION.match(paragraph, end))
     ):
         return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
     if (len(terminator) > 1 or terminator in "?!…‥") and _MARK_QUOTATIVE.match(paragraph, end):

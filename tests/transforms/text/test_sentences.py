@@ -383,6 +383,18 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["잔잔하고 그 울림이 깊다.", "연기 내공은 정말... 두 손가락이 절로 치켜든다."],
             id="ellipsis-after-an-adverb",
         ),
+        pytest.param(
+            # Real NSMC comments (shared `ratings_test.txt`; the second is the gold's dev `comments-048`, its end): a
+            # question in `-는가` ends before an ellipsis, a period glued before a conjunction ends a sentence.
+            "어찌 이럴 수가 있는가.. 이거 완전 걸작이구만!",
+            ["어찌 이럴 수가 있는가..", "이거 완전 걸작이구만!"],
+            id="question-ending-in-ga",
+        ),
+        pytest.param(
+            "더빙이 조금 실감났음 개인적으로.그러나 추천은하고싶지 않음",
+            ["더빙이 조금 실감났음 개인적으로.", "그러나 추천은하고싶지 않음"],
+            id="glued-period-before-a-conjunction",
+        ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
         pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
