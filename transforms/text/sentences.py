@@ -20,7 +20,8 @@ from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
-from kcorpus.transforms.text.sentence_ends import end_log_odds_at, unpunctuated_cuts
+from kcorpus.transforms.text.segments import CONTINUATION_START
+from kcorpus.transforms.text.sentence_ends import end_log_odds_at, glued_cuts, unpunctuated_cuts
 
 BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
 
@@ -115,7 +116,7 @@ _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
 # to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
 _ENCLOSED = re.compile(
-    r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“[^“”\n]{1,400}”|‘[^‘’\n]{1,200}’"
+    r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“(?:[^“”\"\n]|\"[^“”\"\n]{0,400}\"){1,400}”|“[^“”\"\n]{1,400}\"|‘[^‘’\n]{1,200}’"
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
     r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
 )
@@ -130,6 +131,14 @@ _QUOTES = frozenset("\"'”’」』")
 # An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
 # `좋겠지만... 그렇지`); `최고...` is no particle.
 _PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면께데")
+# An ellipsis after an adverb or conjunction standing as a word (`정말정말... 지루하고`, `여튼.. 진짜 재밌음`,
+# `그리고... 마지막`) is a pause before what it modifies, not a sentence end; not after a word that ends a sentence
+# (`재미없네 진짜........ 웃기지도않고`: the adverb trails it).
+_ADVERB_PAUSE = re.compile(r"(?:^|(?<![다네요죠음함군까])\s)(?:정말|진짜|여튼|암튼|아무튼|그냥|너무|완전|근데|그래서|그리고|하지만|그런데|그러나|또|참)+$")
+# `-ㄴ가`, `-는가`, `-던가` end a question (`잊고있었던건가.하하하`): that `가` is no particle.
+_QUESTION_GA = frozenset("건는은인던한운할을")
+# A conjunction that opens a sentence (`개인적으로.그러나 추천은`): a period glued before it ends one even after a particle.
+_CONJUNCTION = re.compile(r"\s*(?:그러나|그런데|그래서|그리고|하지만|그러므로|따라서|근데|그럼|또한)(?![가-힣])")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
 _TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
 # A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
@@ -139,6 +148,18 @@ _DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
 # starts a sentence: `1.` or `1)` after a word ending in a syllable.
 _FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
+# A `- ` item after a title, heading or item without a terminator (`《차례》 - 북핵위협…`, `…감시단체 활동) - 상위 글`)
+# starts a sentence: after a syllable or a closing bracket, before Hangul; not a range (`서울-부산`, `3 - 2`) and not
+# inside a chain of short terms joined by dashes (`도 - 시 - 군`, `주어 - 수식어 - 술어의 어순`): no dash in the 10
+# characters either side. Only in a paragraph with three such items or more: a list, not a dash that sets off a phrase
+# (`임명되었으며 - 아마도 헬름홀츠의 중재`).
+_DASH_MARKER = re.compile(r"(?:^|\s)-\s+[가-힣]")
+_BEFORE_SPACE = re.compile(r"(?=\s)")
+_DASH_LABEL = re.compile(r"(?<=\S)\s+\d{1,2}[가-힣)]{0,2}$")
+_DASH_ITEM = re.compile(r"(?<=[가-힣》)\]])(?=\s+-\s+[가-힣][^-\n]{9})")
+# A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
+# 수석연구위원은`) ends the sentence unless a quotative particle or a continuing particle follows (`_closed_formal`).
+_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+[가-힣])")
 # A separator line (`-----`, `=====`) after a sentence stays with it, as in kss.
 _SEPARATOR = re.compile(r"\s*[-=_]{3,}")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
@@ -215,6 +236,9 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False
     if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
         return False
+    is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
+    if is_ellipsis and _ADVERB_PAUSE.search(paragraph, max(0, start - 13), start):
+        return False
     if (
         previous == "데"
         and (len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥")
@@ -231,6 +255,8 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         and previous in _PAUSE_SYLLABLES
         and "가" <= paragraph[start - 2 : start - 1] <= "힣"  # a particle ends a longer word: `와..` is an interjection
         and paragraph[start - 2 : start] != "최고"
+        and not (previous == "가" and paragraph[start - 2] in _QUESTION_GA)
+        and not (terminator == "." and _CONJUNCTION.match(paragraph, end))
     ):
         return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
     if (len(terminator) > 1 or terminator in "?!…‥") and _MARK_QUOTATIVE.match(paragraph, end):
@@ -288,6 +314,10 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(_DIALOGUE.finditer(paragraph))
     if "1" in paragraph:
         scans.append(_FIRST_ITEM.finditer(paragraph))
+    if "니다" in paragraph:
+        scans.append(_closed_formal(paragraph))
+    if " - " in paragraph and len(_DASH_MARKER.findall(paragraph)) >= 2:
+        scans.append(_dash_items(paragraph))
     for matches in scans:
         for match in matches:
             end = match.end()
@@ -300,10 +330,33 @@ def _boundaries(paragraph: str) -> list[int]:
     return sorted(set(cuts)) if len(cuts) > 1 else cuts
 
 
+def _dash_items(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_DASH_ITEM` with no dash in the 10 characters before; a numbered label before the dash
+    (`…해제 2단계 - 북한의`, `1) - `) belongs to the item it opens: the cut goes before it."""
+    for match in _DASH_ITEM.finditer(paragraph):
+        if "-" in paragraph[max(0, match.end() - 10) : match.end()]:
+            continue
+        label = _DASH_LABEL.search(paragraph, 0, match.end())
+        yield _BEFORE_SPACE.match(paragraph, label.start()) if label else match
+
+
+def _closed_formal(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_CLOSED_FORMAL` not followed by a quotative (`_QUOTATIVE`: `라고`, `하고`, ...) or a word that
+    only continues a sentence (`CONTINUATION_START`: `라는`, `로`, `에`, ...)."""
+    for match in _CLOSED_FORMAL.finditer(paragraph):
+        end = match.end()
+        if not _QUOTATIVE.match(paragraph, end) and not CONTINUATION_START.match(paragraph[end:].lstrip()):
+            yield match
+
+
 def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
-    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), outside quotes and
-    brackets."""
+    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), at a space or
+    inside a word (a final ending glued to the next sentence), outside quotes and brackets."""
     cuts = unpunctuated_cuts(paragraph)
+    if "다" in paragraph or "네" in paragraph or "야" in paragraph:
+        glued = glued_cuts(paragraph)
+        if glued:
+            cuts = sorted(cuts + glued)
     if cuts and (spans is None and _OPENER.search(paragraph) or spans):
         spans = spans or _enclosed_spans(paragraph)
         cuts = [cut for cut in cuts if not _inside(cut, spans)]
