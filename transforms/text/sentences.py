@@ -35,10 +35,13 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
-# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`), and a short bracket glued to it
-# (`하다.(EG 331, GL 380) 영어판인`), stay with the sentence they cite.
-_CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\]|\([^()\n]{1,40}\))*"
-_PUNCT_TAIL = rf"([{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*{_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>))"
+# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite.
+_CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
+# So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
+# one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
+_PUNCT_TAIL = (
+    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>))"
+)
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
 # finds nothing, this gives the same matches, and `re` scans for its first character class (no lookbehind
