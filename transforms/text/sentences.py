@@ -229,22 +229,26 @@ def _is_glued_mark(paragraph: str, match: re.Match[str]) -> bool:
 
 
 def _separates_items(paragraph: str, start: int, end: int) -> bool:
-    """Whether the period at `start`, glued between two syllables, joins two list items (`신문.방송에도`, `화.목`)."""
+    """Whether the period at `start`, glued between two syllables, joins list items (`신문.방송에도`, `화.목`,
+    `압박감.부담감.억울함을`)."""
     following = _HANGUL_RUN.match(paragraph, end).group()
+    after = end + len(following)
+    if paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣":
+        return True  # `압박감.부담감.억울함을`: a run of three items
     if len(following) == 1:
         return start < 2 or not "가" <= paragraph[start - 2] <= "힣"  # `화.목`: two one-syllable items
     return following.endswith(_LIST_PARTICLES)
 
 
 def _ends_inner_remark(paragraph: str, start: int, spans: list[tuple[int, int]]) -> bool:
-    """Whether the period at `start` ends a remark in brackets opened inside a sentence (`낮을 경우 (…쉬워진다.)
-    공공재가`): the sentence goes on after the bracket. A bracket opened after a sentence's end is a sentence; a
+    """Whether the period (or run of periods) at `start` ends a remark in brackets opened inside a sentence (`낮을 경우
+    (…쉬워진다.) 공공재가`, `않았고 (…않은듯..) 얼마전까지는`): the sentence goes on after the bracket. A bracket opened after a sentence's end is a sentence; a
     quoted question in brackets (`불친절함(“…계십니까?”) - 책임회피성`) still ends one."""
     index = bisect.bisect_left(spans, (start, -1)) - 1
     if index < 0 or not spans[index][0] < start < spans[index][1] or paragraph[spans[index][0]] != "(":
         return False
-    before = paragraph[: spans[index][0]].rstrip()
-    return bool(before) and ("가" <= before[-1] <= "힣" or before[-1].isalnum())
+    before = paragraph[: spans[index][0]].rstrip()[-1:]
+    return "가" <= before <= "힣" or before.isascii() and before.isalnum()  # not after Hanja (a translation)
 
 
 def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool:
@@ -329,10 +333,12 @@ def _boundaries(paragraph: str) -> list[int]:
             start, end = match.start(1), match.end()
             if start == 0 or not _is_boundary(paragraph, start, end, match.group(1), match.group(2)):
                 continue
+            if match.group(2)[:1] == "(" and match.group(1) != ".":
+                continue  # `음주운전?(상대측) VS 교통위반?(남편)`: a bracket glued to a question mark goes on
             if spans is None:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans) and not (
-                match.group(1) == "." and ")" in match.group(2) and _ends_inner_remark(paragraph, start, spans)
+                match.group(1).strip(".") == "" and ")" in match.group(2) and _ends_inner_remark(paragraph, start, spans)
             ):
                 cuts.append(end)
     scans = []
