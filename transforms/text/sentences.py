@@ -155,6 +155,7 @@ _PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며�
 _GLUED_FINALS = frozenset("다요죠까네냐나지군래자음함임됨옴어아야니라오게걸데")
 _LIST_PARTICLES = ("에도", "에서", "에게", "가", "을", "를", "은", "는", "의", "와", "과", "도", "로")
 _HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
+_LIST_END = re.compile(r"\s*등(?=[\s의을이과도])")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
 _TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
 # A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
@@ -228,13 +229,26 @@ def _is_glued_mark(paragraph: str, match: re.Match[str]) -> bool:
     return end - start == 1 and paragraph[start - 1] in "아어고게지" and not paragraph[end : end + 1].isspace()
 
 
-def _separates_items(paragraph: str, start: int, end: int) -> bool:
-    """Whether the period at `start`, glued between two syllables, joins list items (`신문.방송에도`, `화.목`,
-    `압박감.부담감.억울함을`)."""
+def _in_item_run(paragraph: str, start: int, end: int) -> bool:
+    """Whether the period at `start`, glued between two syllables, is one of a run of glued items
+    (`압박감.부담감.억울함을`, `야마하.스즈키.가와사키.** 등의`) or before the last of a list (`덕양구청.강화군청 등`); a
+    final syllable still ends a sentence there (`뭘한건지.위급함.긴장감은`, and so `혼다.야마하` is cut)."""
     following = _HANGUL_RUN.match(paragraph, end).group()
     after = end + len(following)
     if paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣":
-        return True  # `압박감.부담감.억울함을`: a run of three items
+        return True
+    if _LIST_END.match(paragraph, after):
+        return True
+    item = start
+    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
+        item -= 1
+    return paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+
+
+def _separates_items(paragraph: str, start: int, end: int) -> bool:
+    """Whether the period at `start`, glued between two syllables after a noun, joins two list items (`신문.방송에도`,
+    `화.목`)."""
+    following = _HANGUL_RUN.match(paragraph, end).group()
     if len(following) == 1:
         return start < 2 or not "가" <= paragraph[start - 2] <= "힣"  # `화.목`: two one-syllable items
     return following.endswith(_LIST_PARTICLES)
@@ -261,12 +275,12 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `야후! 재팬`: a name
     if (
         terminator == "."
-        and previous not in _GLUED_FINALS
         and "가" <= previous <= "힣"
         and "가" <= paragraph[end : end + 1] <= "힣"
-        and _separates_items(paragraph, start, end)
+        and previous not in _GLUED_FINALS
+        and (_in_item_run(paragraph, start, end) or _separates_items(paragraph, start, end))
     ):
-        return False  # `신문.방송에도`: a period between two nouns separates them
+        return False  # `신문.방송에도`, `스즈키.가와사키`: a period between two nouns separates them
     if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
         return False
     if (
