@@ -144,6 +144,8 @@ _QUOTATIVE = re.compile(
 )
 # `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
 _QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
+# Nor a quotative verb glued to the period of unquoted speech (`들어주는 곳이 아닙니다.하며 전화를 끊어버리더군요`).
+_QUOTATIVE_GLUED = re.compile(r"(?:하며|하면서|하고|하더니|했더니|하자|하니|하길래)(?=[\s,])")
 _QUOTES = frozenset("\"'”’」』")
 # An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
 # `좋겠지만... 그렇지`); `최고...` is no particle.
@@ -305,6 +307,8 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False
     if _QUOTATIVE_UNQUOTED.match(paragraph, end):
         return False
+    if not closers and _QUOTATIVE_GLUED.match(paragraph, end):
+        return False
     return not (_QUOTES.intersection(closers) and _QUOTATIVE.match(paragraph, end))
 
 
@@ -320,12 +324,12 @@ def _may_hold_quote_pair(paragraph: str) -> bool:
 
 
 def _is_bare_stem_da(paragraph: str, end: int) -> bool:
-    """Whether the `다` before `end` follows a syllable without a final consonant (`기다리다`, `여행하다`), not the
+    """Whether the `다` before `end` follows a stem without a final consonant or with `ㄹ` (`기다리다`, `여행하다`, `살다`), not the
     copula (`사람이다`) or the formal `-ㅂ니다`, `-ㅂ시다`."""
     before = paragraph[end - 2 : end - 1]
     return (
         "가" <= before <= "힣"
-        and (ord(before) - 0xAC00) % 28 == 0
+        and (ord(before) - 0xAC00) % 28 in (0, 8)  # no final, or ㄹ (`살다 살다 겪어`: the present is `산다`)
         and before not in _COPULA_BEFORE_DA
         and not (before in "니시" and paragraph[end - 3 : end - 2] in _B_FINAL_SET)
     )

@@ -342,7 +342,7 @@ def test_split_sentences(text: str, expected: list[str]) -> None:
 # Wikipedia file found a damaged sentence (issue 30): each with the split a careful reader makes.
 def test_fidelity_cases_split_as_read(testdata) -> None:
     rows = [json.loads(line) for line in (testdata / "split" / "fidelity.jsonl").read_text("utf-8").splitlines()]
-    assert len(rows) == 14
+    assert len(rows) == 18
     for row in rows:
         assert split_sentences(row["text"]) == row["sentences"], (row["id"], row["case"])
 
