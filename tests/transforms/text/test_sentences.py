@@ -155,8 +155,9 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         ),
         pytest.param(
             "제발 도와주십시오.. ---------- 여러분께.... 걸어서 10? 초도 안 됩니다.",
-            # `께....`: a particle before the ellipsis, so no cut (issue 30; a header line a reader would cut)
-            ["제발 도와주십시오.. ---------- 여러분께.... 걸어서 10? 초도 안 됩니다."],
+            # the separator stays with the sentence before and the next one starts after it; `께....`: a particle
+            # before the ellipsis, so no cut there
+            ["제발 도와주십시오.. ----------", "여러분께.... 걸어서 10? 초도 안 됩니다."],
             id="separator-particle-number",
         ),
         pytest.param(
@@ -402,6 +403,15 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
 )
 def test_split_sentences(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+# tests/testdata/split/fidelity.jsonl: real paragraphs (README there) where a read of a held-out petitions month and
+# Wikipedia file found a damaged sentence (issue 30): each with the split a careful reader makes.
+def test_fidelity_cases_split_as_read(testdata) -> None:
+    rows = [json.loads(line) for line in (testdata / "split" / "fidelity.jsonl").read_text("utf-8").splitlines()]
+    assert len(rows) == 18
+    for row in rows:
+        assert split_sentences(row["text"]) == row["sentences"], (row["id"], row["case"])
 
 
 def test_split_keeps_every_non_space_character() -> None:
