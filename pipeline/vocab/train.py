@@ -2,6 +2,12 @@
 
 Writes the vocab files, `manifest.json` (inputs, sample counts, config, check results, file sha256) and
 raises `VocabCheckError` after writing when a post-training check fails (the files stay for inspection).
+
+The text streams from the input files and is never held: text files are counted first when they may hold more
+than `max_sentences` (newlines, then the lines that are not blank), so the first pass summarizes the seeded
+sample (characters, jamo words, the first sentences: `text_summary`) while it reads everything; JSONL must be
+read once before the sample is known, and a second pass summarizes it; the trainer reads the sample last.
+So memory is the trainer's own, and the checks read the summary, whatever the corpus size.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ import dataclasses
 import logging
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from kcorpus.pipeline import progress as progress_display
@@ -23,11 +30,12 @@ from kcorpus.transforms.vocab.files import (
     write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.sample import expand_inputs, read_sample, text_problem
+from kcorpus.transforms.vocab.sample import SentenceSample, expand_inputs, text_problem
+from kcorpus.transforms.vocab.text_summary import TextSummary, summarize
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
-    spm_trainable,
+    spm_pieces,
     train_sentencepiece,
     train_wordpiece,
 )
@@ -80,7 +88,7 @@ def train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     files = expand_inputs(job.inputs)  # a missing input fails here, before the folder is touched
     refuse_non_text(files)
     with claim_output(plan):
-        return _train_vocab(job)
+        return _train_vocab(job, files)
 
 
 def refuse_non_text(files: list[str]) -> None:
@@ -93,27 +101,28 @@ def refuse_non_text(files: list[str]) -> None:
                          "build-corpus output, not a pack folder; convert other encodings with iconv)")
 
 
-def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
+def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     progress = not job.quiet and progress_display.wanted()
     trainer_logs = not job.quiet and logger.isEnabledFor(logging.INFO)
     config = job.config
     started = time.perf_counter()
-    sentences, stats, files = read_sample(
-        list(job.inputs), max_sentences=job.max_sentences, seed=job.seed, progress=progress
-    )
-    if not sentences:
+    sample = SentenceSample(files, max_sentences=job.max_sentences, seed=job.seed)
+    text = _summary(job, sample.scan(progress, "read"))
+    if not sample.stats.sentences:
         raise ValueError(f"no text in {files}")
-    split_too_long = 0
+    if not sample.scan_was_sample:  # the scan summarized every sentence; the alphabet and checks want the sample's
+        text = _summary(job, sample.sentences(progress, "sample"))
     spm_processor = None
     if isinstance(config, WordPieceConfig):
-        tokens = train_wordpiece(sentences, config, progress=progress)
+        tokens = train_wordpiece(
+            sample.sentences(), config, counts=text.char_counts, length=len(sample), progress=progress
+        )
         written = write_wordpiece_dir(job.out, tokens, model_max_length=job.model_max_length)
         tokenizer = wordpiece_tokenizer(tokens)
     else:
         import sentencepiece as spm
 
-        trainable, split_too_long = spm_trainable(sentences, config.max_sentence_length)
-        proto = train_sentencepiece(trainable, config, logs=trainer_logs)
+        proto = _train_sentencepiece(sample, text, config, progress=progress, logs=trainer_logs)
         written = write_sentencepiece_dir(job.out, proto, model_max_length=job.model_max_length)
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
@@ -128,13 +137,8 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
             f"{config.vocab_size - len(tokens):,}", len(tokens),
         )
     report = check_vocab(
-        tokenizer,
-        job.kind,
-        tokens,
-        sentences,
-        max_round_trip=job.round_trip_sentences,
-        allow_jamo=job.allow_jamo,
-        spm_processor=spm_processor,
+        tokenizer, job.kind, tokens, text,
+        allow_jamo=job.allow_jamo, spm_processor=spm_processor, progress=progress,
     )
     manifest = {
         "kind": job.kind,
@@ -142,8 +146,8 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
         "config": {**config.__dict__, "seed": job.seed, "max_sentences": job.max_sentences},
         "input": {
             "files": [{"path": path, "bytes": os.path.getsize(path)} for path in files],
-            **{k: v for k, v in stats.__dict__.items() if k != "files"},
-            "split_too_long": split_too_long,
+            **{k: v for k, v in sample.stats.__dict__.items() if k != "files"},
+            "split_too_long": text.long_sentences,
         },
         "checks": report.to_json(),
         "files": {name: sha256_file(os.path.join(job.out, name)) for name in written},
@@ -154,6 +158,26 @@ def _train_vocab(job: TrainVocabJob) -> dict[str, Any]:
     if report.errors:
         raise VocabCheckError("\n".join(report.errors))
     return manifest
+
+
+def _summary(job: TrainVocabJob, sentences: Iterator[str]) -> TextSummary:
+    max_bytes = job.config.max_sentence_length if isinstance(job.config, SentencePieceConfig) else None
+    return summarize(sentences, round_trip=job.round_trip_sentences, max_sentence_bytes=max_bytes)
+
+
+def _train_sentencepiece(
+    sample: SentenceSample, text: TextSummary, config: SentencePieceConfig, *, progress: bool, logs: bool
+) -> bytes:
+    """SentencePiece on the sample, streamed (long sentences split); with `progress`, a bar from its logs."""
+    if not progress:
+        pieces = spm_pieces(sample.sentences(), config.max_sentence_length)
+        return train_sentencepiece(pieces, config, known=text.spm_input(), logs=logs)
+    from kcorpus.pipeline.vocab.spm_progress import spm_progress_bar
+
+    with spm_progress_bar(config.vocab_size, config.model_type, logs=logs):
+        # the trainer reads every sentence first: the read bar shows that, the training bar the rest
+        pieces = spm_pieces(sample.sentences(progress, "load"), config.max_sentence_length)
+        return train_sentencepiece(pieces, config, known=text.spm_input(), logs=True)
 
 
 def _versions() -> dict[str, str]:

@@ -49,7 +49,23 @@ def test_train_vocab_off_a_terminal_prints_its_result_only(tmp_path, capfd, kind
 
 def test_train_vocab_bars_with_progress(tmp_path, capfd):
     assert train_vocab("wordpiece", tmp_path / "vocab", "--progress") == 0
-    assert "read: 100%" in capfd.readouterr().err
+    err = capfd.readouterr().err
+    assert "read: 100%" in err and "check: 100%" in err
+
+
+def test_sentencepiece_bars_with_progress_cover_its_training_and_hide_its_logs(tmp_path, capfd):
+    # the trainer's log lines on descriptor 2 move the `train` bar (pipeline/vocab/spm_progress.py)
+    assert train_vocab("sentencepiece", tmp_path / "vocab", "--progress") == 0
+    err = capfd.readouterr().err
+    for bar in ("read: 100%", "load: 100%", "train (finish): 100%", "check: 100%"):
+        assert bar in err, bar
+    assert "trainer_interface.cc" not in err
+
+
+def test_sentencepiece_bars_and_logs_with_progress_and_verbose(tmp_path, capfd):
+    assert train_vocab("sentencepiece", tmp_path / "vocab", "-v", "--progress") == 0
+    err = capfd.readouterr().err
+    assert "train (finish): 100%" in err and "trainer_interface.cc" in err and "trainer_spec {" in err
 
 
 def test_sentencepiece_logs_with_verbose(tmp_path, capfd):

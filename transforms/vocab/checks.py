@@ -9,6 +9,11 @@ Round-trip rules. SentencePiece: `decode(encode(s)) == s` for pre-normalized tex
 stripped). WordPiece: whitespace is not kept and punctuation is split off (BertPreTokenizer), so
 `decode(encode(s))` must equal `wordpiece_spacing(s)`: the pre-tokenized words of `s` joined by one space,
 e.g. "재밌다!!(진짜)" -> "재밌다 ! ! ( 진짜 )". Sentences containing `[UNK]` are counted, not compared.
+
+Cost. The checks read the text's summary (`text_summary.summarize`, made while the text streams past), never
+the text: every Hangul syllable of it is encoded twice, the first `round_trip` sentences are encoded and
+decoded, the jamo tokens are looked up among the distinct words holding jamo. So they take about a second on
+any corpus.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kcorpus.transforms.korean import UNK, is_conjoining_jamo, is_hangul_syllable
+from kcorpus.transforms.korean import UNK, is_conjoining_jamo
 from kcorpus.transforms.vocab.files import SPM_SPACE, WORDPIECE, WORDPIECE_PREFIX
+from kcorpus.transforms.vocab.text_summary import TextSummary
 
 MAX_EXAMPLES = 10
 
@@ -43,21 +49,17 @@ def visible_jamo(text: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if is_conjoining_jamo(c) else c for c in text)
 
 
-def genuine_jamo(sentences: Iterable[str]) -> Counter[str]:
-    """Conjoining jamo of the NFC training text, with counts: typed by people (`ᆢ`, `ᄏ`, `ᅠ`), not decomposed."""
-    return Counter(c for s in sentences for c in s if is_conjoining_jamo(c))
-
-
-def decomposed_tokens(tokens: Sequence[str], sentences: Sequence[str]) -> list[str]:
+def decomposed_tokens(tokens: Sequence[str], jamo_words: Iterable[str]) -> list[str]:
     """Jamo tokens whose text (marker stripped) the NFC training text does not contain: made by decomposition.
 
     NFC composes every modern initial+medial(+final) run into a syllable, so a decomposed `한` (ᄒ+ᅡ+ᆫ) or a
-    lone `ᄒ` can only appear in the NFC text where someone typed it.
+    lone `ᄒ` can only appear in the NFC text where someone typed it. `jamo_words`: the text's words (or
+    sentences) holding a conjoining jamo; a token holds no space, so it is in the text where it is in one of them.
     """
     candidates = jamo_tokens(tokens)
     if not candidates:
         return []
-    with_jamo = "\n".join(s for s in sentences if any(is_conjoining_jamo(c) for c in s))
+    with_jamo = "\n".join(w for w in jamo_words if any(is_conjoining_jamo(c) for c in w))
     return [t for t in candidates if strip_marker(t) not in with_jamo]
 
 
@@ -82,12 +84,15 @@ def wordpiece_spacing(tokenizer: Any, text: str) -> str:
     return " ".join(word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized))
 
 
-def unencodable_syllables(tokenizer: Any, unk_id: int | None, syllables: Sequence[str], anchor: str) -> list[str]:
+def unencodable_syllables(
+    tokenizer: Any, unk_id: int | None, syllables: Sequence[str], anchor: str, bar: Any = None
+) -> list[str]:
     """Syllables that encode to `[UNK]` alone or inside a word (after `anchor`, a syllable known to encode)."""
     if unk_id is None or not syllables:
         return []
     texts = [s for s in syllables] + [anchor + s for s in syllables]
     encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    _advance(bar, len(texts))
     bad = {texts[i][-1] for i, enc in enumerate(encodings) if unk_id in enc.ids}
     return sorted(bad)
 
@@ -107,14 +112,22 @@ class CheckReport:
     spm_disagreements: list[str] = dataclasses.field(default_factory=list)
     spm_equal_score_ties: int = 0
     allow_jamo: bool = False
+    jamo_words_kept: int = 0
+    jamo_words_dropped: int = 0
 
     @property
     def errors(self) -> list[str]:
         errors = []
         if self.decomposed_tokens and not self.allow_jamo:
+            unchecked = (
+                f" (only the first {self.jamo_words_kept:,} distinct words holding jamo were kept, not "
+                f"{self.jamo_words_dropped:,} later occurrences of others: pass --allow-jamo if the text has these)"
+                if self.jamo_words_dropped else ""
+            )
             errors.append(
                 f"{len(self.decomposed_tokens)} tokens contain conjoining jamo (U+1100-U+11FF) that the NFC "
-                f"training text does not contain, e.g. {' '.join(map(visible_jamo, self.decomposed_tokens[:MAX_EXAMPLES]))}"
+                f"training text does not contain{unchecked}, e.g. "
+                f"{' '.join(map(visible_jamo, self.decomposed_tokens[:MAX_EXAMPLES]))}"
                 "; the text was decomposed (NFD/NFKC)"
             )
         if self.decomposing_normalizer is not None and not self.allow_jamo:
@@ -176,39 +189,48 @@ def check_vocab(
     tokenizer: Any,
     kind: str,
     tokens: Sequence[str],
-    sentences: Sequence[str],
+    text: TextSummary,
     *,
-    max_round_trip: int = 2000,
     allow_jamo: bool = False,
     spm_processor: Any = None,
+    progress: bool = False,
 ) -> CheckReport:
-    """Run every check on a trained tokenizer against its (pre-normalized) training sample."""
-    unk_id = tokenizer.token_to_id(UNK)
-    syllable_counts: Counter[str] = Counter(c for s in sentences for c in s if is_hangul_syllable(c))
-    syllables = sorted(syllable_counts)
-    anchor = syllable_counts.most_common(1)[0][0] if syllable_counts else "가"
-    unencodable = unencodable_syllables(tokenizer, unk_id, syllables, anchor)
+    """Run every check on a trained tokenizer against the summary of its (pre-normalized) training text.
 
-    checked = list(sentences[:max_round_trip])
+    The round trip covers `text.round_trip`, the first sentences (`summarize(round_trip=N)`); `progress`
+    shows a bar over the texts encoded.
+    """
+    unk_id = tokenizer.token_to_id(UNK)
+    syllable_counts = text.syllables
+    syllables = sorted(syllable_counts)
+    # the most frequent syllable (the first in code-point order among equals): it surely encodes
+    anchor = min(syllable_counts, key=lambda c: (-syllable_counts[c], c)) if syllable_counts else "가"
+    checked = text.round_trip
+    total = 2 * len(syllables) + len(checked) * (2 if spm_processor is not None else 1)
+    bar = _check_bar(total, progress)
+    unencodable = unencodable_syllables(tokenizer, unk_id, syllables, anchor, bar)
+
     encodings = tokenizer.encode_batch(checked, add_special_tokens=False)
     decoded = tokenizer.decode_batch([e.ids for e in encodings], skip_special_tokens=False)
+    _advance(bar, len(checked))
     with_unk = 0
     failures: list[dict[str, str]] = []
     failure_count = 0
-    for text, enc, back in zip(checked, encodings, decoded):
+    for sentence, enc, back in zip(checked, encodings, decoded):
         if unk_id is not None and unk_id in enc.ids:
             with_unk += 1
             continue
-        expected = wordpiece_spacing(tokenizer, text) if kind == WORDPIECE else text
+        expected = wordpiece_spacing(tokenizer, sentence) if kind == WORDPIECE else sentence
         if back != expected:
             failure_count += 1
             if len(failures) < MAX_EXAMPLES:
-                failures.append({"text": text, "expected": expected, "decoded": back})
+                failures.append({"text": sentence, "expected": expected, "decoded": back})
     disagreements: list[str] = []
     ties = 0
     if spm_processor is not None:
-        for text, enc in zip(checked, encodings):
-            ids = spm_processor.encode(text)
+        for sentence, enc in zip(checked, encodings):
+            ids = spm_processor.encode(sentence)
+            _advance(bar, 1)
             if ids == enc.ids:
                 continue
             # Viterbi ties (equal total score, same text) may break differently in the two libraries.
@@ -217,11 +239,13 @@ def check_vocab(
             if abs(score - other) < 1e-3 and spm_processor.decode(ids) == spm_processor.decode(enc.ids):
                 ties += 1
             else:
-                disagreements.append(text)
+                disagreements.append(sentence)
+    if bar is not None:
+        bar.close()
     return CheckReport(
         jamo_tokens=jamo_tokens(tokens),
-        decomposed_tokens=decomposed_tokens(tokens, sentences),
-        genuine_jamo=genuine_jamo(sentences),
+        decomposed_tokens=decomposed_tokens(tokens, text.jamo_words),
+        genuine_jamo=text.genuine_jamo,
         decomposing_normalizer=normalizer_decomposition(tokenizer, spm_processor),
         sample_syllables=len(syllables),
         unencodable_syllables=unencodable,
@@ -232,4 +256,21 @@ def check_vocab(
         spm_disagreements=disagreements,
         spm_equal_score_ties=ties,
         allow_jamo=allow_jamo,
+        jamo_words_kept=len(text.jamo_words),
+        jamo_words_dropped=text.jamo_words_dropped,
     )
+
+
+def _check_bar(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="check", unit=" texts", file=sys.stderr, mininterval=0.5)
+
+
+def _advance(bar: Any, count: int) -> None:
+    if bar is not None:
+        bar.update(count)

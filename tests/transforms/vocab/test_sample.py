@@ -1,15 +1,21 @@
 import gzip
 import json
+import re
+import sys
 import unicodedata
 
 import pytest
 
 from kcorpus.transforms.vocab.sample import (
     InputStats,
+    SentenceSample,
+    count_text_sentences,
     expand_inputs,
     iter_sentences,
+    line_bound,
     prenormalize,
     read_sample,
+    reservoir_positions,
     reservoir_sample,
 )
 
@@ -18,6 +24,15 @@ def test_prenormalize_composes_nfd_and_collapses_whitespace():
     nfd = unicodedata.normalize("NFD", "한국어")
     assert len(nfd) == 8  # 한=3, 국=3, 어=2 jamo
     assert prenormalize(f"  {nfd}\t 문장\u3000끝 \n") == "한국어 문장 끝"
+
+
+def test_prenormalize_splits_on_what_a_whitespace_regex_matches():
+    # prenormalize joins str.split(): the same runs as re.sub(r"\s+", " ", ...).strip(), on every code point
+    chars = [chr(code) for code in range(sys.maxunicode + 1) if not 0xD800 <= code <= 0xDFFF]
+    assert [c for c in chars if bool(re.fullmatch(r"\s", c)) != c.isspace()] == []
+    spaces = "".join(c for c in chars if c.isspace())
+    assert len(spaces) == 29  # \t\n\v\f\r, \x1c-\x1f, space, NEL, NBSP, U+1680, U+2000-U+200A, ...
+    assert prenormalize(f"{spaces}가{spaces}나{spaces}") == "가 나"
 
 
 def test_text_shards_blank_lines_separate_documents(tmp_path):
@@ -105,3 +120,96 @@ def test_build_corpus_dir_means_its_text_shards_only(tmp_path):
         str(tmp_path / "text" / "part-00000-of-00002.txt"),
         str(tmp_path / "text" / "part-00001-of-00002.txt"),
     ]
+
+
+@pytest.mark.parametrize("total, k, seed", [(1000, 100, 7), (10_000, 2000, 3), (101, 100, 0), (5, 1, 9)])
+def test_reservoir_positions_are_the_positions_reservoir_sample_keeps(total, k, seed):
+    kept, _ = reservoir_sample(iter(range(total)), k, seed)
+    assert list(reservoir_positions(total, k, seed)) == kept
+
+
+def test_reservoir_positions_keep_everything_when_the_input_is_small():
+    assert reservoir_positions(100, 100, 0) is None and reservoir_positions(0, 5, 0) is None
+    with pytest.raises(ValueError):
+        reservoir_positions(10, 0, 0)
+
+
+@pytest.mark.parametrize("max_sentences", [500, 10_000])
+def test_sentence_sample_streams_what_read_sample_holds(testdata, max_sentences):
+    files = expand_inputs([str(testdata / "vocab")])
+    sample = SentenceSample(files, max_sentences=max_sentences, seed=1)
+    with pytest.raises(RuntimeError, match="scan"):
+        next(iter(sample))
+    scanned = list(sample.scan())
+    held, stats, _ = read_sample(files, max_sentences=max_sentences, seed=1)
+    # text files are counted first, so the scan already yields the sample
+    assert sample.scan_was_sample and scanned == held
+    assert sample.stats == stats and len(sample) == len(held)
+    assert sample.is_subset == (max_sentences < 1347)
+    assert list(sample) == held and list(sample) == held  # read again from the files, as often as needed
+
+
+def test_jsonl_is_scanned_whole_before_its_sample_is_known(tmp_path, testdata):
+    lines = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=0)[0]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": "\n".join(lines[i:i + 3])}, ensure_ascii=False) + "\n"
+                            for i in range(0, len(lines), 3)), encoding="utf-8")
+    sample = SentenceSample([str(docs)], max_sentences=100, seed=4)
+    assert list(sample.scan()) == lines and not sample.scan_was_sample
+    assert list(sample) == read_sample([str(docs)], max_sentences=100, seed=4)[0]
+
+
+def test_counting_text_sentences_agrees_with_reading_them(tmp_path):
+    # blank lines of every kind of whitespace, bad bytes, \r, a last line without a newline, gzip
+    raw = "문장 하나\n\n \t\n\x1c\x1f\n\u3000\u00a0\n\x0b\r\nabc\r\n\u2028\n끝".encode() + b"\n\xff\xfe\n  x"
+    plain, packed = tmp_path / "a.txt", tmp_path / "b.txt.gz"
+    plain.write_bytes(raw)
+    with gzip.open(packed, "wb") as f:
+        f.write(raw)
+    stats = InputStats()
+    sentences = list(iter_sentences([str(plain), str(packed)], stats))
+    assert sentences == ["문장 하나", "abc", "끝", "\ufffd\ufffd", "x"] * 2
+    assert count_text_sentences([str(plain), str(packed)]) == 10 and line_bound([str(plain), str(packed)]) == stats.lines == 22
+    assert count_text_sentences([str(plain), str(tmp_path / "d.jsonl")]) is None
+    assert line_bound([str(tmp_path / "d.jsonl")]) == float("inf")
+
+
+def test_a_count_that_disagrees_with_the_scan_means_a_second_pass(testdata, monkeypatch):
+    from kcorpus.transforms.vocab import sample as sample_module
+
+    files = expand_inputs([str(testdata / "vocab")])
+    monkeypatch.setattr(sample_module, "count_text_sentences", lambda paths, progress=False: 1300)
+    sample = SentenceSample(files, max_sentences=500, seed=1)
+    assert len(list(sample.scan())) == 500 and not sample.scan_was_sample
+    assert list(sample) == read_sample(files, max_sentences=500, seed=1)[0]
+
+
+def test_sentence_sample_refuses_input_that_changed_since_the_scan(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("".join(f"문장 {i}\n" for i in range(20)), encoding="utf-8")
+    sample = SentenceSample([str(path)], max_sentences=10, seed=0)
+    list(sample.scan())
+    assert len(list(sample)) == 10
+    path.write_text("".join(f"문장 {i}\n" for i in range(5)), encoding="utf-8")
+    with pytest.raises(ValueError, match="the input changed while training: 5 sentences where the first pass read 20"):
+        list(sample)
+    everything = SentenceSample([str(path)], max_sentences=10, seed=0)
+    list(everything.scan())
+    path.write_text("".join(f"문장 {i}\n" for i in range(6)), encoding="utf-8")
+    with pytest.raises(ValueError, match="6 sentences where the first pass read 5"):
+        list(everything)
+
+
+def test_sentences_at_positions_are_those_of_a_full_read_and_stats_count_everything(tmp_path, testdata):
+    lines = read_sample([str(testdata / "vocab")], max_sentences=10_000, seed=0)[0]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": "\n \n".join(lines[i:i + 3])}, ensure_ascii=False) + "\n"
+                            for i in range(0, 300, 3)), encoding="utf-8")
+    files = [str(testdata / "vocab" / "nsmc_petitions.txt"), str(docs)]
+    full_stats = InputStats()
+    everything = list(iter_sentences(files, full_stats))
+    positions = [0, 5, 1346, 1347, 1500, len(everything) - 1]
+    stats = InputStats()
+    assert list(iter_sentences(files, stats, positions=positions)) == [everything[i] for i in positions]
+    assert stats == full_stats and stats.sentences == 1347 + 300
+    assert list(iter_sentences(files, InputStats(), positions=[])) == []

@@ -11,9 +11,11 @@ from kcorpus.transforms.korean import SPECIAL_TOKENS, is_conjoining_jamo, is_han
 from kcorpus.transforms.vocab.checks import check_vocab, wordpiece_spacing
 from kcorpus.transforms.vocab.files import read_vocab_txt, wordpiece_tokenizer
 from kcorpus.transforms.vocab.sample import read_sample
+from kcorpus.transforms.vocab.text_summary import summarize
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
+    _isolate_jamo,
     split_long_sentence,
     train_sentencepiece,
     train_wordpiece,
@@ -76,7 +78,7 @@ def test_hf_bert_wordpiece_with_lowercase_makes_jamo_and_ours_does_not(sentences
     hf_tokens = list(hf.get_vocab())
     assert len(_jamo(hf_tokens)) > 100
     assert "ᄒ" in hf_tokens and "한" not in hf_tokens
-    report = check_vocab(hf._tokenizer, "wordpiece", hf_tokens, sentences, max_round_trip=50)
+    report = check_vocab(hf._tokenizer, "wordpiece", hf_tokens, summarize(sentences, round_trip=50))
     assert report.errors and "conjoining jamo" in report.errors[0]
     assert _jamo(read_vocab_txt(str(wordpiece_dir / "vocab.txt"))) == []
 
@@ -157,7 +159,7 @@ def test_sentencepiece_nfkc_default_turns_kieuk_into_conjoining_jamo(sentences):
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
     pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
     assert "\u110f" in "".join(pieces) and "\u314b" not in "".join(pieces)  # ᄏ in, ㅋ gone
-    report = check_vocab(_spm_tokenizer(model.getvalue()), "sentencepiece", pieces, sentences, max_round_trip=10)
+    report = check_vocab(_spm_tokenizer(model.getvalue()), "sentencepiece", pieces, summarize(sentences, round_trip=10))
     assert "conjoining jamo" in report.errors[0]
     ours = train_sentencepiece(sentences, SentencePieceConfig(vocab_size=3000))
     ours_sp = spm.SentencePieceProcessor(model_proto=ours)
@@ -251,6 +253,28 @@ def test_wordpiece_autotokenizer_gives_segment_ids_for_pairs(wordpiece_dir):
 JAMO_COMMENTS = TESTDATA / "vocab_jamo" / "jamo_comments.txt"  # NSMC comments with genuine ᆢ ᄏ ᅠ ᆞ (see its maker)
 
 
+def test_isolating_jamo_in_the_text_gives_the_words_the_jamo_split_gives():
+    """Training isolates jamo in the sentences, not with the (slower) split pre-tokenizer the vocab is saved with:
+    both must give the trainer the same words, on every real comment with genuine jamo."""
+    from tokenizers import normalizers
+
+    from kcorpus.transforms.vocab.files import wordpiece_pre_tokenizer
+
+    normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False,
+                                            lowercase=False)
+    split, bert = wordpiece_pre_tokenizer(), wordpiece_pre_tokenizer(isolate_jamo=False)
+
+    def words(pre_tokenizer, sentence):
+        return [w for w, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(sentence))]
+
+    sentences, _, _ = read_sample([str(JAMO_COMMENTS)], max_sentences=10**6, seed=0)
+    with_jamo = [s for s in sentences if any(is_conjoining_jamo(c) for c in s)]
+    assert len(with_jamo) > 100
+    isolated = list(_isolate_jamo(sentences))
+    assert [words(bert, s) for s in isolated] == [words(split, s) for s in sentences]
+    assert isolated[sentences.index(with_jamo[0])] != with_jamo[0]
+
+
 @pytest.mark.parametrize("kind, size", [("wordpiece", "2500"), ("sentencepiece", "2000")])
 def test_trains_on_raw_comments_with_genuine_jamo_as_single_character_tokens(tmp_path, capsys, kind, size):
     from transformers import AutoTokenizer
@@ -271,12 +295,15 @@ def test_trains_on_raw_comments_with_genuine_jamo_as_single_character_tokens(tmp
 
 
 def test_decomposed_tokens_are_the_jamo_tokens_the_nfc_text_lacks():
-    from kcorpus.transforms.vocab.checks import decomposed_tokens, genuine_jamo
+    from kcorpus.transforms.vocab.checks import decomposed_tokens
 
     text = ["그래ᆢ ᄏᄏ 웃기네", "굳ᅠㅋ"]
     tokens = ["그래", "ᆢ", "##ᄏ", "▁ᄏᄏ", "ᅠ", "ᄒ", "##ᅡᆫ", "다ᆢ", "ㅋ"]
     assert decomposed_tokens(tokens, text) == ["ᄒ", "##ᅡᆫ", "다ᆢ"]
-    assert genuine_jamo(text) == {"ᆢ": 1, "ᄏ": 2, "ᅠ": 1}
+    summary = summarize(text)
+    assert summary.jamo_words == {"그래ᆢ", "ᄏᄏ", "굳ᅠㅋ"}  # the words that hold jamo stand for the text
+    assert decomposed_tokens(tokens, summary.jamo_words) == ["ᄒ", "##ᅡᆫ", "다ᆢ"]
+    assert summary.genuine_jamo == {"ᆢ": 1, "ᄏ": 2, "ᅠ": 1}
 
 
 def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
@@ -291,7 +318,7 @@ def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
     nfd.train_from_iterator(comments, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=list(SPECIAL_TOKENS),
                                                                  show_progress=False))
     tokens = list(nfd.get_vocab())
-    report = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20)
+    report = check_vocab(nfd, "wordpiece", tokens, summarize(comments, round_trip=20))
     assert len(report.decomposed_tokens) > 100 and "ᄒ" in report.decomposed_tokens
     assert "ᆢ" in report.jamo_tokens and "ᆢ" not in report.decomposed_tokens  # genuine, not blamed
     assert report.errors[0].startswith(f"{len(report.decomposed_tokens)} tokens contain conjoining jamo")
@@ -304,7 +331,7 @@ def test_check_still_catches_real_decomposition_next_to_genuine_jamo():
     )
     # decomposed tokens are shown with their code points, not as look-alike syllables
     assert r"\u11" in report.errors[0] and not [c for c in report.errors[0] if is_conjoining_jamo(c)]
-    allowed = check_vocab(nfd, "wordpiece", tokens, comments, max_round_trip=20, allow_jamo=True)
+    allowed = check_vocab(nfd, "wordpiece", tokens, summarize(comments, round_trip=20), allow_jamo=True)
     assert not [e for e in allowed.errors if "conjoining jamo" in e]
 
 

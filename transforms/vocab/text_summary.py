@@ -1,0 +1,131 @@
+"""What the trainers and the post-training checks need to know about the training text, from one streamed pass.
+
+The text itself is never held: `summarize` reads the sentences once and keeps the count of every character
+(the WordPiece alphabet, the Hangul syllables the checks encode, the genuine jamo), the distinct words that
+hold a conjoining jamo (where a jamo token must come from), the first sentences (the round-trip check) and,
+for SentencePiece, what splitting long sentences and isolating jamo will make of them. So the checks cost a
+bounded sample however large the corpus, and training can stream the sentences from disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from kcorpus.transforms.korean import CONJOINING_JAMO_CLASS, is_conjoining_jamo, is_hangul_syllable
+from kcorpus.transforms.vocab.train import DELIMITER_BYTES, SpmInput, split_long_sentence
+
+_JAMO = re.compile(f"[{CONJOINING_JAMO_CLASS}]")
+# Characters counted per numpy call: large enough that the per-call cost vanishes, small enough to stay ~16 MB.
+_BATCH_CHARS = 4_000_000
+# Distinct words with a conjoining jamo kept for the decomposition check (genuine jamo are rare in NFC text;
+# a corpus of archaic Hangul may hold many: beyond this the check reads the words kept, and says so).
+MAX_JAMO_WORDS = 1_000_000
+
+
+@dataclasses.dataclass
+class TextSummary:
+    """The training text, summarized.
+
+    Attributes:
+        sentences: how many sentences were read.
+        char_counts: every character of the text and its count.
+        jamo_words: the distinct space-separated words holding a conjoining jamo (at most `MAX_JAMO_WORDS`).
+        jamo_words_dropped: occurrences of such words not kept (seen after `MAX_JAMO_WORDS` were).
+        round_trip: the first sentences, in input order, for the round-trip check.
+        max_sentence_bytes: the length SentencePiece accepts (None: not summarized for SentencePiece).
+        long_sentences: sentences longer than `max_sentence_bytes` (split at spaces for SentencePiece).
+        pieces: sentences once the long ones are split.
+        max_isolated_bytes: the longest piece holding a jamo once its jamo are isolated (0 without jamo).
+    """
+
+    sentences: int = 0
+    char_counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    jamo_words: set[str] = dataclasses.field(default_factory=set)
+    jamo_words_dropped: int = 0
+    round_trip: list[str] = dataclasses.field(default_factory=list)
+    max_sentence_bytes: int | None = None
+    long_sentences: int = 0
+    pieces: int = 0
+    max_isolated_bytes: int = 0
+
+    def spm_input(self) -> SpmInput:
+        """What SentencePiece must know before it reads the (split) sentences."""
+        if self.max_sentence_bytes is None:
+            raise ValueError("summarize(max_sentence_bytes=...) was not given the SentencePiece limit")
+        return SpmInput(counts=self.char_counts, pieces=self.pieces, max_isolated_bytes=self.max_isolated_bytes)
+
+    @property
+    def syllables(self) -> Counter[str]:
+        """The Hangul syllables of the text, with counts."""
+        return Counter({c: n for c, n in self.char_counts.items() if is_hangul_syllable(c)})
+
+    @property
+    def genuine_jamo(self) -> Counter[str]:
+        """Conjoining jamo of the NFC training text, with counts: typed by people (`ᆢ`, `ᄏ`, `ᅠ`), not decomposed."""
+        return Counter({c: n for c, n in self.char_counts.items() if is_conjoining_jamo(c)})
+
+
+def summarize(
+    sentences: Iterable[str], *, round_trip: int = 2000, max_sentence_bytes: int | None = None
+) -> TextSummary:
+    """One pass over `sentences` (pre-normalized: NFC, single spaces) into a `TextSummary`.
+
+    Args:
+        sentences: the training sentences, in training order.
+        round_trip: how many of the first sentences to keep for the round-trip check.
+        max_sentence_bytes: SentencePiece's `max_sentence_length`: count the sentences it splits and what
+            isolating jamo adds to the pieces (None for WordPiece).
+    """
+    import numpy as np
+
+    summary = TextSummary(max_sentence_bytes=max_sentence_bytes)
+    counts = np.zeros(0x110000, dtype=np.int64)
+    batch: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        text = "".join(batch)
+        # surrogatepass: a lone surrogate from a JSON escape is counted like any other character
+        codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+        np.add(counts, np.bincount(codes, minlength=0x110000), out=counts)
+        if _JAMO.search(text):
+            for sentence in batch:
+                if _JAMO.search(sentence):
+                    _add_jamo_sentence(summary, sentence)
+        batch.clear()
+
+    for sentence in sentences:
+        summary.sentences += 1
+        if len(summary.round_trip) < round_trip:
+            summary.round_trip.append(sentence)
+        if max_sentence_bytes is not None:
+            pieces = split_long_sentence(sentence, max_sentence_bytes)
+            summary.long_sentences += len(pieces) > 1
+            summary.pieces += len(pieces)
+        batch.append(sentence)
+        size += len(sentence)
+        if size >= _BATCH_CHARS:
+            flush()
+            size = 0
+    if batch:
+        flush()
+    summary.char_counts = {chr(code): int(counts[code]) for code in np.flatnonzero(counts)}
+    return summary
+
+
+def _add_jamo_sentence(summary: TextSummary, sentence: str) -> None:
+    for word in sentence.split(" "):
+        if _JAMO.search(word) and word not in summary.jamo_words:
+            if len(summary.jamo_words) < MAX_JAMO_WORDS:
+                summary.jamo_words.add(word)
+            else:
+                summary.jamo_words_dropped += 1
+    if summary.max_sentence_bytes is not None:
+        for piece in split_long_sentence(sentence, summary.max_sentence_bytes):
+            jamo = len(_JAMO.findall(piece))
+            if jamo:
+                isolated = len(piece.encode("utf-8")) + 2 * DELIMITER_BYTES * jamo
+                summary.max_isolated_bytes = max(summary.max_isolated_bytes, isolated)
