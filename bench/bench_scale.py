@@ -14,7 +14,7 @@ again (what the bench prints beside each size). Any other size is the first `wik
 
 The profile is the `kowiki` source of configs/mdeberta-kor.yaml with that file's filters, dedup, split and
 output sections (read from it, so the bench follows the profile); the vocabulary is a WordPiece of 32,000
-(`--vocab-kind`, `--vocab-size`); pack runs at 512 tokens with its defaults. Each stage runs as the command a
+(`--vocab-kind`, `--vocab-size`); pack runs at 512 tokens in the profile's `pack.layout` (`full_sentences`). Each stage runs as the command a
 user types (`kcorpus build-corpus|train-vocab|pack`), one at a time, its whole process tree measured
 (bench/measure.py: wall, CPU of every process, Beam workers included, peak RSS of the tree sampled every 0.2 s)
 and the bytes it wrote to disk (the kernel's write_bytes of the tree, temporary files included; folded into
@@ -117,7 +117,13 @@ def stage_command(stage: str, work: Path, size: int, args: argparse.Namespace) -
         return [str(KCORPUS), "train-vocab", "--kind", args.vocab_kind, "--vocab-size", str(args.vocab_size),
                 "--input", str(corpus), "--out", str(vocab), "--quiet"]
     return [str(KCORPUS), "pack", "--corpus", str(corpus), "--tokenizer", str(vocab), "--out", str(pack),
-            "--max-length", str(args.max_length)]
+            "--max-length", str(args.max_length), "--layout", profile_layout()]
+
+
+def profile_layout() -> str:
+    """The pack layout of configs/mdeberta-kor.yaml (`full_sentences`), else pack's default."""
+    profile = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))
+    return (profile.get("pack") or {}).get("layout", "pair")
 
 
 OUTPUTS = {"build-corpus": "corpus", "train-vocab": "vocab", "pack": "pack"}

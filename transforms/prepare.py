@@ -251,11 +251,14 @@ class DocumentPreparer:
         reasons: list[str] = []
         dropped: list[str] = []
         units_in = 0
+        title_lines = 0  # the kept lines of a title (`title_line`): no sentence for `min_sentences`
         split_lines = [line for line in text.split("\n") if line] if self.splitter is not None else None
         for index, units in enumerate(self.paragraph_units(text)):
             units_in += len(units)
             if split_lines is not None:
                 kept_here = self._paragraph_lines(split_lines[index], units, examples, reasons, dropped, removed)
+                if index == 0 and self.title_line:
+                    title_lines = len(kept_here)
                 if kept_here:
                     kept.extend(kept_here)
                     paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
@@ -277,7 +280,7 @@ class DocumentPreparer:
                 kept.extend(kept_here)
                 paragraphs.append("\n".join(kept_here) if len(kept_here) > 1 else kept_here[0])
         doc_reason = (
-            self._floor_reason(kept)
+            self._floor_reason(kept, title_lines)
             or (self.title_line and title_repeat_reason(paragraphs))
             or check_document(kept, reasons, filters, paragraphs)
         )
@@ -301,18 +304,22 @@ class DocumentPreparer:
         if traced is not None:
             removed.extend((f"clean:{rule}", before, after) for rule, before, after in traced(unit)[1])
 
-    def _floor_reason(self, lines: list[str]) -> str | None:
+    def _floor_reason(self, lines: list[str], title_lines: int = 0) -> str | None:
         """In a split source, the floor is the document's: it needs a line of `min_chars` (else `too_short`),
-        and only such lines count towards `min_sentences` (a title or heading line is no sentence)."""
+        and only such lines count towards `min_sentences` (a heading line is no sentence); the first
+        `title_lines` lines are the title, which never counts, whatever its length (`이 세상 살아가다 보면` over
+        one sentence is a stub like `깊은밤을 날아서` over one)."""
         if self.splitter is None or not lines:
             return None
         min_chars, needed = self.filters.min_chars, max(self.filters.min_sentences, 1)
         full = 0
-        for line in lines:
+        for line in lines[title_lines:]:
             if len(line) >= min_chars:
                 full += 1
                 if full == needed:
                     return None
+        if not full and any(len(line) >= min_chars for line in lines[:title_lines]):
+            return "too_few_sentences"  # a full title over too little: what it was before titles stopped counting
         return "too_few_sentences" if full else "too_short"
 
     def _paragraph_lines(

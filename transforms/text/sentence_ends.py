@@ -168,3 +168,36 @@ def unpunctuated_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[i
         return []
     ends = [match.end() for match in _WORD.finditer(paragraph)]
     return [ends[i] for i in found]
+
+
+# A final ending run into the next sentence without a space (`느낌이 좋다대사도`, `보여준다이국적이지만`, `쥑이네억수로`),
+# as comments pasted from several lines are: the ending, then at least two syllables. Only after the stem or tense
+# syllables of a verb or adjective ending (`한다`, `준다`, `했다`, `좋다`, `답답하다`, `이네`, `거야`): not after the
+# nouns, names and particles a `다` also follows (`아만다`, `3편다`, `안다녀온`, `이런다큐`).
+_GLUED_END = re.compile(r"[다네야](?<=[가-힣].)(?=[가-힣][가-힣])")
+_GLUED_END_STEMS = {"다": "한준간본온난된친는린진낸킨든았었였했겠있없좋같싶하", "네": "이하겠었았했였있없좋같", "야": "거이"}
+# What continues after such an ending inside one word: particles and connective endings (`한다는`, `했다가`, `없다고`,
+# `하다보니`, `한다길래`, `좋네요`, `거야말로`), and `습` (`고온다습`).
+_GLUED_CONTINUES = frozenset("는고거가며면지니라더든만시보리른렸운음을를은의에로와과도요서기게죠네냐나구던려랑치손해하길습")
+
+
+def glued_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[int]:
+    """Where a sentence ends inside a word of `paragraph` (a final ending glued to the next sentence) by the learned
+    odds: the keys of the word's part up to the ending and of the rest, as if a space stood between them
+    (`boundary_keys`); offsets into `paragraph`, after the ending."""
+    found = []
+    for match in _GLUED_END.finditer(paragraph):
+        end = match.end()
+        if paragraph[end] in _GLUED_CONTINUES:
+            continue
+        start = end - 1
+        while start and not paragraph[start - 1].isspace():
+            start -= 1
+        word = paragraph[start:end]
+        if len(word) < 2 or word[-2] not in _GLUED_END_STEMS[word[-1]]:
+            continue
+        rest = _WORD.match(paragraph, end).group()
+        keys = boundary_keys(word, rest)
+        if keys is not None and end_log_odds(keys) >= threshold:
+            found.append(end)
+    return found

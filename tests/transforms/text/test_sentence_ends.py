@@ -15,6 +15,7 @@ from kcorpus.transforms.text.sentence_ends import (
     boundary_keys,
     end_log_odds,
     end_log_odds_at,
+    glued_cuts,
     unpunctuated_cuts,
 )
 from kcorpus.transforms.text.sentences import split_sentences
@@ -105,3 +106,39 @@ def test_no_learned_cut_where_the_writer_punctuates(testdata, monkeypatch) -> No
 
 def test_learned_cuts_never_before_a_continuing_particle() -> None:
     assert unpunctuated_cuts("성룡에 취권을 따라하려다 주성치적 영화 로 변질되었다") == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # Real NSMC comments (ratings_test.txt; the first is in the Kiwi slice, the second is the gold's dev
+        # `unpunctuated-012`): final endings glued to the next sentence.
+        ("남자주인공몸좋다남자주인공몸좋다", ["남자주인공몸좋다", "남자주인공몸좋다"]),
+        (("도심속에 꽉찬 머리속을 비우는 느낌이 좋다대사도 그리 많지 않고 잔잔하면서 서정적인 풍광작은집 외벽 이곳 저곳 "
+         "벗겨진 페인트가 세월의 자연스러움을 보여준다이국적이지만 동양적 시각으로 앵글에 담겨진 하와이가너무나 아름답게 "
+         "내눈을 편안하게 해준다"),
+         ["도심속에 꽉찬 머리속을 비우는 느낌이 좋다", ("대사도 그리 많지 않고 잔잔하면서 서정적인 풍광작은집 외벽 이곳 저곳 "
+          "벗겨진 페인트가 세월의 자연스러움을 보여준다"), ("이국적이지만 동양적 시각으로 앵글에 담겨진 하와이가너무나 아름답게 "
+          "내눈을 편안하게 해준다")]),
+        # A `다` after a name, a noun or the negation `안`, or a `-다` ending the word goes on: no cut.
+        ("마음 속을 가득채우는 영상과 단어들, 고다르, 새, 잔다르크, 나나", None),
+        ("하이틴무비를 좀봤다하는사랑중에 이영화안본사람은없을듯 아만다바인즈연기가진짜최고임 심심할때마다계속보는영화", None),
+        ("군대 안다녀온사람은 꼭 봐라 ㅋㅋ", None),
+        ("평점이제쓰네ㅠㅠ그냥3편다재밌었음ㅠㅠ", None),
+    ],
+)
+def test_glued_final_endings(text: str, expected: list[str] | None) -> None:
+    if expected is None:
+        assert glued_cuts(text) == []
+    else:
+        assert split_sentences(text) == expected
+
+
+def test_glued_cuts_only_where_the_writer_never_punctuates() -> None:
+    """Real Wikipedia and NSMC text (shared `kowiki/wiki_00`, `wiki_01`, `ratings_test.txt`): `고온다습`, `한다길래`
+    continue; in a punctuated paragraph the glued ending is not asked about ."""
+    assert glued_cuts("해양성 기후의 특색을 보여서 고온다습하다") == []
+    assert glued_cuts("윤보선이 유진산과 같은 당(신민당)을 한다길래 강원용은") == []
+    text = "이거 진짜 좋다대사도 좋고."
+    assert glued_cuts(text) == [text.index("대사")]
+    assert split_sentences(text) == [text]

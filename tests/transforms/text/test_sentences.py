@@ -20,8 +20,9 @@ from kcorpus.transforms.text.sentences import (
 # petitions: 16 KB of tuning documents (even index; long paragraphs cut after "다. " to keep kss fast),
 # F1 0.962 when made, 0.983 after the split2 rules (bare formal/plain endings, quote pairs), 0.975 once Kiwi
 # became the reference (issue 24: an ellipsis ends a sentence, spaced terminators stay with theirs). The floors
-# sit just below, so a rule change that loses agreement with kss fails here.
-GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
+# sit just below, so a rule change that loses agreement with kss fails here. Petitions 0.939 after issue 30's
+# `- ` list items (8 cuts between unterminated items, `…한 경우 | - 연가 “1일” 생성`, that kss does not make).
+GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
 
 
 @pytest.mark.parametrize(
@@ -154,8 +155,9 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
         ),
         pytest.param(
             "제발 도와주십시오.. ---------- 여러분께.... 걸어서 10? 초도 안 됩니다.",
-            # `께....`: a particle before the ellipsis, so no cut (issue 30; a header line a reader would cut)
-            ["제발 도와주십시오.. ---------- 여러분께.... 걸어서 10? 초도 안 됩니다."],
+            # the separator stays with the sentence before and the next one starts after it; `께....`: a particle
+            # before the ellipsis, so no cut there
+            ["제발 도와주십시오.. ----------", "여러분께.... 걸어서 10? 초도 안 됩니다."],
             id="separator-particle-number",
         ),
         pytest.param(
@@ -328,6 +330,72 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
              "내일도 본다"],
             id="unpunctuated-endings",
         ),
+        pytest.param(
+            # Real Wikipedia (the gold's dev `wiki_citations-032`, shortened): a curly quotation closed by a straight quote.
+            "“이것은 진귀한 아름다움으로 내전에 가려진 또다른 면을 보여준다. 그리고 특색있는 조연 캐릭터들의 모음을 빛나게 "
+            '한다"고 언급했다.[6] TIME 지의 영화 비평가 리차드 콜리스는 이 영화를 ”전쟁에서 잃어버린 것"고 칭찬했다.',
+            [('“이것은 진귀한 아름다움으로 내전에 가려진 또다른 면을 보여준다. 그리고 특색있는 조연 캐릭터들의 모음을 빛나게 '
+             '한다"고 언급했다.[6]'), 'TIME 지의 영화 비평가 리차드 콜리스는 이 영화를 ”전쟁에서 잃어버린 것"고 칭찬했다.'],
+            id="curly-quote-closed-straight",
+        ),
+        pytest.param(
+            # A real petition: a straight quotation inside a curly one; the curly one runs to its own closer.
+            '- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다. 사회복무요원들 말 그대로',
+            ['- “사회복무요원 "의식주 비용 제공하라" 헌법소원… 심리 중”인 것으로 알고있습니다.', "사회복무요원들 말 그대로"],
+            id="straight-quote-inside-curly",
+        ),
+        pytest.param(
+            # A real petition (shared `petitions_2017-08`): `- ` items without terminators, numbered labels opening them.
+            "명문화하고 있다 (4단계 해결방안) 1단계 - 북한의 미사일 발사 중지와 미국의 대북경제제재 해제 2단계 - 북한의 핵 개발 "
+            "중단, 미사일 개발 중단,무력도발 중단 3단계 - 북미관계 정상화, 북일관계 정상화",
+            ["명문화하고 있다 (4단계 해결방안)", "1단계 - 북한의 미사일 발사 중지와 미국의 대북경제제재 해제",
+             "2단계 - 북한의 핵 개발 중단, 미사일 개발 중단,무력도발 중단", "3단계 - 북미관계 정상화, 북일관계 정상화"],
+            id="dash-items",
+        ),
+        pytest.param(
+            # Real Wikipedia (shared `kowiki/wiki_01`): a dash that sets off a phrase, a chain of short terms: no items.
+            "임명되었으며 - 아마도 헬름홀츠의 중재 덕분에 - 1892년에는 정교수가 되었다.",
+            ["임명되었으며 - 아마도 헬름홀츠의 중재 덕분에 - 1892년에는 정교수가 되었다."],
+            id="dash-setting-off-a-phrase",
+        ),
+        pytest.param(
+            "독자적인 인트라넷 망을 갖게 되었으며 2000년 기준으로 도 - 시 - 군까지 광케이블 공사가 부설이 완료가 되었고",
+            ["독자적인 인트라넷 망을 갖게 되었으며 2000년 기준으로 도 - 시 - 군까지 광케이블 공사가 부설이 완료가 되었고"],
+            id="dash-chain-of-terms",
+        ),
+        pytest.param(
+            # Real NSMC comments and petitions (shared data; the first is the gold's dev `unpunctuated-042`): a quotation,
+            # title or remark closed after a formal ending ends the sentence, unless a quotative or particle follows.
+            "CIA에게 온 문자 '이걸로 비긴겁니다' 이해가 안되서 처음부터 다시보니 이해가 되네요",
+            ["CIA에게 온 문자 '이걸로 비긴겁니다'", "이해가 안되서 처음부터 다시보니 이해가 되네요"],
+            id="closed-after-a-formal-ending",
+        ),
+        pytest.param(
+            # A real petition's title (shared `petitions_2017-08`), then constructed quotative cases that continue.
+            "《KAMD개발되면 사드철수가능합니다》 홍현익 수석연구위원은 말했다. \"나라에 서운합니다\"라고 했다. "
+            "'검토하겠습니다' 하고 끝났다",
+            ["《KAMD개발되면 사드철수가능합니다》", "홍현익 수석연구위원은 말했다.", "\"나라에 서운합니다\"라고 했다.",
+             "'검토하겠습니다' 하고 끝났다"],
+            id="closed-formal-then-quotative",
+        ),
+        pytest.param(
+            # A real NSMC comment (shared `ratings_test.txt`): an ellipsis after an adverb is a pause.
+            "잔잔하고 그 울림이 깊다. 연기 내공은 정말... 두 손가락이 절로 치켜든다.",
+            ["잔잔하고 그 울림이 깊다.", "연기 내공은 정말... 두 손가락이 절로 치켜든다."],
+            id="ellipsis-after-an-adverb",
+        ),
+        pytest.param(
+            # Real NSMC comments (shared `ratings_test.txt`; the second is the gold's dev `comments-048`, its end): a
+            # question in `-는가` ends before an ellipsis, a period glued before a conjunction ends a sentence.
+            "어찌 이럴 수가 있는가.. 이거 완전 걸작이구만!",
+            ["어찌 이럴 수가 있는가..", "이거 완전 걸작이구만!"],
+            id="question-ending-in-ga",
+        ),
+        pytest.param(
+            "더빙이 조금 실감났음 개인적으로.그러나 추천은하고싶지 않음",
+            ["더빙이 조금 실감났음 개인적으로.", "그러나 추천은하고싶지 않음"],
+            id="glued-period-before-a-conjunction",
+        ),
         pytest.param("", [], id="empty"),
         pytest.param(" \n\t\n", [], id="blank"),
         pytest.param("마침표 없는 한 문장", ["마침표 없는 한 문장"], id="no-terminator"),
@@ -335,6 +403,15 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.97}
 )
 def test_split_sentences(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+# tests/testdata/split/fidelity.jsonl: real paragraphs (README there) where a read of a held-out petitions month and
+# Wikipedia file found a damaged sentence (issue 30): each with the split a careful reader makes.
+def test_fidelity_cases_split_as_read(testdata) -> None:
+    rows = [json.loads(line) for line in (testdata / "split" / "fidelity.jsonl").read_text("utf-8").splitlines()]
+    assert len(rows) == 18
+    for row in rows:
+        assert split_sentences(row["text"]) == row["sentences"], (row["id"], row["case"])
 
 
 def test_split_keeps_every_non_space_character() -> None:
@@ -450,7 +527,8 @@ def test_kiwi_backend_without_kiwipiepy_says_what_to_install(monkeypatch) -> Non
 
 # tests/testdata/split/gold_{dev,test}.jsonl: the hand-made gold (README there), strict boundary F1 of kcorpus per
 # part when issue 30's rules were made: dev 0.898, test 0.900 (UD Korean-KAIST 1.000 / 0.994). The floors sit just
-# below, so a rule change that loses gold boundaries fails here.
+# below, so a rule change that loses gold boundaries fails here. After round 3 (glued endings, list items, ellipsis
+# rules): dev 0.935, test 0.913.
 GOLD_F1_FLOOR = {"dev": 0.89, "test": 0.89}
 GOLD_UD_FLOOR = 0.99
 
