@@ -9,11 +9,32 @@ import contextlib
 import io
 import uuid
 from collections.abc import Iterator
+from typing import Self
 
 from apache_beam.io.filesystems import FileSystems
 
 
-class AtomicTextFile:
+
+class _Atomic:
+    """A file written under a temporary name: `with` closes (renames) it, or discards it on an error."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def discard(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self.discard()
+
+
+class AtomicTextFile(_Atomic):
     """A UTF-8 text file ("\\n" newlines) written under a temporary name and renamed on `close()`."""
 
     def __init__(self, path: str) -> None:
@@ -33,15 +54,6 @@ class AtomicTextFile:
             self._raw.close()
         _replace(self.tmp, self.path)
 
-    def __enter__(self) -> AtomicTextFile:  # noqa: PYI034 -- py3.10 has no typing.Self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if exc[0] is None:
-            self.close()
-        else:
-            self.discard()
-
     def discard(self) -> None:
         """Close and delete the temporary file (after a failed write: a full disk gets its space back)."""
         try:
@@ -55,7 +67,7 @@ class AtomicTextFile:
         FileSystems.delete([self.tmp])
 
 
-class AtomicFile:
+class AtomicFile(_Atomic):
     """A binary file written in parts under a temporary name (`.<name>.tmp-*`, as `write_atomic`'s) and renamed
     on `close()`; `discard()` (or leaving a `with` block on an error) deletes it."""
 
@@ -81,14 +93,6 @@ class AtomicFile:
         if FileSystems.exists(self.tmp):
             FileSystems.delete([self.tmp])
 
-    def __enter__(self) -> AtomicFile:  # noqa: PYI034 -- py3.10 has no typing.Self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if exc[0] is None:
-            self.close()
-        else:
-            self.discard()
 
 
 def write_atomic(path: str, data: bytes) -> None:

@@ -12,6 +12,7 @@ and a false cut in edited text is damage. Pure Python; the table loads with the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from kcorpus.transforms.text.segments import CONTINUATION_START
 from kcorpus.transforms.text.sentence_end_odds import BIAS, WEIGHTS_TABLE
@@ -115,24 +116,23 @@ _HEAD_SUMS: dict[str, float] = {}
 _SUMS_LIMIT = 200_000
 
 
-def _tail_sum(word: str) -> float:
-    total = _TAIL_SUMS.get(word)
+def _summed(cache: dict[str, float], word: str, keys_of: Callable[[str], Iterable[str]], base: float) -> float:
+    """`base` plus the weights of `keys_of(word)`, remembered in `cache` (cleared when full)."""
+    total = cache.get(word)
     if total is None:
-        if len(_TAIL_SUMS) >= _SUMS_LIMIT:
-            _TAIL_SUMS.clear()
+        if len(cache) >= _SUMS_LIMIT:
+            cache.clear()
         get = WEIGHTS.get
-        total = _TAIL_SUMS[word] = BIAS + sum(get(key, 0.0) for key in _tail_keys(word))
+        total = cache[word] = base + sum(get(key, 0.0) for key in keys_of(word))
     return total
+
+
+def _tail_sum(word: str) -> float:
+    return _summed(_TAIL_SUMS, word, _tail_keys, BIAS)
 
 
 def _head_sum(word: str) -> float:
-    total = _HEAD_SUMS.get(word)
-    if total is None:
-        if len(_HEAD_SUMS) >= _SUMS_LIMIT:
-            _HEAD_SUMS.clear()
-        get = WEIGHTS.get
-        total = _HEAD_SUMS[word] = sum(get(key, 0.0) for key in _head_keys(word))
-    return total
+    return _summed(_HEAD_SUMS, word, _head_keys, 0.0)
 
 
 def unpunctuated_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[int]:
