@@ -14,7 +14,6 @@ from typing import Self
 from apache_beam.io.filesystems import FileSystems
 
 
-
 class _Atomic:
     """A file written under a temporary name: `with` closes (renames) it, or discards it on an error."""
 
