@@ -170,25 +170,40 @@ def unpunctuated_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[i
     return [ends[i] for i in found]
 
 
-# A final ending run into the next sentence without a space (`느낌이 좋다대사도`, `보여준다이국적이지만`, `쥑이네억수로`),
-# as comments pasted from several lines are: the ending, then at least two syllables. Only after the stem or tense
-# syllables of a verb or adjective ending (`한다`, `준다`, `했다`, `좋다`, `답답하다`, `이네`, `거야`): not after the
-# nouns, names and particles a `다` also follows (`아만다`, `3편다`, `안다녀온`, `이런다큐`).
-_GLUED_END = re.compile(r"[다네야](?<=[가-힣].)(?=[가-힣][가-힣])")
-_GLUED_END_STEMS = {"다": "한준간본온난된친는린진낸킨든았었였했겠있없좋같싶하", "네": "이하겠었았했였있없좋같", "야": "거이"}
+# A final ending run into the next sentence without a space (`느낌이 좋다대사도`, `보여준다이국적이지만`, `쥑이네억수로`,
+# `몰랐어요중년`, `되죠나`, `아니냐이게`), as comments pasted from several lines are (NSMC lost their line breaks): the
+# ending, then at least two syllables. Only after the stem or tense syllables of a verb or adjective ending (`한다`,
+# `준다`, `했다`, `좋다`, `이네`, `거야`, `어요`, `네요`, `되죠`, `아니냐`): not after the nouns, names and particles
+# these syllables also follow (`아만다`, `3편다`, `안다녀온`, `이런다큐`, `중요한`, `토요일`).
+_GLUED_END = re.compile(r"[다네야요죠냐](?<=[가-힣].)(?=[가-힣][가-힣])")
+_GLUED_END_STEMS = {
+    "다": "한준간본온난된친는린진낸킨든았었였했겠있없좋같싶하",
+    "네": "이하겠었았했였있없좋같",
+    "야": "거이",
+    "요": "어아여해워져와봐줘네데지게래대애세에",
+    "죠": "되하이었았했겠있없좋같잖지",
+    "냐": "니하있없거는",
+}
 # What continues after such an ending inside one word: particles and connective endings (`한다는`, `했다가`, `없다고`,
-# `하다보니`, `한다길래`, `좋네요`, `거야말로`), and `습` (`고온다습`).
+# `하다보니`, `한다길래`, `좋네요`, `거야말로`, `했냐고`), `습` (`고온다습`), and the nouns `요` starts (`방해요소`,
+# `화요일`, `요즘`).
 _GLUED_CONTINUES = frozenset("는고거가며면지니라더든만시보리른렸운음을를은의에로와과도요서기게죠네냐나구던려랑치손해하길습")
+_GLUED_CONTINUES_AFTER = {"요": frozenset("소일즘청약령원")}
+# The glued endings asked about in paragraphs that punctuate too: polite and question endings, which edited text does
+# not run into a following word (`같네요중간에`); a glued `다` there is mostly a noun or a name (`우간다인들`).
+POLITE_GLUED_ENDINGS = "요죠냐"
 
 
-def glued_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[int]:
+def glued_cuts(paragraph: str, threshold: float = END_LOG_ODDS, endings: str = "") -> list[int]:
     """Where a sentence ends inside a word of `paragraph` (a final ending glued to the next sentence) by the learned
     odds: the keys of the word's part up to the ending and of the rest, as if a space stood between them
-    (`boundary_keys`); offsets into `paragraph`, after the ending."""
+    (`boundary_keys`); offsets into `paragraph`, after the ending. Only endings in `endings`, where given."""
     found = []
     for match in _GLUED_END.finditer(paragraph):
         end = match.end()
-        if paragraph[end] in _GLUED_CONTINUES:
+        if endings and paragraph[end - 1] not in endings:
+            continue
+        if paragraph[end] in _GLUED_CONTINUES or paragraph[end] in _GLUED_CONTINUES_AFTER.get(paragraph[end - 1], ""):
             continue
         start = end - 1
         while start and not paragraph[start - 1].isspace():

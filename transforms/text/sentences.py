@@ -21,7 +21,12 @@ from typing import Any
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
 from kcorpus.transforms.text.segments import CONTINUATION_START
-from kcorpus.transforms.text.sentence_ends import end_log_odds_at, glued_cuts, unpunctuated_cuts
+from kcorpus.transforms.text.sentence_ends import (
+    POLITE_GLUED_ENDINGS,
+    end_log_odds_at,
+    glued_cuts,
+    unpunctuated_cuts,
+)
 
 BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
 
@@ -425,6 +430,11 @@ def _boundaries(paragraph: str) -> list[int]:
         punctuated = _PUNCTUATED.search(paragraph) is not None
     if not punctuated:
         cuts.extend(_learned_boundaries(paragraph, spans))
+    elif "요" in paragraph or "죠" in paragraph or "냐" in paragraph:
+        glued = glued_cuts(paragraph, endings=POLITE_GLUED_ENDINGS)
+        if glued:
+            spans = _enclosed_spans(paragraph) if spans is None else spans
+            cuts.extend(cut for cut in glued if not _inside(cut, spans))
     return sorted(set(cuts)) if len(cuts) > 1 else cuts
 
 

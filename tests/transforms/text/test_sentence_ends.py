@@ -120,6 +120,15 @@ def test_learned_cuts_never_before_a_continuing_particle() -> None:
          ["도심속에 꽉찬 머리속을 비우는 느낌이 좋다", ("대사도 그리 많지 않고 잔잔하면서 서정적인 풍광작은집 외벽 이곳 저곳 "
           "벗겨진 페인트가 세월의 자연스러움을 보여준다"), ("이국적이지만 동양적 시각으로 앵글에 담겨진 하와이가너무나 아름답게 "
           "내눈을 편안하게 해준다")]),
+        # Polite, `-죠` and `-냐` endings glued to the next sentence (NSMC lost the line breaks between them).
+        ("재미있네요한번더보고싶어요", ["재미있네요", "한번더보고싶어요"]),
+        ("애들과 교육상 상당히 좋은것 같아요아빠에 대한 사랑을 확인할수 있는영화네요",
+         ["애들과 교육상 상당히 좋은것 같아요", "아빠에 대한 사랑을 확인할수 있는영화네요"]),
+        # ...asked in a paragraph that punctuates too: edited text never glues these to the next word.
+        ("시사회보다중간에나왔어요절대보지마세요.절대말리고싶어요", ["시사회보다중간에나왔어요", "절대보지마세요.", "절대말리고싶어요"]),
+        # A `요` that starts a noun (`방해요소`, `복지요원`) goes on.
+        ("X 액션은 빠르지만 헛질하는 것도 많고 타에가 왜 이렇게 방해요소로 존재하는지 참", None),
+        ("복지사각지대에서 고생하는 복지요원들도 관리가 훨씬 편하지 않을까요", None),
         # A `다` after a name, a noun or the negation `안`, or a `-다` ending the word goes on: no cut.
         ("마음 속을 가득채우는 영상과 단어들, 고다르, 새, 잔다르크, 나나", None),
         ("하이틴무비를 좀봤다하는사랑중에 이영화안본사람은없을듯 아만다바인즈연기가진짜최고임 심심할때마다계속보는영화", None),
