@@ -58,13 +58,13 @@ _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
 # class (a pattern that opens with a lookbehind gets no such scan).
 _GLUED_CANDIDATE = re.compile(
-    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[{_HANGUL}])"
+    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
 )
 # `것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name (a lost line break in
 # WikiExtractor's text); group 2 (closers) is empty.
 _GLUED_LATIN_CANDIDATE = re.compile(r"(\.)(?<=[다요죠까]\.)()(?=[A-Z][a-z]+[가-힣 ])")
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
-_QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『])")
+_QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『][^\s\"“”‘’「」『』])")
 # Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one
 # before anything but punctuation (`들어왔습니다 50평인`, `있습니다(신기독`); polite `-요`/`-죠`
 # before Hangul or a bullet; nominal `-음`/`-함` before a bullet, taking a jamo bullet (`있음 ㅇ`) along.
@@ -104,7 +104,7 @@ _GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANG
 _BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄](?=[\s{_BULLETS}(])"
 _BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
-_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}])")
+_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])")
 # A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
 # not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
 # its end on the bench's comments.
@@ -201,7 +201,7 @@ _CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》�
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++|[-=_]{{3,}}))*"
+    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++|[-=_]{{3,}}|-[-_]*;+))*"
     r"(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"

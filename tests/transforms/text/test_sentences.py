@@ -173,6 +173,25 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         pytest.param(
             "좋아요!!! 최고예요~ 또 올게요", ["좋아요!!!", "최고예요~", "또 올게요"], id="repeated-marks"
         ),
+        # Real NSMC reviews (`ratings_test.txt`): a question or exclamation glued to a sentence that starts with a
+        # number; a `!1` slip at the end is no sentence.
+        pytest.param(
+            "아저씨가 지하철에서 꺼내시면서 20년가지고 계신 수첩 부분에서 감동!!10점남깁니다.",
+            ["아저씨가 지하철에서 꺼내시면서 20년가지고 계신 수첩 부분에서 감동!!", "10점남깁니다."],
+            id="glued-before-number",
+        ),
+        pytest.param("그냥 완벽한 영화! 감히 평가할 수 없는 영화!1", ["그냥 완벽한 영화!", "감히 평가할 수 없는 영화!1"], id="bang-one"),
+        # NSMC's doubled quotes close one quotation (`조화!"""`); a sweat emoticon stays with its sentence.
+        pytest.param(
+            '"""우리 드라마의 """"진정한"""" 전성기에 만든 최고의 대작! 스케일과 섬세함의 완벽한 조화!"""',
+            ['"""우리 드라마의 """"진정한"""" 전성기에 만든 최고의 대작!', '스케일과 섬세함의 완벽한 조화!"""'],
+            id="doubled-quotes",
+        ),
+        pytest.param(
+            "아놔..어떻게 이따위로.....근데 악마가 신부위에서 부비할땐 왜 좀 그렇지!!!! --;;",
+            ["아놔..", "어떻게 이따위로.....근데 악마가 신부위에서 부비할땐 왜 좀 그렇지!!!! --;;"],
+            id="sweat-emoticon",
+        ),
         pytest.param(
             "왔다고 해요 ,, 누군가 신고했나 봐요. 그러던 중,, 전화가 왔다.",
             ["왔다고 해요 ,,", "누군가 신고했나 봐요.", "그러던 중,, 전화가 왔다."],
