@@ -86,7 +86,13 @@ _INFORMAL_ENDINGS = (
     "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|구[만먼나]"
     "|[니았었겠였했있없좋같]군)"
 )
-_BEFORE_EUM = "었았였했겠있없같좋밌"
+# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
+# `셨`, whose `-셨음` is mostly the conditional `-셨으면` (`받으셨음 힘든 생활이`).
+_BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋"
+# Nor before what takes such an `-음` as the conditional `-으면` or a noun (`나왔음 좋겠어요`, `나왔음 에도`).
+_NOT_CONDITIONAL = r"(?!\s+(?:좋|젛|조|에|하는|했으))"
+# Nor before an adverb put after the predicate, which ends the sentence (`실감났음 개인적으로.`, `봤음 진짜로.`).
+_NOT_INVERTED = r"(?!\s+[가-힣]*(?:으로|적으로|진짜로|정말로|게|히)[.?!…])"
 # Nominal endings besides `-음` (`잘만듦`, `재미있게봄`, `돌려버림`, `나오게함`): after a stem or auxiliary syllable only,
 # so that the nouns `봄`, `포함`, `밀림` stay.
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
@@ -95,7 +101,7 @@ _BARE_ENDING = re.compile(
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
 _GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다])")

@@ -180,6 +180,15 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["아저씨가 지하철에서 꺼내시면서 20년가지고 계신 수첩 부분에서 감동!!", "10점남깁니다."],
             id="glued-before-number",
         ),
+        # Nominal `-ㅆ음` after any past syllable ends a sentence (NSMC); the conditional `-ㅆ음 좋을` and a particle
+        # after it (petitions_2017-08: `있었음 에도 불구하고`) go on.
+        pytest.param("난 오히려 예지원의 오버연기가 거슬렸음 비추", ["난 오히려 예지원의 오버연기가 거슬렸음", "비추"], id="past-nominal"),
+        pytest.param("공포 영화보다는 그냥 기묘한이야기에 넣었음 좋을법한..", ["공포 영화보다는 그냥 기묘한이야기에 넣었음 좋을법한.."], id="eum-conditional"),
+        pytest.param(
+            "법적인 문제가 없다는것을 알고 있었음 에도 불구하고 법적인 문제를 들먹이면서 협박 하였습니다.",
+            ["법적인 문제가 없다는것을 알고 있었음 에도 불구하고 법적인 문제를 들먹이면서 협박 하였습니다."],
+            id="eum-particle",
+        ),
         pytest.param("그냥 완벽한 영화! 감히 평가할 수 없는 영화!1", ["그냥 완벽한 영화!", "감히 평가할 수 없는 영화!1"], id="bang-one"),
         # NSMC's doubled quotes close one quotation (`조화!"""`); a sweat emoticon stays with its sentence.
         pytest.param(
