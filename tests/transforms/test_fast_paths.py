@@ -595,6 +595,8 @@ def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
         return True
     if len(word) == 1 and last in period_rules._LIST_LETTERS:
         return last != "다" or before[:-1].rstrip()[-1:] not in period_rules._BEFORE_STRAY_DA
+    if last in ")]":
+        return False
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         return True
     return word.lower().lstrip("(") in period_rules._ABBREVIATIONS or bool(

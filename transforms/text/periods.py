@@ -69,6 +69,8 @@ def is_non_final_period(paragraph: str, start: int) -> bool:
     if len(word) == 1 and last in _LIST_LETTERS:
         # `나. 현재…` is a list item; `있습니 다.` an ending with a stray space.
         return last != "다" or before[:-1].rstrip()[-1:] not in _BEFORE_STRAY_DA
+    if last in ")]":
+        return False  # `받았습니다(2017. 2. 8.). 이와`: a period after a closed bracket ends the sentence
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         # `U.S.`, `e.g.`, `Ph.D.`
         return True

@@ -83,7 +83,7 @@ _NOT_CONTINUED = (
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`).
 _INFORMAL_ENDINGS = (
-    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|구[만먼나]"
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
     "|[니았었겠였했있없좋같]군)"
 )
 # Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
@@ -91,23 +91,24 @@ _INFORMAL_ENDINGS = (
 _BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋"
 # Nor before what takes such an `-음` as the conditional `-으면` or a noun (`나왔음 좋겠어요`, `나왔음 에도`).
 _NOT_CONDITIONAL = r"(?!\s+(?:좋|젛|조|에|하는|했으))"
-# Nor before an adverb put after the predicate, which ends the sentence (`실감났음 개인적으로.`, `봤음 진짜로.`).
-_NOT_INVERTED = r"(?!\s+[가-힣]*(?:으로|적으로|진짜로|정말로|게|히)[.?!…])"
+# Nor before an adverb put after the predicate, which ends the sentence (`실감났음 개인적으로.`, `최악이다 정말..` at the
+# end of a comment; `재밌다 진짜.. 장난아닌데` starts the next one).
+_NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말|참)[.?!…]+\s*$))"
 # Nominal endings besides `-음` (`잘만듦`, `재미있게봄`, `돌려버림`, `나오게함`): after a stem or auxiliary syllable only,
 # so that the nouns `봄`, `포함`, `밀림` stay.
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 _BARE_ENDING = re.compile(
-    rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}(])"
+    rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
-    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]){_NOT_CONTINUED}"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶]){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
-_GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다])")
+_GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
 # The last syllable of every match of `_BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄](?=[\s{_BULLETS}(])"
+_BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄아](?=[\s{_BULLETS}(])"
 _BARE_ENDING_HINT = re.compile(_BARE_ENDING_HINT_CLASS)
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
 _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])")
@@ -207,7 +208,7 @@ _CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》�
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++|[-=_]{{3,}}|-[-_]*;+))*"
+    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{_EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
     r"(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
@@ -369,6 +370,7 @@ def _is_bare_stem_da(paragraph: str, end: int) -> bool:
         and (ord(before) - 0xAC00) % 28 in (0, 8)  # no final, or ㄹ (`살다 살다 겪어`: the present is `산다`)
         and before not in _COPULA_BEFORE_DA
         and not (before in "니시" and paragraph[end - 3 : end - 2] in _B_FINAL_SET)
+        and paragraph[end - 3 : end - 1] != "아니"  # `…것은 아니다 따라서`: the negative copula
     )
 
 
@@ -393,7 +395,7 @@ def _boundaries(paragraph: str) -> list[int]:
             if spans is None:
                 spans = _enclosed_spans(paragraph)
             if not _inside(end, spans) and not (
-                match.group(1).strip(".") == "" and ")" in match.group(2) and _ends_inner_remark(paragraph, start, spans)
+                match.group(1).strip(".…") == "" and ")" in match.group(2) and _ends_inner_remark(paragraph, start, spans)
             ):
                 cuts.append(end)
     scans = []

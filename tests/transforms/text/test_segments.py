@@ -1,4 +1,4 @@
-from kcorpus.transforms.text.segments import cut_long, glued_units, join_short
+from kcorpus.transforms.text.segments import cut_long, glued_units, join_continuations, join_short
 
 
 def test_a_short_sentence_joins_the_previous_one_of_its_paragraph():
@@ -72,3 +72,16 @@ def test_cut_long_never_leaves_a_particle_at_the_start_of_a_piece():
     pieces = cut_long("대법원 판결문 전체를 인용하면 (85도833판결) 에 의거하여 처리한다", 30)
     assert pieces == ["대법원 판결문 전체를 인용하면 (85도833판결) 에", "의거하여 처리한다"]
     assert not any(CONTINUATION_START.match(piece) for piece in pieces[1:])
+
+
+def test_particles_after_a_closed_quotation_or_a_glued_ending_join_back() -> None:
+    """Real petitions of `petitions_2019-07` (issue 30 item 2): a unit that starts with `는`, `란`, `의` continues the
+    one before; `와`, `이` do only where glued to it as written."""
+    paragraph = "국민이 심판한다.”는 헌법 제103조의 취지입니다. “어찌 합니까?”란 여자의 물음에 답했다. 한다.”와 같이 말했다."
+    units = ["국민이 심판한다.”", "는 헌법 제103조의 취지입니다.", "“어찌 합니까?”", "란 여자의 물음에 답했다.", "한다.”", "와 같이 말했다."]
+    assert join_continuations(units, paragraph) == [
+        "국민이 심판한다.”는 헌법 제103조의 취지입니다.",
+        "“어찌 합니까?”란 여자의 물음에 답했다.",
+        "한다.”와 같이 말했다.",
+    ]
+    assert join_continuations(["정말 좋다.", "와 진짜 최고다."], "정말 좋다. 와 진짜 최고다.") == ["정말 좋다.", "와 진짜 최고다."]

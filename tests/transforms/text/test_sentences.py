@@ -117,7 +117,7 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         ),
         pytest.param(
             "그 가게가 들어왔습니다 50평인 이유는 담배입니다 가 봅시다 매장이 있습니다(병원 건너편에).",
-            ["그 가게가 들어왔습니다", "50평인 이유는 담배입니다", "가 봅시다", "매장이 있습니다", "(병원 건너편에)."],
+            ["그 가게가 들어왔습니다", "50평인 이유는 담배입니다", "가 봅시다", "매장이 있습니다(병원 건너편에)."],
             id="bare-formal",
         ),
         pytest.param(
@@ -189,6 +189,48 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["법적인 문제가 없다는것을 알고 있었음 에도 불구하고 법적인 문제를 들먹이면서 협박 하였습니다."],
             id="eum-particle",
         ),
+        # Real petitions of `petitions_2019-07` (a read of the kept documents, issue 30): the adverb `더구나` is no
+        # `-구나`; `아니다` and `-잖아` end a sentence; a bracket that the writer's period follows stays with its
+        # sentence, and the period after it ends one; `-다` before a list bullet ends one; `…)` closes a remark
+        # inside the sentence; an arrow `===>` is no separator.
+        pytest.param(
+            "금융감독원 등 관련기관과 더구나 직접적인 수사와 단속을 해야할 주무관청인 경찰이 나서야 합니다.",
+            ["금융감독원 등 관련기관과 더구나 직접적인 수사와 단속을 해야할 주무관청인 경찰이 나서야 합니다."],
+            id="adverb-deoguna",
+        ),
+        pytest.param(
+            "처벌의 공백이 생기는 것은 아니다 따라서, 처벌해야 한다.",
+            ["처벌의 공백이 생기는 것은 아니다", "따라서, 처벌해야 한다."],
+            id="negative-copula",
+        ),
+        pytest.param(
+            "이 몸이 너무 아깝잖아 그 놈은 떵떵거리며 잘사는데..난 뭐하는거지...",
+            ["이 몸이 너무 아깝잖아", "그 놈은 떵떵거리며 잘사는데..난 뭐하는거지..."],
+            id="informal-janha",
+        ),
+        pytest.param(
+            "전화로도 통화하였습니다(2018년 형제*****호, 문자 증거자료 ). 이에 대해 이메일로 받았습니다(2017. 2. 8.). 이와 관련하여 연락을 했습니다.",
+            ["전화로도 통화하였습니다(2018년 형제*****호, 문자 증거자료 ).", "이에 대해 이메일로 받았습니다(2017. 2. 8.).",
+             "이와 관련하여 연락을 했습니다."],
+            id="formal-bracket-period",
+        ),
+        pytest.param(
+            "재판에 영향을 미친다 ○ 공소권이 없다 ※ 본건에 대하여 봅니다.",
+            ["재판에 영향을 미친다", "○ 공소권이 없다", "※ 본건에 대하여 봅니다."],
+            id="da-before-bullet",
+        ),
+        pytest.param(
+            "상대방의 조직적인 (뒤따라 와서 일방적으로 폭행하는 …) 행위들이 약도에서 보입니다.",
+            ["상대방의 조직적인 (뒤따라 와서 일방적으로 폭행하는 …) 행위들이 약도에서 보입니다."],
+            id="ellipsis-closes-remark",
+        ),
+        pytest.param(
+            "만난다는 기사와 객관적 의심. ===>재판 1년여정도 지나도록 안 했다.",
+            ["만난다는 기사와 객관적 의심.", "===>재판 1년여정도 지나도록 안 했다."],
+            id="arrow",
+        ),
+        # Real NSMC: an adverb after the predicate at the end of a comment stays (`최악이다 정말..`).
+        pytest.param("신화같은 그룹 다신없다 정말....", ["신화같은 그룹 다신없다 정말...."], id="inverted-adverb"),
         pytest.param("그냥 완벽한 영화! 감히 평가할 수 없는 영화!1", ["그냥 완벽한 영화!", "감히 평가할 수 없는 영화!1"], id="bang-one"),
         # NSMC's doubled quotes close one quotation (`조화!"""`); a sweat emoticon stays with its sentence.
         pytest.param(
