@@ -1,0 +1,107 @@
+"""Final endings that end a Korean sentence without punctuation: the bare-ending scans `sentences.split_sentences` runs.
+
+`BARE_ENDING`: a formal (`-ㅂ니다`, `-십시오`), polite (`-요`, `-죠`), plain (`-다`), informal (`대박이네`, `뭐냐`) or
+nominal (`재밌음`, `잘만듦`) ending before the next word or a bullet; `GLUED_FORMAL`: `-ㅂ니다`/`-세요` run into the next
+word; `is_bare_stem_da`: a `-다` after a bare stem, the connective `-다(가)` in punctuated text. `hinted_finditer` runs
+the bare-ending scan only near its last syllable (`BARE_ENDING_HINT`). Pure Python + `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
+
+_HANGUL = HANGUL_SYLLABLE_CLASS
+_JAMO = COMPATIBILITY_JAMO_CLASS
+
+# Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one
+# before anything but punctuation (`들어왔습니다 50평인`, `있습니다(신기독`); polite `-요`/`-죠`
+# before Hangul or a bullet; nominal `-음`/`-함` before a bullet, taking a jamo bullet (`있음 ㅇ`) along.
+_BULLETS = "ㆍ※□■○●◆▶"
+# Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
+_B_FINAL = syllables_with_final(17)
+_B_FINAL_SET = frozenset(_B_FINAL)
+# Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
+# `데다`, `에다`, `까다`.
+_NOT_BEFORE_DA = "보마바려데에까"
+# Nor before a verb of saying that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다 함은`).
+_NOT_CONTINUED = (
+    r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치"
+    r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소))"
+)
+# Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
+# adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`).
+_INFORMAL_ENDINGS = (
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁])네|[가-힣]냐|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
+    "|[니았었겠였했있없좋같]군)"
+)
+# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
+# `셨`, whose `-셨음` is mostly the conditional `-셨으면` (`받으셨음 힘든 생활이`).
+_BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋"
+# Nor before what takes such an `-음` as the conditional `-으면` or a noun (`나왔음 좋겠어요`, `나왔음 에도`).
+_NOT_CONDITIONAL = r"(?!\s+(?:좋|젛|조|에|하는|했으))"
+# Nor before an adverb put after the predicate, which ends the sentence (`실감났음 개인적으로.`, `최악이다 정말..` at the
+# end of a comment; `재밌다 진짜.. 장난아닌데` starts the next one).
+_NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말|참)[.?!…]+\s*$))"
+# Nominal endings besides `-음` (`잘만듦`, `재미있게봄`, `돌려버림`, `나오게함`): after a stem or auxiliary syllable only,
+# so that the nouns `봄`, `포함`, `밀림` stay.
+_NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
+BARE_ENDING = re.compile(
+    rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-])"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶]){_NOT_CONTINUED}{_NOT_INVERTED}"
+    rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
+    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
+)
+# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
+GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
+# The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
+# match is followed by (the bullet's space included): each match starts at most 2 characters before this.
+BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄아](?=[\s{_BULLETS}(])"
+BARE_ENDING_HINT = re.compile(BARE_ENDING_HINT_CLASS)
+# In a paragraph with a terminator, a bare `-다` ends a sentence only after a syllable with a final consonant (a tense
+# or the present: `했다`, `한다`, `없다`) or the copula (`사람이다`, `별로다`): after a bare stem it is the connective `-다(가)`
+# (`수술을 기다리다 돌아가신`, `일본을 여행하다 오사카에서`, `그러다 결국`), which a writer who punctuates leaves unmarked.
+_COPULA_BEFORE_DA = "이로"  # `사람이다`, `별로다`
+
+
+def hinted_finditer(
+    pattern: re.Pattern[str], hint: re.Pattern[str], text: str, before: int, first: int = 0
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, trying `pattern.match` only from `before` characters before each match of
+    `hint` up to its start.
+
+    The same matches, in order, when every match of `pattern` is non-empty and starts at most `before`
+    characters before the start of some match of `hint`: positions are tried in increasing order from the
+    end of the previous match, as `finditer` does, and lookbehinds see the text before the position. A
+    pattern whose alternatives start with lookbehinds gets no prefix scan from `re`; a character-class hint
+    does, and the full pattern runs only near it. `first`: where `hint` is known to match first (or 0).
+    """
+    match = pattern.match
+    position = 0  # the first position not tried yet (the end of the last match, or past a tried one)
+    for found in hint.finditer(text, first):
+        start = found.start()
+        candidate = max(position, start - before)
+        while candidate <= start:
+            m = match(text, candidate)
+            if m is None:
+                candidate += 1
+            else:
+                yield m
+                candidate = position = m.end()
+        position = max(position, start + 1)
+
+
+def is_bare_stem_da(paragraph: str, end: int) -> bool:
+    """Whether the `다` before `end` follows a stem without a final consonant or with `ㄹ` (`기다리다`, `여행하다`, `살다`), not the
+    copula (`사람이다`) or the formal `-ㅂ니다`, `-ㅂ시다`."""
+    before = paragraph[end - 2 : end - 1]
+    return (
+        "가" <= before <= "힣"
+        and (ord(before) - 0xAC00) % 28 in (0, 8)  # no final, or ㄹ (`살다 살다 겪어`: the present is `산다`)
+        and before not in _COPULA_BEFORE_DA
+        and not (before in "니시" and paragraph[end - 3 : end - 2] in _B_FINAL_SET)
+        and paragraph[end - 3 : end - 1] != "아니"  # `…것은 아니다 따라서`: the negative copula
+    )

@@ -1,0 +1,72 @@
+"""List items in Korean text: the judgements `sentences.split_sentences` asks of glued periods, numbers and dashes.
+
+`in_item_run`/`separates_items`: a period glued between two nouns separates list items (`신문.방송에도`, `화.목`) unless
+the syllable before it ends a sentence (`GLUED_FINALS`); `FIRST_ITEM`: a numbered list's `1.` after an unterminated
+title starts a sentence; `dash_items`: each `- ` item of a list of three or more (`DASH_MARKER`) starts one. Pure
+Python + `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
+
+_HANGUL = HANGUL_SYLLABLE_CLASS
+
+# A period glued between two syllables after a noun, not one of these final syllables (`했다.그리고`, `좋아요.근데`),
+# separates the items of a list when the next item takes a particle (`신문.방송에도`, `어지럼증.알러지가`,
+# `아들.딸들을`) or both are one syllable (`화.목 장사를`); a nominal sentence still ends there (`가족사.장대하고`,
+# `머피.제이슨`).
+GLUED_FINALS = frozenset("다요죠까네냐나지군래자음함임됨옴어아야니라오게걸데")
+_LIST_PARTICLES = ("에도", "에서", "에게", "가", "을", "를", "은", "는", "의", "와", "과", "도", "로")
+_HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
+_LIST_END = re.compile(r"\s*등(?=[\s의을이과도])")
+# The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
+# starts a sentence: `1.` or `1)` after a word ending in a syllable.
+FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
+# A `- ` item after a title, heading or item without a terminator (`《차례》 - 북핵위협…`, `…감시단체 활동) - 상위 글`)
+# starts a sentence: after a syllable or a closing bracket, before Hangul; not a range (`서울-부산`, `3 - 2`) and not
+# inside a chain of short terms joined by dashes (`도 - 시 - 군`, `주어 - 수식어 - 술어의 어순`): no dash in the 10
+# characters either side. Only in a paragraph with three such items or more: a list, not a dash that sets off a phrase
+# (`임명되었으며 - 아마도 헬름홀츠의 중재`).
+DASH_MARKER = re.compile(r"(?:^|\s)-\s+[가-힣]")
+_BEFORE_SPACE = re.compile(r"(?=\s)")
+_DASH_LABEL = re.compile(r"(?<=\S)\s+\d{1,2}[가-힣)]{0,2}$")
+_DASH_ITEM = re.compile(r"(?<=[가-힣》)\]])(?=\s+-\s+[가-힣][^-\n]{9})")
+
+
+def in_item_run(paragraph: str, start: int, end: int) -> bool:
+    """Whether the period at `start`, glued between two syllables, is one of a run of glued items
+    (`압박감.부담감.억울함을`, `야마하.스즈키.가와사키.** 등의`) or before the last of a list (`덕양구청.강화군청 등`); a
+    final syllable still ends a sentence there (`뭘한건지.위급함.긴장감은`, and so `혼다.야마하` is cut)."""
+    following = _HANGUL_RUN.match(paragraph, end).group()
+    after = end + len(following)
+    if paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣":
+        return True
+    if _LIST_END.match(paragraph, after):
+        return True
+    item = start
+    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
+        item -= 1
+    return paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+
+
+def separates_items(paragraph: str, start: int, end: int) -> bool:
+    """Whether the period at `start`, glued between two syllables after a noun, joins two list items (`신문.방송에도`,
+    `화.목`)."""
+    following = _HANGUL_RUN.match(paragraph, end).group()
+    if len(following) == 1:
+        return start < 2 or not "가" <= paragraph[start - 2] <= "힣"  # `화.목`: two one-syllable items
+    return following.endswith(_LIST_PARTICLES)
+
+
+def dash_items(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_DASH_ITEM` with no dash in the 10 characters before; a numbered label before the dash
+    (`…해제 2단계 - 북한의`, `1) - `) belongs to the item it opens: the cut goes before it."""
+    for match in _DASH_ITEM.finditer(paragraph):
+        if "-" in paragraph[max(0, match.end() - 10) : match.end()]:
+            continue
+        label = _DASH_LABEL.search(paragraph, 0, match.end())
+        yield _BEFORE_SPACE.match(paragraph, label.start()) if label else match

@@ -1,0 +1,79 @@
+"""Quotations and brackets in a Korean sentence: the judgements `sentences.split_sentences` asks of quotes.
+
+`enclosed_spans`/`inside`: the balanced quotes and brackets of a paragraph, never split inside; `ends_inner_remark`: a
+period that ends a remark in brackets inside a sentence; the quotatives (`QUOTATIVE`, `QUOTATIVE_UNQUOTED`,
+`QUOTATIVE_GLUED`, `MARK_QUOTATIVE`: `라고`, `하고`, `싶어서` after a quotation or a quoted question) that continue a
+sentence; the cuts a quotation makes without a terminator (`DIALOGUE`: `이름:"…"`; `closed_formal`: a quotation closed
+after `-ㅂ니다`). Pure Python + `re`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from kcorpus.transforms.text.segments import CONTINUATION_START
+
+# Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
+# opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
+# to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
+_ENCLOSED = re.compile(
+    r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“(?:[^“”\"\n]|\"[^“”\"\n]{0,400}\"){1,400}”|“[^“”\"\n]{1,400}\"|‘[^‘’\n]{1,200}’"
+    r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
+    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
+)
+OPENER = re.compile("[\"'“‘(\\[「『《〈<]")
+# A quotation followed by a quotative particle (`"좋아." 라고 답했다`) or `등` continues the sentence.
+QUOTATIVE = re.compile(
+    r"\s*(?:라고|라는|라며|라면서|하고|하며|하면서|하니|하자|하더니|했더니|했고|했는데|했지만|고\s|라\s|등(?=[의을이과도]?\s))"
+)
+# `라는`, `라고` never start a sentence: an unquoted question or claim before them continues (`법이다? 라는`).
+QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
+# Nor a quotative verb glued to the period of unquoted speech (`들어주는 곳이 아닙니다.하며 전화를 끊어버리더군요`).
+QUOTATIVE_GLUED = re.compile(r"(?:하며|하면서|하고|하더니|했더니|하자|하니|하길래)(?=[\s,])")
+QUOTES = frozenset("\"'”’」』")
+# A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
+MARK_QUOTATIVE = re.compile(
+    r"\s*(?:하고|하는|하며|하면서|하더니|했더니|했고|했는데|했지만|하자|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))"
+)
+# A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
+DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
+# A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
+# 수석연구위원은`) ends the sentence unless a quotative particle or a continuing particle follows (`closed_formal`).
+_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+[가-힣])")
+
+
+def enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
+    """Quoted and bracketed regions, ordered and non-overlapping."""
+    # `_ENCLOSED` starts with a lookbehind, so `re` tries it at every position; it starts scanning at the
+    # first opening character instead (most comments have none). Its lookbehind still sees the text before.
+    first = OPENER.search(paragraph)
+    if first is None:
+        return []
+    return [m.span() for m in _ENCLOSED.finditer(paragraph, first.start())]
+
+
+def inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    index = bisect.bisect_left(spans, (pos, -1)) - 1
+    return index >= 0 and pos < spans[index][1]
+
+
+def ends_inner_remark(paragraph: str, start: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the period (or run of periods) at `start` ends a remark in brackets opened inside a sentence (`낮을 경우
+    (…쉬워진다.) 공공재가`, `않았고 (…않은듯..) 얼마전까지는`): the sentence goes on after the bracket. A bracket opened after a sentence's end is a sentence; a
+    quoted question in brackets (`불친절함(“…계십니까?”) - 책임회피성`) still ends one."""
+    index = bisect.bisect_left(spans, (start, -1)) - 1
+    if index < 0 or not spans[index][0] < start < spans[index][1] or paragraph[spans[index][0]] != "(":
+        return False
+    before = paragraph[: spans[index][0]].rstrip()[-1:]
+    return "가" <= before <= "힣" or before.isascii() and before.isalnum()  # not after Hanja (a translation)
+
+
+def closed_formal(paragraph: str) -> Iterator[re.Match[str]]:
+    """The matches of `_CLOSED_FORMAL` not followed by a quotative (`QUOTATIVE`: `라고`, `하고`, ...) or a word that
+    only continues a sentence (`CONTINUATION_START`: `라는`, `로`, `에`, ...)."""
+    for match in _CLOSED_FORMAL.finditer(paragraph):
+        end = match.end()
+        if not QUOTATIVE.match(paragraph, end) and not CONTINUATION_START.match(paragraph[end:].lstrip()):
+            yield match
