@@ -114,6 +114,8 @@ _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
 # (The terminator first, so that `re` scans for its class.)
+# Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
+_POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
 # Names spelled with `!` (`야후! 재팬 같은 회사들은`).
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
@@ -255,7 +257,7 @@ def _boundaries(paragraph: str) -> list[int]:
         punctuated = _PUNCTUATED.search(paragraph) is not None
     if not punctuated:
         cuts.extend(_learned_boundaries(paragraph, spans))
-    elif "요" in paragraph or "죠" in paragraph or "냐" in paragraph:
+    elif _POLITE_GLUED_HINT.search(paragraph):
         glued = glued_cuts(paragraph, endings=POLITE_GLUED_ENDINGS)
         if glued:
             spans = enclosed_spans(paragraph) if spans is None else spans
