@@ -69,7 +69,8 @@ def test_native_writes_to_descriptor_2_are_read_back_and_python_output_is_not(ca
         assert sys.stderr is real
     assert sys.stderr is not real
     assert lines == ["kept back", "pass me through", "no newline at the end"]
-    assert capfd.readouterr().err == "python text\npass me through\n"
+    # The passed line comes back through a reader thread: its order against Python's own writes is not fixed.
+    assert sorted(capfd.readouterr().err.splitlines()) == ["pass me through", "python text"]
 
 
 def test_sentencepiece_training_under_the_bar_keeps_its_logs_off_stderr_and_ends_at_100(capfd):
