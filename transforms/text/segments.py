@@ -25,7 +25,7 @@ CONTINUATION_START = re.compile(
 )
 # Glued to the unit before (no space between them as written) or after a closing quote, those words are particles
 # too (`…한다.”와 같이`, `…사장?이 …`, `…유포한다.’ 와 ‘나랑…`).
-_QUOTE_CLOSERS = frozenset("\"'”’」』")
+_QUOTE_CLOSERS = frozenset("\"'”’」』)")
 GLUED_CONTINUATION_START = re.compile(r"(?:이|가|와|도|만|이란|이나|나|이며|며|보다)(?=[\s.,?!~\"'”’)]|$)")
 
 
@@ -39,7 +39,7 @@ def join_continuations(units: list[str], paragraph: str = "") -> list[str]:
     joined = [units[0]]
     for i, unit in enumerate(units[1:], 1):
         is_glued = i < len(glued) and glued[i]
-        after_quote = joined[-1][-1:] in _QUOTE_CLOSERS  # `…한다.” 와 같이`: a quotation's particle
+        after_quote = joined[-1][-1:] in _QUOTE_CLOSERS  # `…한다.” 와 같이`, `(…습니다) 가`: a quotation's particle
         if CONTINUATION_START.match(unit) or (is_glued or after_quote) and GLUED_CONTINUATION_START.match(unit):
             joined[-1] = f"{joined[-1]}{'' if is_glued else ' '}{unit}"
         else:

@@ -95,7 +95,7 @@ _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
 # class (a pattern that opens with a lookbehind gets no such scan).
 _GLUED_CANDIDATE = re.compile(
-    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
+    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
 )
 # `것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name (a lost line break in
 # WikiExtractor's text); group 2 (closers) is empty.
@@ -103,7 +103,7 @@ _GLUED_LATIN_CANDIDATE = re.compile(r"(\.)(?<=[다요죠까]\.)()(?=[A-Z][a-z]+[
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
 _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『][^\s\"“”‘’「」『』])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
-_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])")
+_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])")
 # What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
 # syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
 _MAY_CUT = re.compile(
@@ -114,6 +114,24 @@ _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
 # (The terminator first, so that `re` scans for its class.)
+# Edited text: a paragraph of 150+ characters with two or more sentences ended `…다.` and no mark of speech (a question or exclamation
+# mark, `~`, an ellipsis, laughter or tears, a polite or formal ending), as an encyclopedia's or a report's. There an
+# unpunctuated `-다`, `-네`, `-냐` or `-함` is a name or a noun (`베르토네 추기경은`, `에스파냐 연극을`, `천안함
+# 논란이`, `레이다 관제소의`), not a sentence's end: the listed bare endings are not asked about.
+_EDITED_END = re.compile(r"다\.")
+_SPOKEN_MARK = re.compile(r"[?!~ㅋㅎㅠㅜ^…]|\.\.|[요죠][.?!\s]|니다")
+_EDITED_MIN_CHARS = 150  # longer than a comment (NSMC's and Naver's limit is 140 characters)
+
+
+def _is_edited(paragraph: str) -> bool:
+    first = _EDITED_END.search(paragraph) if len(paragraph) >= _EDITED_MIN_CHARS else None
+    return (
+        first is not None
+        and _EDITED_END.search(paragraph, first.end()) is not None
+        and _SPOKEN_MARK.search(paragraph) is None
+    )
+
+
 # Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
 _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
@@ -219,7 +237,7 @@ def _boundaries(paragraph: str) -> list[int]:
                 cuts.append(end)
     scans = []
     hint = BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
-    if hint is not None:
+    if hint is not None and not _is_edited(paragraph):
         for match in hinted_finditer(BARE_ENDING, BARE_ENDING_HINT, paragraph, 2, hint.start()):
             end = match.end()
             if paragraph[end - 1] == "다" and is_bare_stem_da(paragraph, end) and punctuated is not False:

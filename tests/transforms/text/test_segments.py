@@ -85,5 +85,7 @@ def test_particles_after_a_closed_quotation_or_a_glued_ending_join_back() -> Non
         "한다.”와 같이 말했다.",
     ]
     assert join_continuations(["정말 좋다.", "와 진짜 최고다."], "정말 좋다. 와 진짜 최고다.") == ["정말 좋다.", "와 진짜 최고다."]
+    bracket = ["제친구 (성조차도 거론안하겠습니다)", "가 학교 치마를 입었다."]
+    assert join_continuations(bracket, " ".join(bracket)) == [" ".join(bracket)]
     quoted = ["‘너의 신상을 유포한다.’", "와 ‘나랑 자자’ 등"]
     assert join_continuations(quoted, " ".join(quoted)) == [" ".join(quoted)]

@@ -229,6 +229,30 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["만난다는 기사와 객관적 의심.", "===>재판 1년여정도 지나도록 안 했다."],
             id="arrow",
         ),
+        # From a read of held-out kowiki `AJ/wiki_05` and `petitions_2019-06`, and the shared kowiki: in edited text
+        # (150+ characters, two or more sentences ended `…다.`, no mark of speech) an unpunctuated `-다`, `-냐`,
+        # `-네` or `-함` is a name or a noun; a period glued to an opening quote or bracket ends a sentence; polite
+        # `-서요`; a polite ending before a URL.
+        pytest.param(
+            "좌표를 나타내는 방법 중 하나인 직교좌표계는 프랑스의 철학자이자 수학자인 르네 데카르트가 발명했다. 이후 "
+            "르네 데카르트가 상상의 수라고 부른 데에서 허수라는 이름이 정착되었다. 천안함 사건으로 대북 경제협력을 단절한 "
+            "이명박 정부의 5·24 조처로 북-중 경협이 남북경협의 빈자리를 채워가고 있다.",
+            ["좌표를 나타내는 방법 중 하나인 직교좌표계는 프랑스의 철학자이자 수학자인 르네 데카르트가 발명했다.",
+             "이후 르네 데카르트가 상상의 수라고 부른 데에서 허수라는 이름이 정착되었다.",
+             "천안함 사건으로 대북 경제협력을 단절한 이명박 정부의 5·24 조처로 북-중 경협이 남북경협의 빈자리를 채워가고 있다."],
+            id="edited-names",
+        ),
+        pytest.param(
+            "회의에서 합니다.“여러분 안녕하세요” 라고 했다. 그가 말하였다.[저는] 가겠다.",
+            ["회의에서 합니다.", "“여러분 안녕하세요” 라고 했다.", "그가 말하였다.", "[저는] 가겠다."],
+            id="period-before-opening",
+        ),
+        pytest.param("다 알면서요 그러면서 왜 그러세요?", ["다 알면서요", "그러면서 왜 그러세요?"], id="polite-seoyo"),
+        pytest.param(
+            "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
+            ["기어나가더라구요", "https://example.com/a 그런데 또 왔어요."],
+            id="polite-before-url",
+        ),
         # Real NSMC: an adverb after the predicate at the end of a comment stays (`최악이다 정말..`).
         pytest.param("신화같은 그룹 다신없다 정말....", ["신화같은 그룹 다신없다 정말...."], id="inverted-adverb"),
         pytest.param("그냥 완벽한 영화! 감히 평가할 수 없는 영화!1", ["그냥 완벽한 영화!", "감히 평가할 수 없는 영화!1"], id="bang-one"),
