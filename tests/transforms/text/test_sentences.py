@@ -248,6 +248,7 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="period-before-opening",
         ),
         pytest.param("다 알면서요 그러면서 왜 그러세요?", ["다 알면서요", "그러면서 왜 그러세요?"], id="polite-seoyo"),
+        pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
             "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
             ["기어나가더라구요", "https://example.com/a 그런데 또 왔어요."],
