@@ -145,7 +145,7 @@ def show_errors(rows: list[dict], splits: list[list[str]], limit: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--parts", default="dev,test", help="gold parts: dev, test")
+    parser.add_argument("--parts", default="dev,test", help="gold parts: dev, test, test2 (gold_PART.jsonl)")
     parser.add_argument("--splitters", default="kcorpus,kiwi,kss")
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/kcorpus-bench-split-gold"))
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)

@@ -3,6 +3,13 @@
     python bench/split_gold_candidates.py OUT.jsonl [--data-dir ../shared/data] [--kowiki /work/data/kowiki/text]
         [--ud ko_kaist-ud-dev.conllu]
 
+The third part (`gold_test2.jsonl`, drawn so that nobody tuning the splitter has seen it): another seed, fewer
+paragraphs, Wikipedia from `text/AF..AJ` only, no UD rows, and nothing the first parts hold:
+
+    python bench/split_gold_candidates.py OUT.jsonl --seed 3002 --wiki-folders FGHIJ \
+        --sizes comments=34,emoji_endings=20,unpunctuated=32,petitions=10,nested_quotes=6,wiki_citations=20 \
+        --exclude tests/testdata/split/gold_dev.jsonl --exclude tests/testdata/split/gold_test.jsonl
+
 A seeded draw per class (see tests/testdata/split/README.md): NSMC comments of 50+ characters (`comments`),
 comments with an emoji, `ㅋㅋ`/`ㅎㅎ`, `^^` or `ㅠㅠ` inside (`emoji_endings`), comments of 40+ characters with no
 terminator at all (`unpunctuated`), paragraphs of the shared petitions month (`petitions`) and those with a
@@ -10,6 +17,10 @@ quotation that holds a terminator (`nested_quotes`), paragraphs of the full Kore
 citation marker after a terminator (`wiki_citations`), and runs of four consecutive sentences of one UD
 Korean-KAIST document (`ud_kaist`: the treebank's own sentences are the gold). Each row carries Kiwi's split as
 a first draft; every boundary of the gold was then read and decided by hand. Deterministic for the same inputs.
+
+`--exclude FILE` (repeatable, rows with a `text`): a candidate whose text (whitespace removed) holds or lies inside
+one of those texts is not drawn, nor one drawn already for an earlier class of the same run. Without it, the
+default seed and sizes draw the first parts' paragraphs again.
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ def quote_windows(paragraphs: list[str]) -> list[str]:
 
 
 def wiki_paragraphs(kowiki: Path, folders: str = "ABCDE") -> list[str]:
+    """Paragraphs of `text/A{folder}` (each letter of `folders`) with a citation marker after a terminator."""
     found = []
     for folder in folders:
         for path in sorted((kowiki / f"A{folder}").glob("wiki_*")):
@@ -61,6 +73,41 @@ def wiki_paragraphs(kowiki: Path, folders: str = "ABCDE") -> list[str]:
                 if CITATION.search(line) and 60 <= len(line) <= 700 and not line.startswith("<"):
                     found.append(line.strip())
     return found
+
+
+DEFAULT_SIZES = {
+    "comments": 150, "emoji_endings": 70, "unpunctuated": 70, "petitions": 36, "nested_quotes": 24, "wiki_citations": 40,
+}
+
+
+def squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+class Excluded:
+    """Texts not to draw again: a candidate is out if it holds one of them or lies inside one."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = [squeezed(t) for t in texts]
+        self.exact = set(self.texts)
+
+    def add(self, text: str) -> None:
+        self.texts.append(squeezed(text))
+        self.exact.add(self.texts[-1])
+
+    def __contains__(self, text: str) -> bool:
+        flat = squeezed(text)
+        return flat in self.exact or any(flat in t or t in flat for t in self.texts)
+
+
+def parse_sizes(value: str) -> dict[str, int]:
+    sizes = {}
+    for item in value.split(","):
+        name, _, size = item.partition("=")
+        if name not in DEFAULT_SIZES or not size.isdigit():
+            raise argparse.ArgumentTypeError(f"--sizes: want CLASS=N,... with CLASS one of {sorted(DEFAULT_SIZES)}, got {item!r}")
+        sizes[name] = int(size)
+    return sizes
 
 
 def ud_paragraphs(conllu: Path, size: int = 4) -> list[list[str]]:
@@ -85,19 +132,40 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--kowiki", type=Path, default=Path("/work/data/kowiki/text"))
-    parser.add_argument("--ud", type=Path, required=True, help="ko_kaist-ud-dev.conllu of UD_Korean-Kaist")
+    parser.add_argument("--ud", type=Path, help="ko_kaist-ud-dev.conllu of UD_Korean-Kaist (no ud_kaist rows without)")
+    parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument("--wiki-folders", default="ABCDE", help="letters X of the kowiki folders text/AX to draw from")
+    parser.add_argument("--sizes", type=parse_sizes, default={}, help="paragraphs per class: CLASS=N,... (others: the defaults)")
+    parser.add_argument("--exclude", type=Path, action="append", default=[], help="a gold file whose texts are not drawn")
     args = parser.parse_args()
-    rng = random.Random(30)
+    for path in [*args.exclude, *([args.ud] if args.ud else []), args.data_dir, args.kowiki]:
+        if not path.exists():
+            parser.error(f"no such file or folder: {path}")
+    sizes = {**DEFAULT_SIZES, **args.sizes}
+    excluded = None
+    if args.exclude:
+        excluded = Excluded([json.loads(line)["text"] for path in args.exclude
+                             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()])
+    rng = random.Random(args.seed)
     comments = nsmc(args.data_dir)
     petitions = petition_paragraphs(args.data_dir)
-    draws = {
-        "comments": rng.sample([c for c in comments if len(c) >= 50], 150),
-        "emoji_endings": rng.sample([c for c in comments if len(c) >= 25 and EMOJI.search(c[:-3])], 70),
-        "unpunctuated": rng.sample([c for c in comments if len(c) >= 40 and not TERMINATOR.search(c)], 70),
-        "petitions": rng.sample([p for p in petitions if len(p) <= 500], 36),
-        "nested_quotes": rng.sample(quote_windows(petitions), 24),
-        "wiki_citations": rng.sample(wiki_paragraphs(args.kowiki), 40),
+    populations = {
+        "comments": lambda: [c for c in comments if len(c) >= 50],
+        "emoji_endings": lambda: [c for c in comments if len(c) >= 25 and EMOJI.search(c[:-3])],
+        "unpunctuated": lambda: [c for c in comments if len(c) >= 40 and not TERMINATOR.search(c)],
+        "petitions": lambda: [p for p in petitions if len(p) <= 500],
+        "nested_quotes": lambda: quote_windows(petitions),
+        "wiki_citations": lambda: wiki_paragraphs(args.kowiki, args.wiki_folders),
     }
+    draws = {}
+    for name, population in populations.items():
+        candidates = population()
+        if excluded is not None:
+            candidates = [c for c in dict.fromkeys(candidates) if c not in excluded]
+        draws[name] = rng.sample(candidates, sizes[name])
+        if excluded is not None:
+            for text in draws[name]:
+                excluded.add(text)
     from kcorpus.transforms.text.sentences import make_splitter
 
     kiwi = make_splitter("kiwi")
@@ -106,7 +174,7 @@ def main() -> None:
             for i, text in enumerate(texts):
                 row = {"id": f"{name}-{i:03d}", "class": name, "text": text, "kiwi": kiwi(text)}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        for i, run in enumerate(ud_paragraphs(args.ud)):
+        for i, run in enumerate(ud_paragraphs(args.ud) if args.ud else []):
             row = {"id": f"ud_kaist-{i:03d}", "class": "ud_kaist", "text": " ".join(run), "sentences": run}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 

@@ -628,8 +628,10 @@ def test_kiwi_backend_without_kiwipiepy_says_what_to_install(monkeypatch) -> Non
 # tests/testdata/split/gold_{dev,test}.jsonl: the hand-made gold (README there), strict boundary F1 of kcorpus per
 # part when issue 30's rules were made: dev 0.898, test 0.900 (UD Korean-KAIST 1.000 / 0.994). The floors sit just
 # below, so a rule change that loses gold boundaries fails here. After round 3 (glued endings, list items, ellipsis
-# rules): dev 0.935, test 0.913.
-GOLD_F1_FLOOR = {"dev": 0.89, "test": 0.89}
+# rules): dev 0.935, test 0.913. gold_test2 (held out: drawn and annotated after the rules were tuned on both
+# parts' errors, no UD rows) scored 0.916 when it was committed (Kiwi 0.903, kss-pecab 0.835).
+GOLD_F1_FLOOR = {"dev": 0.89, "test": 0.89, "test2": 0.88}
+GOLD_MIN_BOUNDARIES = {"dev": 580, "test": 580, "test2": 300}
 GOLD_UD_FLOOR = 0.99
 
 
@@ -643,6 +645,9 @@ def test_f1_against_the_hand_made_gold(testdata, part) -> None:
             total = totals.setdefault(key, [0, 0, 0])
             for i, value in enumerate(boundary_counts(row["sentences"], split_sentences(row["text"]))):
                 total[i] += value
-    assert totals["all"][0] + totals["all"][2] > 580  # gold boundaries in each part
+    assert totals["all"][0] + totals["all"][2] > GOLD_MIN_BOUNDARIES[part]  # gold boundaries in the part
     assert f1_score(*totals["all"])[2] >= GOLD_F1_FLOOR[part], totals["all"]
-    assert f1_score(*totals["ud_kaist"])[2] >= GOLD_UD_FLOOR, totals["ud_kaist"]
+    if part == "test2":
+        assert "ud_kaist" not in totals
+    else:
+        assert f1_score(*totals["ud_kaist"])[2] >= GOLD_UD_FLOOR, totals["ud_kaist"]
