@@ -33,9 +33,10 @@ _NOT_CONTINUED = (
 )
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`); not the
-# `-네`, `-냐` of nouns and names (`동네`, `아테네`, `베르토네`, `푸네`, `카탈루냐`, `트리스탄다쿠냐`).
+# `-네`, `-냐` of nouns and names (`동네`, `아테네`, `베르토네`, `푸네`, `카탈루냐`, `트리스탄다쿠냐`), nor a `-냐` of
+# alternatives (`선택하느냐 선택하지않느냐의`, `영화냐 쓰레기냐`).
 _INFORMAL_ENDINGS = (
-    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸])네|[가-힣](?<![루쿠])냐|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸])네|[가-힣](?<![루쿠])냐(?!\\s+\\S*냐)|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
     "|[니았었겠였했있없좋같]군)"
 )
 # Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
@@ -51,7 +52,7 @@ _NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서]요|[가-힣]죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서]요|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶]){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"

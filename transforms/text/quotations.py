@@ -33,9 +33,10 @@ QUOTATIVE_UNQUOTED = re.compile(r"\s*(?:라고|라는|라며|라면서)")
 # Nor a quotative verb glued to the period of unquoted speech (`들어주는 곳이 아닙니다.하며 전화를 끊어버리더군요`).
 QUOTATIVE_GLUED = re.compile(r"(?:하며|하면서|하고|하더니|했더니|하자|하니|하길래)(?=[\s,])")
 QUOTES = frozenset("\"'”’」』")
-# A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`) continues.
+# A question, exclamation or ellipsis quoted by what follows (`이게 뭐지?? 하고 검색을`, `이게뭔가... 싶어서`, `밥먹자.. 하면`)
+# continues.
 MARK_QUOTATIVE = re.compile(
-    r"\s*(?:하고|하는|하며|하면서|하더니|했더니|했고|했는데|했지만|하자|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))"
+    r"\s*(?:하고|하는|하며|하면서|하면(?=[\s,])|하더니|했더니|했고|했는데|했지만|하자|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))"
 )
 # A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
 DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')

@@ -186,9 +186,9 @@ _GLUED_END_STEMS = {
 }
 # What continues after such an ending inside one word: particles and connective endings (`한다는`, `했다가`, `없다고`,
 # `하다보니`, `한다길래`, `좋네요`, `거야말로`, `했냐고`), `습` (`고온다습`), and the nouns `요` starts (`방해요소`,
-# `화요일`, `요즘`).
+# `화요일`, `요즘`), and the honorifics after a name in `죠` (`다이죠씨의`).
 _GLUED_CONTINUES = frozenset("는고거가며면지니라더든만시보리른렸운음을를은의에로와과도요서기게죠네냐나구던려랑치손해하길습")
-_GLUED_CONTINUES_AFTER = {"요": frozenset("소일즘청약령원")}
+_GLUED_CONTINUES_AFTER = {"요": frozenset("소일즘청약령원"), "죠": frozenset("씨군양님")}
 # The glued endings asked about in paragraphs that punctuate too: polite and question endings, which edited text does
 # not run into a following word (`같네요중간에`); a glued `다` there is mostly a noun or a name (`우간다인들`).
 POLITE_GLUED_ENDINGS = "요죠냐"

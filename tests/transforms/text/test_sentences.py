@@ -253,6 +253,19 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="names-in-ne-nya",
         ),
         pytest.param("다 알면서요 그러면서 왜 그러세요?", ["다 알면서요", "그러면서 왜 그러세요?"], id="polite-seoyo"),
+        # Held-out kowiki `AJ/wiki_06` and petitions_2019-06: Japanese names in `-죠`, a `-냐` of alternatives, a call
+        # quoted by `하면`.
+        pytest.param(
+            "겐큐 4년 (1193년), 사촌인 히타치 다이죠씨의 타케 요시모토를 호죠 토키마사와 함께 함정에 빠져 영지를 몰수당했다.",
+            ["겐큐 4년 (1193년), 사촌인 히타치 다이죠씨의 타케 요시모토를 호죠 토키마사와 함께 함정에 빠져 영지를 몰수당했다."],
+            id="names-in-jyo",
+        ),
+        pytest.param(
+            "소비자가 선택하느냐 선택하지않느냐의 따라 살아남느냐 살아남지못하느냐의 원칙을 따릅니다.",
+            ["소비자가 선택하느냐 선택하지않느냐의 따라 살아남느냐 살아남지못하느냐의 원칙을 따릅니다."],
+            id="nya-alternatives",
+        ),
+        pytest.param("엄마가 밥먹자.. 하면 신나서 달려옵니다.", ["엄마가 밥먹자.. 하면 신나서 달려옵니다."], id="quoted-by-hamyeon"),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
             "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
