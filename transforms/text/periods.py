@@ -92,6 +92,11 @@ def is_emphatic_period(paragraph: str, start: int, end: int) -> bool:
     word_start = max(paragraph.rfind(" ", 0, start), paragraph.rfind("\t", 0, start)) + 1
     word = paragraph[word_start:start]
     preceding = _PREVIOUS_DOTTED_WORD.search(paragraph, max(0, word_start - 12), word_start)
+    # Numbers with periods are list items and dates, no dotted words (`…한 점. 4. 진료`, `검찰들. 1997. 12. 8`).
+    if following and following.group(1).isdigit():
+        following = None
+    if preceding and preceding.group(1).isdigit():
+        preceding = None
     if len(word) == 1 and "가" <= word <= "힣" and (
         following and len(following.group(1)) == 1 or preceding and len(preceding.group(1)) == 1
     ):

@@ -266,6 +266,12 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="nya-alternatives",
         ),
         pytest.param("엄마가 밥먹자.. 하면 신나서 달려옵니다.", ["엄마가 밥먹자.. 하면 신나서 달려옵니다."], id="quoted-by-hamyeon"),
+        # ...a list number or a date after a terminator is no dotted word of an emphatic run (`전. 부. 다.`).
+        pytest.param(
+            "의사가 기록을 조작한 점. 4. 진료기록부와 간호기록부가 다른 점. 제출한 검찰들. 1997. 12. 8 제출했다.",
+            ["의사가 기록을 조작한 점.", "4. 진료기록부와 간호기록부가 다른 점.", "제출한 검찰들.", "1997. 12. 8 제출했다."],
+            id="number-after-period",
+        ),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
             "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
