@@ -237,8 +237,13 @@ def _boundaries(paragraph: str) -> list[int]:
                 cuts.append(end)
     scans = []
     hint = BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
-    if hint is not None and not _is_edited(paragraph):
+    if hint is not None:
+        edited: bool | None = None  # found at the first listed ending (most paragraphs with a hint have none)
         for match in hinted_finditer(BARE_ENDING, BARE_ENDING_HINT, paragraph, 2, hint.start()):
+            if edited is None:
+                edited = _is_edited(paragraph)
+            if edited:
+                break
             end = match.end()
             if paragraph[end - 1] == "다" and is_bare_stem_da(paragraph, end) and punctuated is not False:
                 if punctuated is None:
