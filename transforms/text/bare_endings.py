@@ -53,7 +53,7 @@ _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[�
 BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서]요|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
-    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶]){_NOT_CONTINUED}{_NOT_INVERTED}"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶‹]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )

@@ -272,6 +272,13 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["의사가 기록을 조작한 점.", "4. 진료기록부와 간호기록부가 다른 점.", "제출한 검찰들.", "1997. 12. 8 제출했다."],
             id="number-after-period",
         ),
+        # ...and a `-다` before a separator, a list letter or an angle-quoted heading ends a sentence.
+        pytest.param(
+            "리베이트를 받고 있다 ---쌍벌제도입 이후 달라졌다. 이것은 안 된다 c)에누리 문제가 있다. 처리를 한다 ‹문제점> 이것이다.",
+            ["리베이트를 받고 있다 ---", "쌍벌제도입 이후 달라졌다.", "이것은 안 된다", "c)에누리 문제가 있다.", "처리를 한다",
+             "‹문제점> 이것이다."],
+            id="da-before-marks",
+        ),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
             "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
