@@ -55,7 +55,7 @@ BARE_ENDING = re.compile(
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서]요|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶‹]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
+    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}‹]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
 GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")

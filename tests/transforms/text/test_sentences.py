@@ -279,6 +279,7 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
              "‹문제점> 이것이다."],
             id="da-before-marks",
         ),
+        pytest.param("이미 처리가 되어 있었음 ‹문제점> 이것이 문제입니다.", ["이미 처리가 되어 있었음", "‹문제점> 이것이 문제입니다."], id="eum-before-heading"),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
             "기어나가더라구요 https://example.com/a 그런데 또 왔어요.",
