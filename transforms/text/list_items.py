@@ -24,8 +24,9 @@ _LIST_PARTICLES = ("에도", "에서", "에게", "가", "을", "를", "은", "�
 _HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
 _LIST_END = re.compile(r"\s*등(?=[\s의을이과도])")
 # The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
-# starts a sentence: `1.` or `1)` after a word ending in a syllable.
-FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
+# starts a sentence: `1.` or `1)` after a word ending in a syllable, not after a clause of a law (`시행규칙 제 7조 3항 1.
+# 전기설비`: the item is cited).
+FIRST_ITEM = re.compile(rf"(?<=[{_HANGUL}])(?<!\d[항조호])(?=\s+1[.)]\s+(?!\d+[.)])[{_HANGUL}0-9])")
 # A `- ` item after a title, heading or item without a terminator (`《차례》 - 북핵위협…`, `…감시단체 활동) - 상위 글`)
 # starts a sentence: after a syllable or a closing bracket, before Hangul; not a range (`서울-부산`, `3 - 2`) and not
 # inside a chain of short terms joined by dashes (`도 - 시 - 군`, `주어 - 수식어 - 술어의 어순`): no dash in the 10
