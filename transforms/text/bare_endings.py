@@ -107,3 +107,22 @@ def is_bare_stem_da(paragraph: str, end: int) -> bool:
         and not (before in "니시" and paragraph[end - 3 : end - 2] in _B_FINAL_SET)
         and paragraph[end - 3 : end - 1] != "아니"  # `…것은 아니다 따라서`: the negative copula
     )
+
+
+# Edited text: a paragraph of 150+ characters with two or more sentences ended `…다.` and no mark of speech (a question or exclamation
+# mark, `~`, an ellipsis, laughter or tears, a polite or formal ending), as an encyclopedia's or a report's. There an
+# unpunctuated `-다`, `-네`, `-냐` or `-함` is a name or a noun (`베르토네 추기경은`, `에스파냐 연극을`, `천안함
+# 논란이`, `레이다 관제소의`), not a sentence's end: the listed bare endings are not asked about.
+_EDITED_END = re.compile(r"다\.")
+_SPOKEN_MARK = re.compile(r"[?!~ㅋㅎㅠㅜ^…]|\.\.|[요죠][.?!\s]|니다")
+_EDITED_MIN_CHARS = 150  # longer than a comment (NSMC's and Naver's limit is 140 characters)
+
+
+def is_edited_text(paragraph: str) -> bool:
+    """Whether `paragraph` is edited text, where the listed bare endings are not asked about (above)."""
+    first = _EDITED_END.search(paragraph) if len(paragraph) >= _EDITED_MIN_CHARS else None
+    return (
+        first is not None
+        and _EDITED_END.search(paragraph, first.end()) is not None
+        and _SPOKEN_MARK.search(paragraph) is None
+    )

@@ -27,6 +27,7 @@ from kcorpus.transforms.text.bare_endings import (
     GLUED_FORMAL,
     hinted_finditer,
     is_bare_stem_da,
+    is_edited_text,
 )
 from kcorpus.transforms.text.emoticons import EMOTICON_GUARD, EMOTICON_MARK, EMOTICON_RUN, is_glued_mark
 from kcorpus.transforms.text.list_items import (
@@ -114,24 +115,6 @@ _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
 # (The terminator first, so that `re` scans for its class.)
-# Edited text: a paragraph of 150+ characters with two or more sentences ended `…다.` and no mark of speech (a question or exclamation
-# mark, `~`, an ellipsis, laughter or tears, a polite or formal ending), as an encyclopedia's or a report's. There an
-# unpunctuated `-다`, `-네`, `-냐` or `-함` is a name or a noun (`베르토네 추기경은`, `에스파냐 연극을`, `천안함
-# 논란이`, `레이다 관제소의`), not a sentence's end: the listed bare endings are not asked about.
-_EDITED_END = re.compile(r"다\.")
-_SPOKEN_MARK = re.compile(r"[?!~ㅋㅎㅠㅜ^…]|\.\.|[요죠][.?!\s]|니다")
-_EDITED_MIN_CHARS = 150  # longer than a comment (NSMC's and Naver's limit is 140 characters)
-
-
-def _is_edited(paragraph: str) -> bool:
-    first = _EDITED_END.search(paragraph) if len(paragraph) >= _EDITED_MIN_CHARS else None
-    return (
-        first is not None
-        and _EDITED_END.search(paragraph, first.end()) is not None
-        and _SPOKEN_MARK.search(paragraph) is None
-    )
-
-
 # Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
 _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
@@ -241,7 +224,7 @@ def _boundaries(paragraph: str) -> list[int]:
         edited: bool | None = None  # found at the first listed ending (most paragraphs with a hint have none)
         for match in hinted_finditer(BARE_ENDING, BARE_ENDING_HINT, paragraph, 2, hint.start()):
             if edited is None:
-                edited = _is_edited(paragraph)
+                edited = is_edited_text(paragraph)
             if edited:
                 break
             end = match.end()
