@@ -36,7 +36,7 @@ _NOT_CONTINUED = (
 # `-네`, `-냐` of nouns and names (`동네`, `아테네`, `베르토네`, `푸네`, `카탈루냐`, `트리스탄다쿠냐`), nor a `-냐` of
 # alternatives (`선택하느냐 선택하지않느냐의`, `영화냐 쓰레기냐`).
 _INFORMAL_ENDINGS = (
-    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸])네|[가-힣](?<![루쿠])냐(?!\\s+\\S*냐)|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
+    "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸])(?<!자기)네|[가-힣](?<![루쿠])냐(?!\\s+\\S*냐)|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
     "|[니았었겠였했있없좋같]군)"
 )
 # Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
@@ -52,16 +52,17 @@ _NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서]요|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서니]요|[인는은던건]가요|구여|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶‹]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}(?=\s+[{_HANGUL}‹]){_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
+    rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+\d{{1,2}}[.)]\s)"
+    rf"{_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
 GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
 # The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄아](?=[\s{_BULLETS}(])"
+BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄아여](?=[\s{_BULLETS}(])"
 BARE_ENDING_HINT = re.compile(BARE_ENDING_HINT_CLASS)
 # In a paragraph with a terminator, a bare `-다` ends a sentence only after a syllable with a final consonant (a tense
 # or the present: `했다`, `한다`, `없다`) or the copula (`사람이다`, `별로다`): after a bare stem it is the connective `-다(가)`

@@ -42,7 +42,7 @@ MARK_QUOTATIVE = re.compile(
 DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
 # 수석연구위원은`, `…하겠습니다) 5. 형사고소사건`: before a list number too) ends the sentence unless a quotative particle or a continuing particle follows (`closed_formal`).
-_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+(?:[가-힣]|\d{1,2}[.)]\s))")
+_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+(?:[가-힣]|\d{1,2}[.)]\s|[①-⑳]))")
 
 
 def enclosed_spans(paragraph: str) -> list[tuple[int, int]]:

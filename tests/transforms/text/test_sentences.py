@@ -286,6 +286,24 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
              "조작 한 점 . (증거 제 42호부터 증거 제65호까지 : 차후 추가로 제시 하겠습니다)", "5. 형사고소사건을 검찰이 덮었다."],
             id="cited-clause-and-item-after-bracket",
         ),
+        # Held-out petitions_2019-06 (a fifth read): a spaced nominal `있음`/`없음`/`됨`, and `함` after an object or
+        # `-야`; `-됨` before a list number; polite `-ㄴ가요`, `-라니요`, `-구여`; `자기네` is no `-네`; a bracket closed
+        # after `-니다` before a circled number. Not the colloquial `함` "once" (`안보지 말고 함 바바여`, NSMC).
+        pytest.param(
+            "신고를 하고 있음 신고내용은 다음과 같음. 정보를 제공해야 함 환경부 해명은 없었다. 이미 확인됨 4. 현재 상황은 이렇다.",
+            ["신고를 하고 있음", "신고내용은 다음과 같음.", "정보를 제공해야 함", "환경부 해명은 없었다.", "이미 확인됨",
+             "4. 현재 상황은 이렇다."],
+            id="spaced-nominals",
+        ),
+        pytest.param(
+            "그게 사람인가요 자기들 마음대로 합니다. 하라니요 저도 할만큼 했습니다. 없다구여 뭐 이런 경우가 있습니까? 자기네 "
+            "병원와서 치료받으라고 했습니다.",
+            ["그게 사람인가요", "자기들 마음대로 합니다.", "하라니요", "저도 할만큼 했습니다.", "없다구여",
+             "뭐 이런 경우가 있습니까?", "자기네 병원와서 치료받으라고 했습니다."],
+            id="polite-question-endings",
+        ),
+        pytest.param("넘는다 합니다) ② 12년간 변화가 없었습니다.", ["넘는다 합니다)", "② 12년간 변화가 없었습니다."], id="bracket-before-circled"),
+        pytest.param("진짜 포스터보고 안보지 말고 함 바바여", ["진짜 포스터보고 안보지 말고 함 바바여"], id="ham-once"),
         pytest.param("이미 처리가 되어 있었음 ‹문제점> 이것이 문제입니다.", ["이미 처리가 되어 있었음", "‹문제점> 이것이 문제입니다."], id="eum-before-heading"),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
