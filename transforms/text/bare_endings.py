@@ -26,10 +26,11 @@ _B_FINAL_SET = frozenset(_B_FINAL)
 # Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
 # `데다`, `에다`, `까다`.
 _NOT_BEFORE_DA = "보마바려데에까"
-# Nor before a verb of saying that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다 함은`).
+# Nor before a verb of saying or a noun that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다
+# 함은`, `죽는다 쇼하고`, `번다 소문이`).
 _NOT_CONTINUED = (
     r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치"
-    r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소))"
+    r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소|소문|쇼[를하]|식으로|난리))"
 )
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`); not the

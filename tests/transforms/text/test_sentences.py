@@ -304,6 +304,12 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         ),
         pytest.param("넘는다 합니다) ② 12년간 변화가 없었습니다.", ["넘는다 합니다)", "② 12년간 변화가 없었습니다."], id="bracket-before-circled"),
         pytest.param("진짜 포스터보고 안보지 말고 함 바바여", ["진짜 포스터보고 안보지 말고 함 바바여"], id="ham-once"),
+        # Unquoted speech before the noun that takes it (petitions_2019-06): `죽는다 쇼하고`, `번다 소문이`.
+        pytest.param(
+            "헤어지자하면 죽는다 쇼하고 임신때부터 그랬습니다. 한달에 500 만원을번다 1000만원을번다 소문이 돌아서 시작했습니다.",
+            ["헤어지자하면 죽는다 쇼하고 임신때부터 그랬습니다.", "한달에 500 만원을번다 1000만원을번다 소문이 돌아서 시작했습니다."],
+            id="unquoted-speech-noun",
+        ),
         pytest.param("이미 처리가 되어 있었음 ‹문제점> 이것이 문제입니다.", ["이미 처리가 되어 있었음", "‹문제점> 이것이 문제입니다."], id="eum-before-heading"),
         pytest.param("이것 뿐만아니라.. 2018년에는 또 그랬습니다.", ["이것 뿐만아니라.. 2018년에는 또 그랬습니다."], id="not-only-pause"),
         pytest.param(
