@@ -20,6 +20,9 @@ _JAMO = COMPATIBILITY_JAMO_CLASS
 # before anything but punctuation (`들어왔습니다 50평인`, `있습니다(신기독`); polite `-요`/`-죠`
 # before Hangul or a bullet; nominal `-음`/`-함` before a bullet, taking a jamo bullet (`있음 ㅇ`) along.
 _BULLETS = "ㆍ※□■○●◆▶"
+# The marks that open a list item or heading after a plain `-다` (`미친다 ○ 공소권이`, `한다 ‹문제점>`): not the middle
+# dot `ㆍ`, which also joins two words inside one (`가ㆍ나`).
+_ITEM_MARKS = "※□■○●◆▶‹"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
 _B_FINAL = syllables_with_final(17)
 _B_FINAL_SET = frozenset(_B_FINAL)
@@ -54,7 +57,7 @@ _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[�
 BARE_ENDING = re.compile(
     rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서니]요|[인는은던건]가요|구여|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
-    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[※□■○●◆▶‹]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
+    rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s*[{_ITEM_MARKS}]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
     rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+\d{{1,2}}[.)]\s)"
     rf"{_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"

@@ -14,9 +14,6 @@ from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 
-# A run of smiles or tears after a syllable or terminator ends a sentence before the next Hangul word, spaced or
-# not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`). Not `ㅋㅋ`, `;;`, `ㅡㅡ`, `♥♥`: as often inside a sentence as at
-# its end on the bench's comments.
 # A run of laughter, tears, smiles, hearts, notes or emoji after a word or terminator ends the sentence before the
 # next Hangul word, spaced or not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`, `깜놀 ㅋㅋ 정말`, `영화♥ 시리즈`); the run
 # may mix marks and spaces (`드라마 ㅠ_ㅠ ♡ 아직까지`). Not after a particle or a connective of cause or condition

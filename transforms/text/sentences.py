@@ -92,11 +92,15 @@ _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]
 # comes first) several times faster.
 _PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
 _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
+# What a terminator glued to the next sentence runs into: a syllable, maybe after an opening quote (`합니다.“여러분`);
+# an opening bracket before a syllable, not a citation marker (`말하였다.[저는]`, not `[주 3]`); after `?`/`!`, a number
+# and what it counts (`감동!!10점`, not a final `!1`).
+_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
 # The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
 # class (a pattern that opens with a lookbehind gets no such scan).
 _GLUED_CANDIDATE = re.compile(
-    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*)(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
+    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*){_GLUED_NEXT}"
 )
 # `것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name (a lost line break in
 # WikiExtractor's text); group 2 (closers) is empty.
@@ -104,7 +108,7 @@ _GLUED_LATIN_CANDIDATE = re.compile(r"(\.)(?<=[다요죠까]\.)()(?=[A-Z][a-z]+[
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
 _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『][^\s\"“”‘’「」『』])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
-_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])")
+_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*{_GLUED_NEXT}")
 # What every paragraph with a cut holds (a terminator, `~`, `,,`, a smiles/tears run, a bare ending's last
 # syllable or `니다`): where it finds nothing, none of the scans below runs (most comments are one sentence).
 _MAY_CUT = re.compile(
