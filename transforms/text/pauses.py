@@ -2,7 +2,7 @@
 
 An ellipsis after a particle or connective (`PAUSE_SYLLABLES`, but not a question's `-가`: `QUESTION_GA`) or after an
 adverb or conjunction standing as a word (`ADVERB_PAUSE`) is a pause; a period glued before a conjunction that opens a
-sentence (`CONJUNCTION`) and an ellipsis trailing a background ending `-ㄴ데` (`TRAILING_BACKGROUND`) still end one.
+sentence (`CONJUNCTION`) still ends one, and so does an ellipsis trailing a connective in informal text (`trails_off`).
 Pure Python + `re`.
 """
 
@@ -28,4 +28,20 @@ QUESTION_GA = frozenset("건는은인던한운할을")
 # A conjunction that opens a sentence (`개인적으로.그러나 추천은`): a period glued before it ends one even after a particle.
 CONJUNCTION = re.compile(r"\s*(?:그러나|그런데|그래서|그리고|하지만|그러므로|따라서|근데|그럼|또한)(?![가-힣])")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
-TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
+_TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
+# Formal register: a paragraph in `-ㅂ니다` style (petitions, letters) uses an ellipsis as a comma.
+_FORMAL = re.compile("니다|니까")
+
+
+def trails_off(paragraph: str, start: int) -> bool:
+    """Whether the ellipsis at `start` ends a sentence that trails off on a connective, as comments write it: a
+    background `-ㄴ데` (`봤는데... 너무 실망했다`, `재미있던데..내용이해도`) or `-고` after a syllable (`좋고... 가족들과`,
+    `없고.. 배우들`). Not in formal text, where the same ellipsis joins two clauses (`싶은데.. 페이지 번호를`)."""
+    previous = paragraph[start - 1]
+    if previous == "고":
+        trailing = "가" <= paragraph[start - 2 : start - 1] <= "힣"
+    elif previous == "데":
+        trailing = _TRAILING_BACKGROUND.search(paragraph, max(0, start - 12), start) is not None
+    else:
+        return False
+    return trailing and _FORMAL.search(paragraph) is None

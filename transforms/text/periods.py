@@ -20,8 +20,8 @@ _ABBREVIATIONS = frozenset(
 # `가. 나. 다.`: Korean list letters, which a period follows without ending a sentence (alone as a word).
 _LIST_LETTERS = frozenset("가나다라마바사아자차카타파하")
 _BEFORE_STRAY_DA = frozenset("니했었였았겠됐갔왔")
-# Final syllables that a spaced-off period (`했습니다 .`) still ends.
-_SPACED_PERIOD_FINALS = frozenset("다요죠까")
+# Final syllables that a spaced-off period (`했습니다 .`, `구성임 .`) still ends, and laughter or tears (`구나ㅉㅉ .`).
+_SPACED_PERIOD_FINALS = frozenset("다요죠까임음함됨ㅋㅎㅠㅜㅉ")
 # De-identification masks, and the honorifics that follow a masked name.
 _MASKS = frozenset("*○◯●×OＯ")
 _HONORIFIC = re.compile(r"\s*(?:씨|님|군|양)(?![가-힣])|\s*(?:씨|님)[은는이가을를의께도와]")

@@ -43,7 +43,7 @@ from kcorpus.transforms.text.pauses import (
     CONJUNCTION,
     PAUSE_SYLLABLES,
     QUESTION_GA,
-    TRAILING_BACKGROUND,
+    trails_off,
 )
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
 from kcorpus.transforms.text.quotations import (
@@ -105,6 +105,9 @@ _GLUED_CANDIDATE = re.compile(
 # `것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name (a lost line break in
 # WikiExtractor's text); group 2 (closers) is empty.
 _GLUED_LATIN_CANDIDATE = re.compile(r"(\.)(?<=[다요죠까]\.)()(?=[A-Z][a-z]+[가-힣 ])")
+# `환경입니다 .휴일이나`: a period spaced off a final ending and glued to the next sentence (a misplaced space); group 2
+# (closers) is empty. `periods.is_non_final_period` judges it as the spaced period it is.
+_SPACED_GLUED_CANDIDATE = re.compile(rf"(\.)(?<= \.)()(?=[{_HANGUL}])")
 # `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
 _QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『][^\s\"“”‘’「」『』])")
 # A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
@@ -158,13 +161,8 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
     is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
     if is_ellipsis and ADVERB_PAUSE.search(paragraph, max(0, start - 13), start):
         return False
-    if (
-        previous == "데"
-        and (len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥")
-        and paragraph[end : end + 1].isspace()
-        and TRAILING_BACKGROUND.search(paragraph, max(0, start - 12), start)
-    ):
-        return True  # `봤는데... 너무 실망했다`: a background ending trailing off ends the sentence
+    if is_ellipsis and trails_off(paragraph, start):
+        return True  # `봤는데... 너무 실망했다`, `좋고... 가족들과`: a connective trailing off ends a comment's sentence
     if (
         (
             len(terminator) > 1 and terminator.strip(".…‥") == ""
@@ -209,6 +207,8 @@ def _boundaries(paragraph: str) -> list[int]:
         scans.append(_QUOTE_PAIR_CANDIDATE.finditer(paragraph))
     if "." in paragraph:
         scans.append(_GLUED_LATIN_CANDIDATE.finditer(paragraph))
+        if " ." in paragraph:
+            scans.append(_SPACED_GLUED_CANDIDATE.finditer(paragraph))
     for matches in scans:
         for match in matches:
             start, end = match.start(1), match.end()

@@ -205,7 +205,7 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         ),
         pytest.param(
             "이 몸이 너무 아깝잖아 그 놈은 떵떵거리며 잘사는데..난 뭐하는거지...",
-            ["이 몸이 너무 아깝잖아", "그 놈은 떵떵거리며 잘사는데..난 뭐하는거지..."],
+            ["이 몸이 너무 아깝잖아", "그 놈은 떵떵거리며 잘사는데..", "난 뭐하는거지..."],
             id="informal-janha",
         ),
         pytest.param(
@@ -452,6 +452,29 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["tv에서 나오길래 봤는데...", "너무 실망했다.", "그런데..... 양이 많다"],
             id="background-ending-trailing-off",
         ),
+        # NSMC (ratings_test.txt): in a comment, an ellipsis after `-고` or `-ㄴ데` ends a sentence that trails off, glued
+        # to the next word or not; in a petition in `-ㅂ니다` style (petitions_2017-08) the same ellipsis joins two clauses.
+        pytest.param(
+            "가끔 문득 생각나서 다시보는 영화..색감이 정말 예술이죠 강렬하고 화려하고..츠지야안나의 너무도 아름답던 리즈시절도 볼 수 있고..",
+            ["가끔 문득 생각나서 다시보는 영화..", "색감이 정말 예술이죠", "강렬하고 화려하고..", "츠지야안나의 너무도 아름답던 리즈시절도 볼 수 있고.."],
+            id="comment-trailing-go",
+        ),
+        pytest.param("재미있던데..내용이해도잘되고", ["재미있던데..", "내용이해도잘되고"], id="comment-trailing-de-glued"),
+        pytest.param(
+            "3. 내 청원은 바로 볼 수 있도록 해주세요. 본인 청원에 대해서 어떠한 댓글등이 달렸는지 어떻게 진행되는지 확인하고 싶은데.. 페이지"
+            " 번호를 일일히 눌러서 찾아야 되니 너무 힘들어요 위 기능들은 사실 홈페이지에서 아주 기초적이고 기본적인 기능들인데.. 어떠한 목적이"
+            " 있어서 빼놓은건가요? 사실 저 기능이 빠졌다는거에 참 의문입니다",
+            [
+                "3. 내 청원은 바로 볼 수 있도록 해주세요.",
+                "본인 청원에 대해서 어떠한 댓글등이 달렸는지 어떻게 진행되는지 확인하고 싶은데.. 페이지 번호를 일일히 눌러서 찾아야 되니 너무 힘들어요",
+                "위 기능들은 사실 홈페이지에서 아주 기초적이고 기본적인 기능들인데.. 어떠한 목적이 있어서 빼놓은건가요?",
+                "사실 저 기능이 빠졌다는거에 참 의문입니다",
+            ],
+            id="formal-ellipsis-joins",
+        ),
+        # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
+        pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
+        pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
         pytest.param(
             "과연 어떤 메세지를 전달하고자 했는가??그냥 참고 보겠다",
             ["과연 어떤 메세지를 전달하고자 했는가??", "그냥 참고 보겠다"],
