@@ -131,3 +131,13 @@ def is_edited_text(paragraph: str) -> bool:
         and _EDITED_END.search(paragraph, first.end()) is not None
         and _SPOKEN_MARK.search(paragraph) is None
     )
+
+
+# Formal register: a paragraph in `-ㅂ니다` style (petitions, letters, notices), whose writers end sentences with a
+# predicate and use an ellipsis or a glued period inside one (`싶은데.. 페이지`, `안전.환경에`).
+_FORMAL = re.compile("니다|니까|십시오")
+
+
+def is_formal_text(paragraph: str) -> bool:
+    """Whether `paragraph` is written in the formal `-ㅂ니다` style (above)."""
+    return _FORMAL.search(paragraph) is not None

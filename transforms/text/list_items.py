@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
+from kcorpus.transforms.text.bare_endings import is_formal_text
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 
@@ -21,6 +22,13 @@ _HANGUL = HANGUL_SYLLABLE_CLASS
 # `머피.제이슨`).
 GLUED_FINALS = frozenset("다요죠까네냐나지군래자음함임됨옴어아야니라오게걸데")
 _LIST_PARTICLES = ("에도", "에서", "에게", "가", "을", "를", "은", "는", "의", "와", "과", "도", "로")
+# Formal text (`-ㅂ니다` style) longer than a comment ends a sentence with a predicate, so a period glued between two words of up to 4 syllables
+# where the second ends in no ending of a predicate separates two nouns (`안전.환경에`, `한노.민노`), where `가족사.장대하고`
+# ends a nominal sentence.
+_SHORT_ITEM = 4
+# Not in a comment (NSMC's and Naver's limit), whose writers end nominal sentences so too (`최고의 프로그램.가장 오래`).
+_COMMENT_MAX_CHARS = 140
+_PREDICATE_ENDS = frozenset("고며서면지게다요니나데야아어해여라자까네죠음함임됨")
 _HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
 _LIST_END = re.compile(r"\s*등(?=[\s의을이과도])")
 # The first item of a numbered list after a title without a terminator (`…동물학대죄 적용 등 청원 1. 1인 가구 등`)
@@ -56,11 +64,23 @@ def in_item_run(paragraph: str, start: int, end: int) -> bool:
 
 def separates_items(paragraph: str, start: int, end: int) -> bool:
     """Whether the period at `start`, glued between two syllables after a noun, joins two list items (`신문.방송에도`,
-    `화.목`)."""
+    `화.목`); in formal text, any two short words that end in no predicate (`안전.환경에`, `한노.민노 고소고발건은`)."""
     following = _HANGUL_RUN.match(paragraph, end).group()
     if len(following) == 1:
         return start < 2 or not "가" <= paragraph[start - 2] <= "힣"  # `화.목`: two one-syllable items
-    return following.endswith(_LIST_PARTICLES)
+    if following.endswith(_LIST_PARTICLES):
+        return True
+    item = start
+    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
+        item -= 1
+    return (
+        start - item <= _SHORT_ITEM
+        and (item == 0 or paragraph[item - 1].isspace())
+        and len(following) <= _SHORT_ITEM
+        and following[-1] not in _PREDICATE_ENDS
+        and len(paragraph) > _COMMENT_MAX_CHARS
+        and is_formal_text(paragraph)
+    )
 
 
 def dash_items(paragraph: str) -> Iterator[re.Match[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from kcorpus.transforms.korean import syllables_with_final
+from kcorpus.transforms.text.bare_endings import is_formal_text
 
 # An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
 # `좋겠지만... 그렇지`); `최고...` is no particle.
@@ -29,8 +30,6 @@ QUESTION_GA = frozenset("건는은인던한운할을")
 CONJUNCTION = re.compile(r"\s*(?:그러나|그런데|그래서|그리고|하지만|그러므로|따라서|근데|그럼|또한)(?![가-힣])")
 # A word ending in the background ending `-ㄴ데` (`봤는데`, `없는데`, `좋은데`), not the conjunctions `그런데`, `근데`.
 _TRAILING_BACKGROUND = re.compile(rf"(?:^|\s)(?!그런데$|근데$)[^\s]*[{syllables_with_final(4)}]데$")
-# Formal register: a paragraph in `-ㅂ니다` style (petitions, letters) uses an ellipsis as a comma.
-_FORMAL = re.compile("니다|니까")
 
 
 def trails_off(paragraph: str, start: int) -> bool:
@@ -44,4 +43,4 @@ def trails_off(paragraph: str, start: int) -> bool:
         trailing = _TRAILING_BACKGROUND.search(paragraph, max(0, start - 12), start) is not None
     else:
         return False
-    return trailing and _FORMAL.search(paragraph) is None
+    return trailing and not is_formal_text(paragraph)

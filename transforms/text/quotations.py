@@ -17,9 +17,10 @@ from kcorpus.transforms.text.segments import CONTINUATION_START
 
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
-# to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`).
+# to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`). One a writer closed with a curly quote (`"…발생했다”며`)
+# ends there, not at the next straight quote.
 _ENCLOSED = re.compile(
-    r"(?<![^\s(\[{<,:·=])(?:\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“(?:[^“”\"\n]|\"[^“”\"\n]{0,400}\"){1,400}”|“[^“”\"\n]{1,400}\"|‘[^‘’\n]{1,200}’"
+    r"(?<![^\s(\[{<,:·=])(?:\"[^\"“”\n]{1,400}”|\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“(?:[^“”\"\n]|\"[^“”\"\n]{0,400}\"){1,400}”|“[^“”\"\n]{1,400}\"|‘[^‘’\n]{1,200}’"
     r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
     r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
 )

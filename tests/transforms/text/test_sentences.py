@@ -472,6 +472,36 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ],
             id="formal-ellipsis-joins",
         ),
+        # In formal text longer than a comment a period glued between two short nouns separates them (petitions_2017-08:
+        # `이명박.박근혜`, `제재.압박`); a comment's nominal sentence still ends there (NSMC `최고의 프로그램.가장 오래`).
+        pytest.param(
+            "그동안 9년 동안 이명박.박근혜 정부가 mbc가 너무 망쳤습니다. 최근 mbc가 너무 망가쳤습니다 그리고 mbc 블랙리스트 사태 터지고 제가 분노"
+            " 납니다. 김민석 피디님이 김장겸 물리나가 발언은 의미으로 공감합니다. 이번에 mbc 파업 하면서 국민들 대한 언론 신뢰도 회복 해야 합니다.",
+            [
+                "그동안 9년 동안 이명박.박근혜 정부가 mbc가 너무 망쳤습니다.",
+                "최근 mbc가 너무 망가쳤습니다",
+                "그리고 mbc 블랙리스트 사태 터지고 제가 분노 납니다.",
+                "김민석 피디님이 김장겸 물리나가 발언은 의미으로 공감합니다.",
+                "이번에 mbc 파업 하면서 국민들 대한 언론 신뢰도 회복 해야 합니다.",
+            ],
+            id="formal-glued-list-period",
+        ),
+        pytest.param("최고의 프로그램.가장 오래 지켜봐야할 프로그램!", ["최고의 프로그램.", "가장 오래 지켜봐야할 프로그램!"], id="comment-glued-nominal-end"),
+        # A straight quote the writer closed with a curly one (petitions_2019-06, read 7) ends there: the sentences
+        # after it are split.
+        pytest.param(
+            '강신원 인천도시공사 상임감사는 "최근 우리 공사를 바라보고 지지해 주는 인천시민들에게 큰 실망감을 안겨 주는 사건이 발생했다”며 우리'
+            ' 임직원 스스로도 자괴감을 떨칠 수가 없다고 임직원들에게 글을 보냈다. 이어 "성 관련 비위는 매스컴으로 연일 집중 조명되고 질타를'
+            ' 받고 있다며 절대로 용납되지 않는다”라고 언급했다.',
+            [
+                (
+                    '강신원 인천도시공사 상임감사는 "최근 우리 공사를 바라보고 지지해 주는 인천시민들에게 큰 실망감을 안겨 주는 사건이 발생했다”며'
+                    " 우리 임직원 스스로도 자괴감을 떨칠 수가 없다고 임직원들에게 글을 보냈다."
+                ),
+                '이어 "성 관련 비위는 매스컴으로 연일 집중 조명되고 질타를 받고 있다며 절대로 용납되지 않는다”라고 언급했다.',
+            ],
+            id="straight-quote-closed-curly",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
