@@ -189,6 +189,8 @@ _GLUED_END_STEMS = {
 # `화요일`, `요즘`), and the honorifics after a name in `죠` (`다이죠씨의`).
 _GLUED_CONTINUES = frozenset("는고거가며면지니라더든만시보리른렸운음을를은의에로와과도요서기게죠네냐나구던려랑치손해하길습")
 _GLUED_CONTINUES_AFTER = {"요": frozenset("소일즘청약령원"), "죠": frozenset("씨군양님")}
+# An ending drawn out by repeating its vowel (`해요오오`, `그렇죠오~`, `든다아아`; not `한다아주`, `해요오늘`).
+_ELONGATED = re.compile("(?:요오|죠오|다아|네에|야아|냐아)(?:(?<=오)오|(?<=아)아|(?<=에)에|[^가-힣]|$)")
 # The glued endings asked about in paragraphs that punctuate too: polite and question endings, which edited text does
 # not run into a following word (`같네요중간에`); a glued `다` there is mostly a noun or a name (`우간다인들`).
 POLITE_GLUED_ENDINGS = "요죠냐"
@@ -205,6 +207,8 @@ def glued_cuts(paragraph: str, threshold: float = END_LOG_ODDS, endings: str = "
             continue
         if paragraph[end] in _GLUED_CONTINUES or paragraph[end] in _GLUED_CONTINUES_AFTER.get(paragraph[end - 1], ""):
             continue
+        if _ELONGATED.match(paragraph, end - 1):
+            continue  # `사랑해요오오오`, `재밋엇어요오오오오몽`: the ending drawn out
         start = end - 1
         while start and not paragraph[start - 1].isspace():
             start -= 1

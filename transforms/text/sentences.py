@@ -122,6 +122,8 @@ _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
 # (The terminator first, so that `re` scans for its class.)
+# The last syllables of the endings `sentence_ends.glued_cuts` looks for (a paragraph without one has no such cut).
+_GLUED_END_HINT = re.compile("[다네야요죠냐]")
 # Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
 _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
@@ -279,7 +281,7 @@ def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = No
     """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), at a space or
     inside a word (a final ending glued to the next sentence), outside quotes and brackets."""
     cuts = unpunctuated_cuts(paragraph)
-    if "다" in paragraph or "네" in paragraph or "야" in paragraph:
+    if _GLUED_END_HINT.search(paragraph):
         glued = glued_cuts(paragraph)
         if glued:
             cuts = sorted(cuts + glued)

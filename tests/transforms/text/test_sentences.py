@@ -502,6 +502,15 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ],
             id="straight-quote-closed-curly",
         ),
+        # NSMC comments without any terminator and without a `-다`: a polite ending glued to the next sentence is still
+        # cut; an ending drawn out by its vowel is not (`대화해요오오`), a `다` before `아주` is (`한다아주`).
+        pytest.param("권율 진짜 잘생겼어요천상여자 재미있어요", ["권율 진짜 잘생겼어요", "천상여자 재미있어요"], id="glued-polite-unpunctuated"),
+        pytest.param("눈을 보고 대화해요오오", ["눈을 보고 대화해요오오"], id="elongated-ending"),
+        pytest.param(
+            "연기부터 목소리 주인공도 죽엇으면한다아주재미없고이렇게 끔직한좀비영화는처음본다",
+            ["연기부터 목소리 주인공도 죽엇으면한다", "아주재미없고이렇게 끔직한좀비영화는처음본다"],
+            id="glued-da-before-a",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
