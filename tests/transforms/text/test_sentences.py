@@ -511,6 +511,14 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["연기부터 목소리 주인공도 죽엇으면한다", "아주재미없고이렇게 끔직한좀비영화는처음본다"],
             id="glued-da-before-a",
         ),
+        # A bare final ending before a Latin word ends the sentence (NSMC `이렇냐 tv에서`), not before NSMC's `OO` mask of a
+        # swear word, which goes with it (`다문화냐 OO새끼들아`).
+        pytest.param(
+            "뭔 영화가 이렇냐 tv에서 4000원주고 봤는데 돈 아깝다cg는 게임영상보는것같고 제작비없어서 이딴식으로 만들었나?절대 보지마세요",
+            ["뭔 영화가 이렇냐", "tv에서 4000원주고 봤는데 돈 아깝다cg는 게임영상보는것같고 제작비없어서 이딴식으로 만들었나?", "절대 보지마세요"],
+            id="bare-ending-before-latin",
+        ),
+        pytest.param("대한민국 망했네 불체자가 다문화냐 OO새끼들아", ["대한민국 망했네", "불체자가 다문화냐 OO새끼들아"], id="bare-ending-before-mask"),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
