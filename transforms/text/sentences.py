@@ -79,12 +79,13 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
-# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite.
+# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite, also where the next
+# sentence is glued to them (`받는다.[6]하부측두엽에서의`).
 _CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
 # So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
 # one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
 _PUNCT_TAIL = (
-    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>))"
+    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?<=\d\])[{_HANGUL}])"
 )
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
@@ -131,12 +132,13 @@ _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
 # What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
 # `놀랍고... ...슬프다`), a separator (`주십시오.. -----`, as in kss), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
-# 그런데`; not a list number `(1)`, `(가)`) stay with the sentence before: the cut moves past them (group 1).
+# 그런데`; not a list number `(1)`, `(가)`, nor a sentence of its own, `(…따라 다르다.)`) stay with the sentence before: the
+# cut moves past them (group 1).
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
     rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
-    r"(?:\s*(?!\(\w{1,2}\))\([^()\n]{1,30}\)(?=\s))?)"
+    r"(?:\s*(?!\(\w{1,2}\))\((?![^()\n]*[.?!]\))[^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
 )

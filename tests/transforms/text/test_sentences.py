@@ -519,6 +519,18 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="bare-ending-before-latin",
         ),
         pytest.param("대한민국 망했네 불체자가 다문화냐 OO새끼들아", ["대한민국 망했네", "불체자가 다문화냐 OO새끼들아"], id="bare-ending-before-mask"),
+        # Korean Wikipedia (shared kowiki/wiki_00): a bracket holding a sentence of its own is no remark on the
+        # sentence before; a citation marker glued to the next sentence still ends its own (text/AE, WikiExtractor).
+        pytest.param(
+            "켓을 입력으로 하고 켓을 출력으로 하는 선형 연산자를 맵이라고 한다. (\"선형\"으로 불리기 위해서는 몇가지 속성이 요구된다.)",
+            ["켓을 입력으로 하고 켓을 출력으로 하는 선형 연산자를 맵이라고 한다.", "(\"선형\"으로 불리기 위해서는 몇가지 속성이 요구된다.)"],
+            id="bracketed-sentence",
+        ),
+        pytest.param(
+            "2016년에서 17일까지의 지상 예산에서 450만달러를 지출하게 될 것으로 예상된다.[10]업그레이드는 좌석 교체를 포함한다.",
+            ["2016년에서 17일까지의 지상 예산에서 450만달러를 지출하게 될 것으로 예상된다.[10]", "업그레이드는 좌석 교체를 포함한다."],
+            id="citation-glued-to-next",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
