@@ -91,18 +91,28 @@ def scores(rows: list[dict], splits: list[list[str]]) -> dict[str, dict]:
 
 
 def baseline_splitter(revision: str, scratch: Path) -> Callable[[str], list[str]]:
-    """`split_sentences` of `transforms/text/sentences.py` at git `revision`, loaded from a copy under `scratch`
-    (it imports the current tree's other modules, which a revision of this branch's history shares)."""
-    source = subprocess.run(
-        ["git", "-C", str(GOLD_DIR.parents[2]), "show", f"{revision}:transforms/text/sentences.py"],
+    """`split_sentences` of `transforms/text/` at git `revision`: every module of that folder copied into a package of
+    its own under `scratch` (its imports of its siblings rewritten to it), so a revision whose splitter was laid out in
+    other modules loads whole."""
+    repo = GOLD_DIR.parents[2]
+    package = f"text_{revision.replace('/', '_').replace('-', '_')}"
+    folder = scratch / package
+    folder.mkdir(parents=True, exist_ok=True)
+    names = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "--name-only", revision, "transforms/text/"],
         check=True, capture_output=True, text=True,
-    ).stdout
-    path = scratch / f"sentences_{revision.replace('/', '_')}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(f"sentences_{abs(hash(revision))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.split_sentences
+    ).stdout.split()
+    for name in names:
+        source = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{revision}:{name}"], check=True, capture_output=True, text=True
+        ).stdout
+        (folder / Path(name).name).write_text(source.replace("kcorpus.transforms.text.", f"{package}."), encoding="utf-8")
+    (folder / "__init__.py").touch()
+    sys.path.insert(0, str(scratch))
+    try:
+        return importlib.import_module(f"{package}.sentences").split_sentences
+    finally:
+        sys.path.remove(str(scratch))
 
 
 def speed(data_dir: Path, repeats: int, baselines: dict[str, Callable[[str], list[str]]]) -> dict[str, dict]:
