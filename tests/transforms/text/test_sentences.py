@@ -531,6 +531,14 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["2016년에서 17일까지의 지상 예산에서 450만달러를 지출하게 될 것으로 예상된다.[10]", "업그레이드는 좌석 교체를 포함한다."],
             id="citation-glued-to-next",
         ),
+        # NSMC: a spaced nominal `같음` ends a sentence (`이상한거 같음 솔직히`); so does the polite `-여` spelling of `-요`
+        # (`재밌어여 제발`, `좋네여 대사하며`).
+        pytest.param(
+            "내용도 오글거리고 이거 감독마인드도 이상한거 같음 솔직히 이런영화에 9점준것들 죄다 머리빈애들 아님?",
+            ["내용도 오글거리고 이거 감독마인드도 이상한거 같음", "솔직히 이런영화에 9점준것들 죄다 머리빈애들 아님?"],
+            id="spaced-nominal-gateum",
+        ),
+        pytest.param("박신양 연기 너무 좋네여 대사하며 눈빛 까지 ㅜㅜ", ["박신양 연기 너무 좋네여", "대사하며 눈빛 까지 ㅜㅜ"], id="polite-yeo"),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
