@@ -27,15 +27,20 @@ _BULLETS = "ㆍ※□■○●◆▶"
 _ITEM_MARKS = "※□■○●◆▶‹"
 # Syllables with final ㅂ: the formal endings `-ㅂ니다`, `-ㅂ니까`, `-ㅂ시다` (`습니다`, `갑니다`, `합시다`).
 _B_FINAL = syllables_with_final(17)
-_B_FINAL_SET = frozenset(_B_FINAL)
+# Comments and petitions also spell `-ㅂ니다` with a final ㅁ (`그렇슴니다`, `보여 짐니다`, `사업자 임니다`).
+_FORMAL_BEFORE_NIDA = _B_FINAL + syllables_with_final(16)
+_FORMAL_BEFORE_NIDA_SET = frozenset(_FORMAL_BEFORE_NIDA)
 # Plain `-다` after any syllable but those of the particle `보다` and the nouns and connectives `마다`, `바다`, `려다`,
 # `데다`, `에다`, `까다`.
 _NOT_BEFORE_DA = "보마바려데에까"
 # Nor before a verb of saying or a noun that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다
-# 함은`, `죽는다 쇼하고`, `번다 소문이`).
+# 함은`, `죽는다 쇼하고`, `번다 소문이`, `없다 진술하고`, `해주겠다 약속을`), nor before a second such clause
+# (`괜찮다 상관없다 이야기 하였으나`).
 _NOT_CONTINUED = (
     r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치"
-    r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소|소문|쇼[를하]|식으로|난리))"
+    r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소|소문|쇼[를하]|식으로|난리"
+    r"|진술|약속|답변|발언|설명|해명|변명|핑계|협박|통보"
+    r"|\S+다\s+(?:이야기|얘기|말[을하했]|진술|주장|하[고며]|했)))"
 )
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
 # adjective stem (`재밌음`, `좋았음`), `-됨` and `-옴` (`욕나옴`); not `-함`, `-임` (`포함`, `게임`, `취임`); not the
@@ -45,9 +50,9 @@ _INFORMAL_ENDINGS = (
     "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸])(?<!자기)네|[가-힣](?<![루쿠])냐(?!\\s+\\S*냐)|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
     "|[니았었겠였했있없좋같]군)"
 )
-# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`) or an adjective stem; not the honorific
+# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`), an adjective stem or `않` (`명확하지 않음`); not the honorific
 # `셨`, whose `-셨음` is mostly the conditional `-셨으면` (`받으셨음 힘든 생활이`).
-_BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋"
+_BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋않"
 # Nor before what takes such an `-음` as the conditional `-으면` or a noun (`나왔음 좋겠어요`, `나왔음 에도`).
 _NOT_CONDITIONAL = r"(?!\s+(?:좋|젛|조|에|하는|했으))"
 # Nor before an adverb put after the predicate, which ends the sentence (`실감났음 개인적으로.`, `최악이다 정말..` at the
@@ -57,15 +62,15 @@ _NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말
 # so that the nouns `봄`, `포함`, `밀림` stay.
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 BARE_ENDING = re.compile(
-    rf"(?:[{_B_FINAL}임림](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
+    rf"(?:[{_FORMAL_BEFORE_NIDA}](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|\s*\((?![^()\n]*\)\s*[.?!]))"
     rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서니]요|[인는은던건]가요|구여|[네어아봐해줘]여|[가-힣](?<![호쿠난토고도])죠)(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s+(?!OO)[A-Za-z]{{2}}|\s*[{_ITEM_MARKS}]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*[{_BULLETS}]))"
-    rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|같음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+(?!OO)[A-Za-z]{{2}}|\s+\d{{1,2}}[.)]\s)"
+    rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|같음|않음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+(?!OO)[A-Za-z]{{2}}|\s+\d{{1,2}}[.)]\s)"
     rf"{_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
 # `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
-GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_B_FINAL}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
+GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
 # The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴네냐야라만먼나니군듦림봄아여](?=[\s{_BULLETS}(])"
@@ -111,7 +116,7 @@ def is_bare_stem_da(paragraph: str, end: int) -> bool:
         "가" <= before <= "힣"
         and (ord(before) - 0xAC00) % 28 in (0, 8)  # no final, or ㄹ (`살다 살다 겪어`: the present is `산다`)
         and before not in _COPULA_BEFORE_DA
-        and not (before in "니시" and paragraph[end - 3 : end - 2] in _B_FINAL_SET)
+        and not (before in "니시" and paragraph[end - 3 : end - 2] in _FORMAL_BEFORE_NIDA_SET)
         and paragraph[end - 3 : end - 1] != "아니"  # `…것은 아니다 따라서`: the negative copula
     )
 

@@ -42,8 +42,11 @@ MARK_QUOTATIVE = re.compile(
 # A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
 DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
-# 수석연구위원은`, `…하겠습니다) 5. 형사고소사건`: before a list number too) ends the sentence unless a quotative particle or a continuing particle follows (`closed_formal`).
-_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?<=니다[\"'”’》〉」』)])(?=\s+(?:[가-힣]|\d{1,2}[.)]\s|[①-⑳]))")
+# 수석연구위원은`, `…하겠습니다) 5. 형사고소사건`: before a list number too; `( …약합니다 ) 이러니`) ends the sentence unless a
+# quotative particle, a continuing particle or a noun naming it follows (`closed_formal`).
+_CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?:(?<=니다[\"'”’》〉」』)])|(?<=니다 \)))(?=\s+(?:[가-힣]|\d{1,2}[.)]\s|[①-⑳]))")
+# Nor before a noun that names the quotation or title (`"탄핵을 청원합니다" 국민청원이`).
+_NAMED = re.compile(r"\s*(?:국민청원|청원|기사|뉴스|제목|문구|구호|글[이을은의])")
 
 
 def enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
@@ -77,5 +80,9 @@ def closed_formal(paragraph: str) -> Iterator[re.Match[str]]:
     only continues a sentence (`CONTINUATION_START`: `라는`, `로`, `에`, ...)."""
     for match in _CLOSED_FORMAL.finditer(paragraph):
         end = match.end()
-        if not QUOTATIVE.match(paragraph, end) and not CONTINUATION_START.match(paragraph[end:].lstrip()):
+        if (
+            not QUOTATIVE.match(paragraph, end)
+            and not CONTINUATION_START.match(paragraph[end:].lstrip())
+            and not _NAMED.match(paragraph, end)
+        ):
             yield match

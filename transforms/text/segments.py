@@ -19,9 +19,10 @@ from collections.abc import Sequence
 _PARTICLE_END = r"(?=[\s.,?!~\"'”’)]|$)"
 # What only continues the sentence before it: a particle or ending standing as the first word of a unit
 # (`를 꼭`, `로 공수처`, `에 의거하여`, `라는 말`, `였습니다`, `는 헌법`, `의 차원을`, `란 말`). Not the one-syllable
-# particles that are also words (`이` this, `가` a list letter, `도` a province, `와` wow, `만` ten thousand).
+# particles that are also words (`이` this, `가` a list letter, `도` a province, `와` wow, `만` ten thousand), nor the
+# name `에도` (Edo: `에도 막부`, `에도 시대`).
 CONTINUATION_START = re.compile(
-    r"(?:를|을|로|으로|로서|로써|으로서|으로써|에|에서|에게|에는|에도|에의|께서|한테|처럼|까지|부터|조차|마저|밖에"
+    r"(?:를|을|로|으로|로서|로써|으로서|으로써|에|에서|에게|에는|에도(?!\s+(?:막부|시대))|에의|께서|한테|처럼|까지|부터|조차|마저|밖에"
     r"|는|은|의|과|란|라고|라는|라며|라면서|이라고|이라는|이라며|이라|였|이었|였던|이었던|입니다|습니다)"
     + _PARTICLE_END
 )

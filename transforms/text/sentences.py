@@ -156,13 +156,20 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         terminator == "."
         and "가" <= previous <= "힣"
         and "가" <= paragraph[end : end + 1] <= "힣"
-        and previous not in GLUED_FINALS
-        and (in_item_run(paragraph, start, end) or separates_items(paragraph, start, end))
+        and (
+            previous not in GLUED_FINALS
+            and (in_item_run(paragraph, start, end) or separates_items(paragraph, start, end))
+            or previous == "자" and in_item_run(paragraph, start, end)  # `운전자.주선사업자.화물화주`: nouns in -자
+        )
     ):
         return False  # `신문.방송에도`, `스즈키.가와사키`: a period between two nouns separates them
     if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
         return False
     is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
+    if is_ellipsis and previous == " ":
+        # `얹고 .. 스스로에게`, `있는데 ..... 힘없는`: an ellipsis spaced off its word is judged after that word.
+        start = len(paragraph[:start].rstrip())
+        previous = paragraph[start - 1 : start]
     if is_ellipsis and ADVERB_PAUSE.search(paragraph, max(0, start - 13), start):
         return False
     if is_ellipsis and trails_off(paragraph, start):

@@ -89,3 +89,11 @@ def test_particles_after_a_closed_quotation_or_a_glued_ending_join_back() -> Non
     assert join_continuations(bracket, " ".join(bracket)) == [" ".join(bracket)]
     quoted = ["‘너의 신상을 유포한다.’", "와 ‘나랑 자자’ 등"]
     assert join_continuations(quoted, " ".join(quoted)) == [" ".join(quoted)]
+
+
+def test_the_name_edo_is_no_particle() -> None:
+    """Korean Wikipedia (kowiki `AG/wiki_42`, read 8 of issue 30): `에도 막부` (Edo) starts a sentence; `에도` the particle
+    still continues one."""
+    text = "그는 다이묘이다. 에도 막부의 관료였다."
+    assert join_continuations(["그는 다이묘이다.", "에도 막부의 관료였다."], text) == ["그는 다이묘이다.", "에도 막부의 관료였다."]
+    assert join_continuations(["알고 있었음", "에도 불구하고 말했다."]) == ["알고 있었음 에도 불구하고 말했다."]

@@ -539,6 +539,60 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="spaced-nominal-gateum",
         ),
         pytest.param("박신양 연기 너무 좋네여 대사하며 눈빛 까지 ㅜㅜ", ["박신양 연기 너무 좋네여", "대사하며 눈빛 까지 ㅜㅜ"], id="polite-yeo"),
+        # Petitions of `petitions_2019-06` (read 8 of issue 30): `-ㅂ니다` spelled with a final ㅁ (`짐니다`, `그렇슴니다`),
+        # a spaced `않음` before a list number, `-ㅂ니다 )`; no cut before a noun of saying (`없다 진술하고`, `해주겠다
+        # 약속을`), nor inside a chain of unquoted speech (`괜찮다 상관없다 이야기`), nor before the noun a quoted title
+        # names (`"…청원합니다" 국민청원이`); nouns in `-자` glued in a list (`운전자.주선사업자.화물화주`); an ellipsis spaced
+        # off a connective of formal text (`얹고 .. 스스로에게`).
+        pytest.param(
+            "또 한번 올립니다. 예산 절감 할수가 있다고 보여 짐니다 인력 보강할 부처 등 고위 공직자들 반성 하시야 합니다",
+            ["또 한번 올립니다.", "예산 절감 할수가 있다고 보여 짐니다", "인력 보강할 부처 등 고위 공직자들 반성 하시야 합니다"],
+            id="formal-spelled-with-m",
+        ),
+        pytest.param(
+            "안따깝고 그렇슴니다연세드신분들은 시설이 잘되어서좋지만 젊은친구들은 그렇지가 않슴니다.",
+            ["안따깝고 그렇슴니다", "연세드신분들은 시설이 잘되어서좋지만 젊은친구들은 그렇지가 않슴니다."],
+            id="formal-spelled-with-m-glued",
+        ),
+        pytest.param(
+            "대행료만 지급. 기준이 명확하지 않음 2. 실제 효율성 저하 문제점",
+            ["대행료만 지급.", "기준이 명확하지 않음", "2. 실제 효율성 저하 문제점"],
+            id="spaced-anheum-before-item",
+        ),
+        pytest.param(
+            "3회 적발 : 100만원 ( 처벌 조항이 너무 약합니다 ) 이러니 과적을 하고 있습니다.",
+            ["3회 적발 : 100만원 ( 처벌 조항이 너무 약합니다 )", "이러니 과적을 하고 있습니다."],
+            id="formal-before-spaced-bracket",
+        ),
+        pytest.param(
+            "간호사는 절대 그런 일이 일어날 수가 없다 진술하고 말을 맞추려면 제대로 할 것 이지.",
+            ["간호사는 절대 그런 일이 일어날 수가 없다 진술하고 말을 맞추려면 제대로 할 것 이지."],
+            id="da-before-noun-of-saying",
+        ),
+        pytest.param(
+            "저는 괜찮다 상관없다 이야기 하였으나 이후에 동문서답이 오갔습니다.",
+            ["저는 괜찮다 상관없다 이야기 하였으나 이후에 동문서답이 오갔습니다."],
+            id="chained-unquoted-speech",
+        ),
+        pytest.param(
+            '"탄핵을 청원합니다" 국민청원이 종료되었습니다.', ['"탄핵을 청원합니다" 국민청원이 종료되었습니다.'], id="quoted-title-named"
+        ),
+        pytest.param(
+            "화물차 과적은 모두 예비 살인자 분들 입니다. 화물차 과적 처벌 조항이 너무 약합니다. 이러니 예비 살인자님들께서는 아주 우습게 과적을 하고 있습니다. 화물차 과적 법 계정이 시급합니다. 1회 적발 : 화물차 운전자.주선사업자.화물화주 : 1회 적발 1천만원 벌금",
+            [
+                "화물차 과적은 모두 예비 살인자 분들 입니다.",
+                "화물차 과적 처벌 조항이 너무 약합니다.",
+                "이러니 예비 살인자님들께서는 아주 우습게 과적을 하고 있습니다.",
+                "화물차 과적 법 계정이 시급합니다.",
+                "1회 적발 : 화물차 운전자.주선사업자.화물화주 : 1회 적발 1천만원 벌금",
+            ],
+            id="glued-list-of-ja-nouns",
+        ),
+        pytest.param(
+            "가슴에 손은 얹고 .. 스스로에게 묻기를 간곡히 부탁드립니다.",
+            ["가슴에 손은 얹고 .. 스스로에게 묻기를 간곡히 부탁드립니다."],
+            id="spaced-ellipsis-formal",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
