@@ -19,10 +19,11 @@ PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면
 # An ellipsis after an adverb or conjunction standing as a word (`정말정말... 지루하고`, `여튼.. 진짜 재밌음`,
 # `그리고... 마지막`) is a pause before what it modifies, not a sentence end; not after a word that ends a sentence
 # (`재미없네 진짜........ 웃기지도않고`: the adverb trails it).
-# So is one after `-ㄹ 뿐(만) 아니라` ("not only ... but also": `뿐만아니라.. 2018년`), which always goes on.
+# So is one after `-ㄹ 뿐(만) 아니라` ("not only ... but also": `뿐만아니라.. 2018년`), which always goes on, and one after
+# `등` ("etc.": `비상먼지기타 등.... 몇개월째`), which closes a list inside a sentence.
 ADVERB_PAUSE = re.compile(
     r"(?:^|(?<![다네요죠음함군까])\s)(?:정말|진짜|여튼|암튼|아무튼|그냥|너무|완전|근데|그래서|그리고|하지만|그런데|그러나|또|참)+$"
-    r"|뿐(?:만)?\s?아니라$"
+    r"|뿐(?:만)?\s?아니라$|(?<!\S)등$"
 )
 # `-ㄴ가`, `-는가`, `-던가` end a question (`잊고있었던건가.하하하`): that `가` is no particle.
 QUESTION_GA = frozenset("건는은인던한운할을")

@@ -80,12 +80,13 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 # syllable that ends a sentence.
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
 # Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite, also where the next
-# sentence is glued to them (`받는다.[6]하부측두엽에서의`).
+# sentence is glued to them (`받는다.[6]하부측두엽에서의`), as does a bracketed remark ended by `-ㅂ니다`
+# (`주셨습니다.(…안해주셨습니다)그리고`).
 _CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
 # So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
 # one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
 _PUNCT_TAIL = (
-    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?<=\d\])[{_HANGUL}])"
+    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\)))[{_HANGUL}])"
 )
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
@@ -94,9 +95,9 @@ _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]
 _PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
 _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # What a terminator glued to the next sentence runs into: a syllable, maybe after an opening quote (`합니다.“여러분`);
-# an opening bracket before a syllable, not a citation marker (`말하였다.[저는]`, not `[주 3]`); after `?`/`!`, a number
-# and what it counts (`감동!!10점`, not a final `!1`).
-_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,])"
+# an opening bracket before a syllable, not a citation marker (`말하였다.[저는]`, not `[주 3]`); after `?`/`!`, or a
+# period after a final ending, a number and what it counts (`감동!!10점`, `기록하였다.2017년`; not a final `!1`).
+_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,]|(?<=[다요까죠]\.)\d+[^\d\s.,])"
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
 # The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
 # class (a pattern that opens with a lookbehind gets no such scan).
@@ -130,14 +131,14 @@ _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
 # Names spelled with `!` (`야후! 재팬 같은 회사들은`).
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
-# What no sentence starts with, checked after every cut. Terminators, even spaced out (`했습니다. . . 제발`,
+# What no sentence starts with, checked after every cut. A dash glued to the end (`막아주십시오- 존경하는`), terminators, even spaced out (`했습니다. . . 제발`,
 # `놀랍고... ...슬프다`), a separator (`주십시오.. -----`, as in kss), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
 # 그런데`; not a list number `(1)`, `(가)`, nor a sentence of its own, `(…따라 다르다.)`) stay with the sentence before: the
 # cut moves past them (group 1).
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
-    rf"((?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
+    rf"((?:-(?=\s))?(?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
     r"(?:\s*(?!\(\w{1,2}\))\((?![^()\n]*[.?!]\))[^()\n]{1,30}\)(?=\s))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"

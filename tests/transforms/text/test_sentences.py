@@ -593,6 +593,44 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["가슴에 손은 얹고 .. 스스로에게 묻기를 간곡히 부탁드립니다."],
             id="spaced-ellipsis-formal",
         ),
+        # Read 9 of issue 30 (petitions_2019-06, kowiki `AI/wiki_20`): a period after a final ending glued to a number
+        # (`있습니다.2018년`), a bracketed remark ended by `-ㅂ니다` glued to the next sentence, `-십시오-`, nominal `-짐`
+        # before a bullet and `-함` before a bracketed heading end a sentence; `등....` and `X도 아니요 Y도` do not.
+        pytest.param(
+            "팽나무가 여러그루있습니다.2018년 10월에 남자3명이 찿아왔습니다.",
+            ["팽나무가 여러그루있습니다.", "2018년 10월에 남자3명이 찿아왔습니다."],
+            id="period-glued-to-number",
+        ),
+        pytest.param(
+            "인감증명을 떼어주셨습니다.(계약서나 위임장도 안해주셨습니다)그리고 저한테로 전화가와서 군청에 알아보자고 하였습니다.",
+            ["인감증명을 떼어주셨습니다.(계약서나 위임장도 안해주셨습니다)", "그리고 저한테로 전화가와서 군청에 알아보자고 하였습니다."],
+            id="formal-remark-glued-to-next",
+        ),
+        pytest.param(
+            "만행을 막아주십시오- 존경하는 문재인대통령님! 국가기관인 우정사업본부의 행태가 도를 넘어서고 있습니다.",
+            ["만행을 막아주십시오-", "존경하는 문재인대통령님!", "국가기관인 우정사업본부의 행태가 도를 넘어서고 있습니다."],
+            id="formal-glued-dash",
+        ),
+        pytest.param(
+            "부모로서 대한민국 국격이 초라짐 ○ 올랜도 무더운 날씨에도 생수만 제공되어 자괴감이 들게함",
+            ["부모로서 대한민국 국격이 초라짐", "○ 올랜도 무더운 날씨에도 생수만 제공되어 자괴감이 들게함"],
+            id="nominal-jim-before-bullet",
+        ),
+        pytest.param(
+            "국가대표 선수를 둔 부모로서 참담함 [ 결론 ] ○ 치어리딩 선수들과 학부모들은 다같이 노력코자함",
+            ["국가대표 선수를 둔 부모로서 참담함", "[ 결론 ] ○ 치어리딩 선수들과 학부모들은 다같이 노력코자함"],
+            id="nominal-before-bracketed-heading",
+        ),
+        pytest.param(
+            "소음과 진동 비상먼지기타 등.... 몇개월째 공사장에서 발생하고 있습니다.",
+            ["소음과 진동 비상먼지기타 등.... 몇개월째 공사장에서 발생하고 있습니다."],
+            id="ellipsis-after-deung",
+        ),
+        pytest.param(
+            "데커는 셰익스피어처럼 당대 최고의 인기를 누린 왕정파 작가도 아니요 벤 존슨처럼 고전문학에 정통한 작가도 아니었다.",
+            ["데커는 셰익스피어처럼 당대 최고의 인기를 누린 왕정파 작가도 아니요 벤 존슨처럼 고전문학에 정통한 작가도 아니었다."],
+            id="connective-aniyo",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
