@@ -25,6 +25,9 @@ ADVERB_PAUSE = re.compile(
     r"(?:^|(?<![다네요죠음함군까])\s)(?:정말|진짜|여튼|암튼|아무튼|그냥|너무|완전|근데|그래서|그리고|하지만|그런데|그러나|또|참)+$"
     r"|뿐(?:만)?\s?아니라$|(?<!\S)등$"
 )
+# In formal text, so is one after the connective `-하여` (`인하여.. 모든`, `위하여...`) or the particle `처럼` (`주민들처럼..
+# 소송으로`), where a comment trails off (`그들도우리처럼.... 근래본`).
+CONNECTIVE_PAUSE = re.compile(r"(?:하여|처럼)$")
 # `-ㄴ가`, `-는가`, `-던가` end a question (`잊고있었던건가.하하하`): that `가` is no particle.
 QUESTION_GA = frozenset("건는은인던한운할을")
 # A conjunction that opens a sentence (`개인적으로.그러나 추천은`): a period glued before it ends one even after a particle.

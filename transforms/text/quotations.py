@@ -39,14 +39,18 @@ QUOTES = frozenset("\"'”’」』")
 MARK_QUOTATIVE = re.compile(
     r"\s*(?:하고|하는|하며|하면서|하면(?=[\s,])|하더니|했더니|했고|했는데|했지만|하자|하길래|하니|싶|인가|인지|이라|라(?=[\s.?!~]|$))"
 )
+# Speech quoted without quotation marks, closed by the writer's period and taken by a quotative verb (`촬영하겠습니다. 하고
+# 동의를`); not `하고 싶은`, `하고 있는`, which start a sentence.
+PERIOD_QUOTATIVE = re.compile(r"\s+(?:하고|하며|하면서|하자|하니|하길래)\s+(?!싶|있)")
 # A dialogue line `이름:"…"` after a closed quotation starts a sentence, terminator or not.
 DIALOGUE = re.compile(r'["”](?=\s*[^\s"“:]{1,10}\s?:\s?["“])')
 # A quotation or title closed right after a formal final ending (`문자 '이걸로 비긴겁니다' 이해가`, `《…가능합니다》 홍현익
 # 수석연구위원은`, `…하겠습니다) 5. 형사고소사건`: before a list number too; `( …약합니다 ) 이러니`) ends the sentence unless a
 # quotative particle, a continuing particle or a noun naming it follows (`closed_formal`).
 _CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?:(?<=니다[\"'”’》〉」』)])|(?<=니다 \)))(?=\s+(?:[가-힣]|\d{1,2}[.)]\s|[①-⑳]))")
-# Nor before a noun that names the quotation or title (`"탄핵을 청원합니다" 국민청원이`).
-_NAMED = re.compile(r"\s*(?:국민청원|청원|기사|뉴스|제목|문구|구호|글[이을은의])")
+# Nor before a noun that names the quotation or title (`"탄핵을 청원합니다" 국민청원이`) or the act it is (`"죄송합니다" 거듭
+# 사과를`).
+_NAMED = re.compile(r"\s*(?:국민청원|청원|기사|뉴스|제목|문구|구호|글[이을은의]|(?:\S+\s+)?(?:사과|인사|대답|답변)[를을하했])")
 
 
 def enclosed_spans(paragraph: str) -> list[tuple[int, int]]:

@@ -631,6 +631,40 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             ["데커는 셰익스피어처럼 당대 최고의 인기를 누린 왕정파 작가도 아니요 벤 존슨처럼 고전문학에 정통한 작가도 아니었다."],
             id="connective-aniyo",
         ),
+        # Read 10 of issue 30 (petitions_2019-06, kowiki `AH/wiki_55`): in formal text an ellipsis after `-하여`, `처럼` or a
+        # particle after a quoted word is a pause; speech quoted without quotes and taken by `하고`, and a quoted apology
+        # before `사과를`, go on; `참다참다` is the connective said twice; a closing quote spaced off the period goes with its
+        # sentence; `르네`, `우리네`, `스물네` are no `-네` ending.
+        pytest.param(
+            "시청의 소극적인 행정으로 인하여.. 모든 꿈이 부숴지고 있습니다.",
+            ["시청의 소극적인 행정으로 인하여.. 모든 꿈이 부숴지고 있습니다."],
+            id="formal-ellipsis-after-hayeo",
+        ),
+        pytest.param(
+            "국민 삶의 기반이 되는 '집'을... 제대로 지켜주지 못한다면 미래는 희망적이지 못할 것입니다.",
+            ["국민 삶의 기반이 되는 '집'을... 제대로 지켜주지 못한다면 미래는 희망적이지 못할 것입니다."],
+            id="ellipsis-after-quoted-particle",
+        ),
+        pytest.param(
+            "모습을 촬영하겠습니다. 하고 동의를 구하는 중 화를 냈습니다.",
+            ["모습을 촬영하겠습니다. 하고 동의를 구하는 중 화를 냈습니다."],
+            id="period-quotative-hago",
+        ),
+        pytest.param(
+            '"죄송합니다" 거듭 사과를 했는데도 소용없었어요.', ['"죄송합니다" 거듭 사과를 했는데도 소용없었어요.'], id="quoted-apology"
+        ),
+        pytest.param(
+            "억장이 무너집니다. 참다참다 저희쪽에서 숙소 얘기를 꺼냈습니다.",
+            ["억장이 무너집니다.", "참다참다 저희쪽에서 숙소 얘기를 꺼냈습니다."],
+            id="doubled-connective-da",
+        ),
+        pytest.param(
+            '"교육감님에게 한 마디 하고 싶습니다. " 학생들을 물품취급을 하지 말아주세요.',
+            ['"교육감님에게 한 마디 하고 싶습니다. "', "학생들을 물품취급을 하지 말아주세요."],
+            id="spaced-closing-quote",
+        ),
+        pytest.param("이 영화는 로엘 르네 감독의 영화이다.", ["이 영화는 로엘 르네 감독의 영화이다."], id="name-rene"),
+        pytest.param("소소하고 사랑스러운 그림과 우리네 사는 이야기를 잔잔하게 다룬 소박한애니.", ["소소하고 사랑스러운 그림과 우리네 사는 이야기를 잔잔하게 다룬 소박한애니."], id="urine"),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
