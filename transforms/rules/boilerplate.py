@@ -27,7 +27,9 @@ class Rule:
     """One boilerplate pattern: `name` is its counter name within its set; `replacement` may use groups.
 
     `needles`: substrings one of which every match contains; a line with none skips the regex (most lines).
-    `cut`: each match is cut out with the brackets and separators it empties (`removals.cut_spans`) instead.
+    `cut`: each match is cut out with the brackets and separators it empties (`removals.cut_spans`) instead;
+    `markers`: with a list marker or pointer before it that stood for it (a URL's `1.`, `*`, `->`), as URLs are: not
+    for a notice, where a `*` before it is the writer's.
     """
 
     name: str
@@ -35,6 +37,7 @@ class Rule:
     replacement: str = " "
     needles: tuple[str, ...] = ()
     cut: bool = False
+    markers: bool = False
 
 
 # Naver's comment notices are whole comments: only a line that is the notice and nothing else goes, so a
@@ -81,6 +84,7 @@ _PETITIONS = (
         r"(?:https?://|www\.)[-A-Za-z0-9_@:%.+~#=/?&*]*\*{2,}[-A-Za-z0-9_@:%.+~#=/?&*]*",
         needles=("**",),
         cut=True,
+        markers=True,
     ),
 )
 
@@ -211,7 +215,7 @@ class BoilerplateRemover:
         rules = [(f"{name}:{rule.name}", rule) for name in sets for rule in RULE_SETS[name]]
         rules += [(f"{CUSTOM_SET}:{i}", Rule(str(i), p)) for i, p in enumerate(extra_patterns)]
         self.rules = tuple(
-            (key, re.compile(r.pattern, re.IGNORECASE), None if r.cut else r.replacement, r.needles)
+            (key, re.compile(r.pattern, re.IGNORECASE), None if r.cut else r.replacement, r.needles, r.markers)
             for key, r in rules
         )
 
@@ -230,10 +234,10 @@ class BoilerplateRemover:
         removed = 0
         for line in text.split("\n"):
             hits = 0
-            for key, pattern, replacement, needles in rules:
+            for key, pattern, replacement, needles, markers in rules:
                 if needles and not any(map(line.__contains__, needles)):
                     continue
-                line, n = _apply(key, pattern, replacement, line, spans)
+                line, n = _apply(key, pattern, replacement, line, spans, markers)
                 if n:
                     counts[key] += n
                     hits += n
@@ -247,14 +251,19 @@ class BoilerplateRemover:
 
 
 def _apply(
-    key: str, pattern: re.Pattern[str], replacement: str | None, line: str, spans: list[tuple[str, str, str]]
+    key: str,
+    pattern: re.Pattern[str],
+    replacement: str | None,
+    line: str,
+    spans: list[tuple[str, str, str]],
+    markers: bool = False,
 ) -> tuple[str, int]:
     """One rule over one line: its matches replaced (`replacement`, groups expanded) or, with `None`, cut out
-    with their debris; each noted in `spans`."""
+    with their debris (and, with `markers`, the marker before them); each noted in `spans`."""
     if replacement is None:
         matches = [m.span() for m in pattern.finditer(line)]
         spans.extend((key, line[start:end], "") for start, end in matches)
-        return (cut_spans(line, matches, markers=True) if matches else line), len(matches)
+        return (cut_spans(line, matches, markers=markers) if matches else line), len(matches)
 
     def replace(match: re.Match[str]) -> str:
         after = match.expand(replacement)

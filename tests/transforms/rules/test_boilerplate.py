@@ -66,6 +66,11 @@ def test_petition_notices_and_masked_urls():
     assert removed(["petitions"], "청원 요건에 위배되어 관리자에 의해 비공개된 청원입니다.")[1] == {
         "petitions:closed_notice": 1
     }
+    # petitions_2019-06 (580929, read 10 of issue 30): the writer's `*` before the notice stays (only the notice is
+    # recorded as removed); a list marker before a masked URL goes with it, as before.
+    starred = "주위에 알려주시기 부탁드립니다 * [본 게시물의 일부 내용이 국민 청원 요건에 위배되어 관리자에 의해 수정되었습니다]"
+    assert removed(["petitions"], starred) == ("주위에 알려주시기 부탁드립니다 *", {"petitions:admin_notice": 1}, 0)
+    assert removed(["petitions"], "자료: 1. http://m.****.com 2. 기대효과") == ("자료 2. 기대효과", {"petitions:masked_url": 1}, 0)
 
 
 def test_petition_urls_that_are_not_masked_stay():
