@@ -18,8 +18,8 @@ _JAMO = COMPATIBILITY_JAMO_CLASS
 
 # Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one before anything but
 # punctuation (`들어왔습니다 50평인`, `있습니다(신기독`), a glued dash too (`막아주십시오- 존경하는`); polite `-요`/`-죠` (and
-# `-여`, as comments spell it: `좋네여`, `재밌어여`; not the connective `-(이)요` of `X도 아니요 Y도`) before Hangul or a
-# bullet; nominal `-음`/`-함`/`-짐` before a bullet, maybe after a bracketed heading (`참담함 [ 결론 ] ○`), taking a
+# `-여` and `-조`, as comments and petitions spell them: `좋네여`, `재밌어여`, `되조`, `사실이조`; not the connective `-(이)요`
+# of `X도 아니요 Y도`) before Hangul, a bullet or a bracketed remark (`하더라고요 (작년 …) 솔직하게`); nominal `-음`/`-함`/`-짐` before a bullet, maybe after a bracketed heading (`참담함 [ 결론 ] ○`), taking a
 # jamo bullet (`있음 ㅇ`) along. Plain, informal and nominal endings also before a Latin word (`이렇냐 tv에서`, `재밌음
 # OST도`), not NSMC's `OO` mask of a swear word, which goes with the sentence (`다문화냐 OO새끼들아`).
 _BULLETS = "ㆍ※□■○●◆▶"
@@ -35,12 +35,12 @@ _FORMAL_BEFORE_NIDA_SET = frozenset(_FORMAL_BEFORE_NIDA)
 # `데다`, `에다`, `까다`.
 _NOT_BEFORE_DA = "보마바려데에까"
 # Nor before a verb of saying or a noun that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다
-# 함은`, `죽는다 쇼하고`, `번다 소문이`, `없다 진술하고`, `해주겠다 약속을`), nor before a second such clause
+# 함은`, `죽는다 쇼하고`, `번다 소문이`, `없다 진술하고`, `해주겠다 약속을`, `있다 판단되어`), nor before a second such clause
 # (`괜찮다 상관없다 이야기 하였으나`).
 _NOT_CONTINUED = (
     r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치"
     r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소|소문|쇼[를하]|식으로|난리"
-    r"|진술|약속|답변|발언|설명|해명|변명|핑계|협박|통보"
+    r"|진술|약속|답변|발언|설명|해명|변명|핑계|협박|통보|판단|여겨|사료|추정|짐작"
     r"|\S+다\s+(?:이야기|얘기|말[을하했]|진술|주장|하[고며다]|했)))"
 )
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or
@@ -64,7 +64,8 @@ _NOT_INVERTED = r"(?!\s+(?:[가-힣]*(?:으로|게|히)[.?!…]|(?:진짜|정말
 _NOMINAL_ENDINGS = rf"(?:[{_BEFORE_EUM}]음|[됨옴듦]|[버해게어아]림|[해게어아]봄|[게안못잘]함)"
 BARE_ENDING = re.compile(
     rf"(?:[{_FORMAL_BEFORE_NIDA}](?:니다|니까|시다)|십시[오요])(?=\s+[^\s.,?!~)\]}}」』》〉>]|\s*[{_BULLETS}]|-\s+[{_HANGUL}]|\s*\((?![^()\n]*\)\s*[.?!]))"
-    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서니]요|[인는은던건]가요|구여|[네어아봐해줘]여|[가-힣](?<![호쿠난토고도])죠)(?<!도 아니요)(?!\s+소리[를가])(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://)"
+    rf"|(?:[아어여해봐와줘워져쳐돼네데지게래세까나군든걸대에예구고서니]요|[인는은던건]가요|구여|[네어아봐해줘]여|[가-힣](?<![호쿠난토고도])죠|(?:[가-힣]이|되|었|았|겠|잖)조)(?<!도 아니요)(?!\s+소리[를가])"
+    rf"(?=\s+[{_HANGUL}{_BULLETS}\d-]|\s+https?://|\s+\((?![^()\n]*\)\s*[.?!]))"
     rf"|(?:(?<=[{_HANGUL}])(?<![{_NOT_BEFORE_DA}])다|(?<=[{_HANGUL}\s]){_INFORMAL_ENDINGS})(?=\s+[{_HANGUL}]|\s+(?!OO)[A-Za-z]{{2}}|\s*[{_ITEM_MARKS}]|\s+-{{3,}}|\s+[a-z]\)){_NOT_CONTINUED}{_NOT_INVERTED}"
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임짐])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*(?:\[[^\[\]\n]{{1,12}}\]\s*)?[{_BULLETS}]))"
     rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|같음|않음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+(?!OO)[A-Za-z]{{2}}|\s+\d{{1,2}}[.)]\s)"
@@ -74,7 +75,7 @@ BARE_ENDING = re.compile(
 GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
 # The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
-BARE_ENDING_HINT_CLASS = rf"[다까오요죠음함됨임옴짐네냐야라만먼나니군듦림봄아여](?=[\s{_BULLETS}(-])"
+BARE_ENDING_HINT_CLASS = rf"[다까오요죠조음함됨임옴짐네냐야라만먼나니군듦림봄아여](?=[\s{_BULLETS}(-])"
 BARE_ENDING_HINT = re.compile(BARE_ENDING_HINT_CLASS)
 # In a paragraph with a terminator, a bare `-다` ends a sentence only after a syllable with a final consonant (a tense
 # or the present: `했다`, `한다`, `없다`) or the copula (`사람이다`, `별로다`): after a bare stem it is the connective `-다(가)`

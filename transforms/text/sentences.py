@@ -89,7 +89,7 @@ _CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
 # So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
 # one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
 _PUNCT_TAIL = (
-    rf"((?:\([^()\n]{{1,40}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\)))[{_HANGUL}])"
+    rf"((?:\([^()\n]{{1,120}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\)))[{_HANGUL}])"
 )
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
@@ -135,17 +135,20 @@ _GLUED_END_HINT = re.compile("[다네야요죠냐]")
 # Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
 _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
+# Latin words after a `?`/`!` that ends a Latin word, the last of them taking a Korean particle: the mark is inside a
+# title (`Where Do We Go? World Tour의`), not the end of an English sentence (`Good! Good!`).
+_LATIN_NEXT = re.compile(r"\s+(?:[A-Za-z][\w'’-]*\s+){0,3}[A-Za-z][\w'’-]*[가-힣]")
 # Names spelled with `!` (`야후! 재팬 같은 회사들은`).
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
 # What no sentence starts with, checked after every cut. A dash glued to the end (`막아주십시오- 존경하는`), terminators, even spaced out (`했습니다. . . 제발`,
 # `놀랍고... ...슬프다`), a separator (`주십시오.. -----`, as in kss), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
-# 그런데`; not a list number `(1)`, `(가)`, nor a sentence of its own, `(…따라 다르다.)`) stay with the sentence before: the
+# 그런데`; not a list number `(1)`, `(가)`, nor a sentence of its own, `(…따라 다르다.)`, `(나만당할수없지)`) stay with the sentence before: the
 # cut moves past them (group 1).
 # A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
 # only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
     rf"((?:-(?=\s))?(?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
-    r"(?:\s*(?!\(\w{1,2}\))\((?![^()\n]*[.?!]\))[^()\n]{1,30}\)(?=\s))?)"
+    r"(?:\s*(?!\(\w{1,2}\))\((?![^()\n]*(?:[.?!]|[다요지죠음네까])\s*\))[^()\n]{1,30}\)(?=\s|$))?)"
     r"(\s*(?:[,，)\]}]|였|이었|이였|입니[다까]|습니[다까]|이다[\s.?!]|이라(?:고|는|며|면|서)|라고|라는|라며|라면서"
     r"|[라고](?=\s)|[요죠](?=[\s.?!~]|$)))?"
 )
@@ -159,6 +162,8 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `10?초`: an uncertain number
     if terminator == "!" and _EXCLAIMED_NAME.search(paragraph, max(0, start - 8), start):
         return False  # `야후! 재팬`: a name
+    if terminator in ("?", "!") and previous.isascii() and previous.isalpha() and _LATIN_NEXT.match(paragraph, end):
+        return False  # `Where Do We Go? World Tour의`: a mark inside a Latin title
     if (
         terminator == "."
         and "가" <= previous <= "힣"
@@ -274,7 +279,8 @@ def _boundaries(paragraph: str) -> list[int]:
                     continue  # `기다리다 돌아가신`: the connective `-다(가)` in punctuated text
             if _DOUBLED_DA.search(paragraph, max(0, end - 12), end):
                 continue  # `참다참다 제가`: a connective `-다(가)` said twice
-            odds = end_log_odds_at(paragraph, end)
+            # (not `-조` for `-죠`: the odds have seen `조` end nouns, `구조`, `강조`, never this spelling)
+            odds = end_log_odds_at(paragraph, end) if paragraph[end - 1] != "조" else None
             if odds is not None and odds < _VETO_LOG_ODDS:
                 continue  # a listed ending that the learned odds say continues here (`밥먹다 우는장면`)
             if spans is None:

@@ -665,6 +665,40 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
         ),
         pytest.param("이 영화는 로엘 르네 감독의 영화이다.", ["이 영화는 로엘 르네 감독의 영화이다."], id="name-rene"),
         pytest.param("소소하고 사랑스러운 그림과 우리네 사는 이야기를 잔잔하게 다룬 소박한애니.", ["소소하고 사랑스러운 그림과 우리네 사는 이야기를 잔잔하게 다룬 소박한애니."], id="urine"),
+        # Read 11 of issue 30 (petitions_2019-06, kowiki `AH/wiki_61`): `-조` spelling `-죠`, a polite ending before a
+        # bracketed remark, a bracket of up to 120 characters glued to the period, `있다 판단되어`; a `?` inside a Latin title
+        # before the particle that takes it (kowiki `AH/wiki_61`); a last short bracket stays with its sentence (NSMC).
+        pytest.param(
+            "돈도많이주는곳이조 근대 여기서문제가 발생합니다.", ["돈도많이주는곳이조", "근대 여기서문제가 발생합니다."], id="polite-jo-spelling"
+        ),
+        pytest.param(
+            '작년 양파시세보다 더 떨어졌다고 하더라고요 (작년 양파값시세 "한망" 8천원) 솔직하게 작년에도 저희 농민들 진짜 좌절하고 한숨밖에 안쉬었습니다.',
+            [
+                '작년 양파시세보다 더 떨어졌다고 하더라고요 (작년 양파값시세 "한망" 8천원)',
+                "솔직하게 작년에도 저희 농민들 진짜 좌절하고 한숨밖에 안쉬었습니다.",
+            ],
+            id="polite-before-bracket",
+        ),
+        pytest.param(
+            "물론 차이가 있을 수도 있습니다.(방학 때 근무하지 않는 직종은 365일 근무하는 직종에 비하여 연봉이 적어짐) 공무원의 경우,"
+            " 9급 공무원의 급여가 더 적은 것이 사실입니다.",
+            [
+                "물론 차이가 있을 수도 있습니다.(방학 때 근무하지 않는 직종은 365일 근무하는 직종에 비하여 연봉이 적어짐)",
+                "공무원의 경우, 9급 공무원의 급여가 더 적은 것이 사실입니다.",
+            ],
+            id="long-bracket-glued-to-period",
+        ),
+        pytest.param(
+            "임종을 지켜보지 못할 수 있다 판단되어 부득이 병원에 머물며 부친을 모실 수밖에 없는 상황입니다.",
+            ["임종을 지켜보지 못할 수 있다 판단되어 부득이 병원에 머물며 부친을 모실 수밖에 없는 상황입니다."],
+            id="da-before-judging",
+        ),
+        pytest.param(
+            "2019년 Where Do We Go? World Tour의 일정이 발표되었다.",
+            ["2019년 Where Do We Go? World Tour의 일정이 발표되었다."],
+            id="question-mark-in-latin-title",
+        ),
+        pytest.param("액션영화치고 이정도면 괜찮음~ (평점 8.0)", ["액션영화치고 이정도면 괜찮음~ (평점 8.0)"], id="last-bracket-remark"),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
