@@ -296,12 +296,12 @@ def _reference_removal(remover: BoilerplateRemover, text: str) -> tuple[str, dic
     lines_out, removed = [], 0
     for line in text.split("\n"):
         hits = 0
-        for key, pattern, replacement, needles in remover.rules:
+        for key, pattern, replacement, needles, markers in remover.rules:
             if needles and not any(needle in line for needle in needles):
                 continue
             if replacement is None:  # a cut rule: its matches go with their debris (boilerplate._apply)
                 matches = [m.span() for m in pattern.finditer(line)]
-                line, n = (cut_spans(line, matches, markers=True) if matches else line), len(matches)
+                line, n = (cut_spans(line, matches, markers=markers) if matches else line), len(matches)
             else:
                 line, n = pattern.subn(replacement, line)
             counts[key] += n
