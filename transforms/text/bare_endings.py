@@ -123,6 +123,16 @@ def is_bare_stem_da(paragraph: str, end: int) -> bool:
     )
 
 
+# A word that is one short `-다` form said twice (`참다참다`, `살다살다`; not `부탁드립니다부탁드립니다`): the connective
+# `-다(가)`, repeated.
+_DOUBLED_DA = re.compile(r"(?<!\S)([가-힣]{1,2}(?<!니)다)\1$")
+
+
+def is_doubled_da(paragraph: str, end: int) -> bool:
+    """Whether the `-다` before `end` ends such a doubled word."""
+    return _DOUBLED_DA.search(paragraph, max(0, end - 12), end) is not None
+
+
 # Edited text: a paragraph of 150+ characters with two or more sentences ended `…다.` and no mark of speech (a question or exclamation
 # mark, `~`, an ellipsis, laughter or tears, a polite or formal ending), as an encyclopedia's or a report's. There an
 # unpunctuated `-다`, `-네`, `-냐` or `-함` is a name or a noun (`베르토네 추기경은`, `에스파냐 연극을`, `천안함

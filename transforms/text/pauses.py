@@ -2,8 +2,9 @@
 
 An ellipsis after a particle or connective (`PAUSE_SYLLABLES`, but not a question's `-가`: `QUESTION_GA`) or after an
 adverb or conjunction standing as a word (`ADVERB_PAUSE`) is a pause; a period glued before a conjunction that opens a
-sentence (`CONJUNCTION`) still ends one, and so does an ellipsis trailing a connective in informal text (`trails_off`).
-Pure Python + `re`.
+sentence (`CONJUNCTION`) still ends one, and so does an ellipsis trailing a connective in informal text (`trails_off`);
+in formal text one after `-하여` or `처럼` is a pause too (`CONNECTIVE_PAUSE`). `judge_pause` gives the verdict the splitter
+asks. Pure Python + `re`.
 """
 
 from __future__ import annotations
@@ -48,3 +49,33 @@ def trails_off(paragraph: str, start: int) -> bool:
     else:
         return False
     return trailing and not is_formal_text(paragraph)
+
+
+def judge_pause(paragraph: str, start: int, end: int, terminator: str) -> bool | None:
+    """The verdict on the terminator run `terminator` at `start`..`end` of `paragraph` where a pause rule gives one: False
+    where an ellipsis (or a period glued to the next word, `사고.사건.지원`) is a pause inside the sentence, True where an
+    ellipsis ends a sentence that trails off (`trails_off`), None where no pause rule decides."""
+    previous = paragraph[start - 1]
+    is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
+    if is_ellipsis and previous == " ":
+        # `얹고 .. 스스로에게`, `있는데 ..... 힘없는`: an ellipsis spaced off its word is judged after that word.
+        start = len(paragraph[:start].rstrip())
+        previous = paragraph[start - 1 : start]
+    if is_ellipsis and (
+        ADVERB_PAUSE.search(paragraph, max(0, start - 13), start)
+        or CONNECTIVE_PAUSE.search(paragraph, max(0, start - 3), start) and is_formal_text(paragraph)
+    ):
+        return False
+    if is_ellipsis and trails_off(paragraph, start):
+        return True  # `봤는데... 너무 실망했다`, `좋고... 가족들과`: a connective trailing off ends a comment's sentence
+    if (
+        (is_ellipsis or terminator == "." and "가" <= paragraph[end : end + 1] <= "힣")
+        and previous in PAUSE_SYLLABLES
+        # a particle ends a longer word (`와..` is an interjection), or follows a quoted one (`'집'을...`)
+        and (start >= 2 and ("가" <= paragraph[start - 2] <= "힣" or paragraph[start - 2] in "'’\"”"))
+        and paragraph[start - 2 : start] != "최고"
+        and not (previous == "가" and paragraph[start - 2] in QUESTION_GA)
+        and not (terminator == "." and CONJUNCTION.match(paragraph, end))
+    ):
+        return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
+    return None

@@ -27,8 +27,8 @@ from kcorpus.transforms.text.bare_endings import (
     GLUED_FORMAL,
     hinted_finditer,
     is_bare_stem_da,
+    is_doubled_da,
     is_edited_text,
-    is_formal_text,
 )
 from kcorpus.transforms.text.emoticons import EMOTICON_GUARD, EMOTICON_MARK, EMOTICON_RUN, is_glued_mark
 from kcorpus.transforms.text.list_items import (
@@ -39,14 +39,7 @@ from kcorpus.transforms.text.list_items import (
     in_item_run,
     separates_items,
 )
-from kcorpus.transforms.text.pauses import (
-    ADVERB_PAUSE,
-    CONJUNCTION,
-    CONNECTIVE_PAUSE,
-    PAUSE_SYLLABLES,
-    QUESTION_GA,
-    trails_off,
-)
+from kcorpus.transforms.text.pauses import judge_pause
 from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
 from kcorpus.transforms.text.quotations import (
     DIALOGUE,
@@ -61,6 +54,7 @@ from kcorpus.transforms.text.quotations import (
     enclosed_spans,
     ends_inner_remark,
     inside,
+    past_spaced_closer,
 )
 from kcorpus.transforms.text.sentence_ends import (
     POLITE_GLUED_ENDINGS,
@@ -122,9 +116,6 @@ _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]
 _MAY_CUT = re.compile(
     rf"[.?!…‥。？！~;ㅋㅎㅠㅜㄷㅡ♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF\"”]|,,|{BARE_ENDING_HINT_CLASS}|니다"
 )
-# A word that is one short `-다` form said twice (`참다참다`, `살다살다`; not `부탁드립니다부탁드립니다`): the connective
-# `-다(가)`, repeated.
-_DOUBLED_DA = re.compile(r"(?<!\S)([가-힣]{1,2}(?<!니)다)\1$")
 # Below these learned log-odds (0.1) a listed bare ending does not cut: `sentence_ends` has seen it continue there.
 _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
@@ -177,32 +168,9 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
         return False  # `신문.방송에도`, `스즈키.가와사키`: a period between two nouns separates them
     if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
         return False
-    is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
-    if is_ellipsis and previous == " ":
-        # `얹고 .. 스스로에게`, `있는데 ..... 힘없는`: an ellipsis spaced off its word is judged after that word.
-        start = len(paragraph[:start].rstrip())
-        previous = paragraph[start - 1 : start]
-    if is_ellipsis and (
-        ADVERB_PAUSE.search(paragraph, max(0, start - 13), start)
-        or CONNECTIVE_PAUSE.search(paragraph, max(0, start - 3), start) and is_formal_text(paragraph)
-    ):
-        return False
-    if is_ellipsis and trails_off(paragraph, start):
-        return True  # `봤는데... 너무 실망했다`, `좋고... 가족들과`: a connective trailing off ends a comment's sentence
-    if (
-        (
-            len(terminator) > 1 and terminator.strip(".…‥") == ""
-            or terminator in "…‥"
-            or terminator == "." and "가" <= paragraph[end : end + 1] <= "힣"
-        )
-        and previous in PAUSE_SYLLABLES
-        # a particle ends a longer word (`와..` is an interjection), or follows a quoted one (`'집'을...`)
-        and (start >= 2 and ("가" <= paragraph[start - 2] <= "힣" or paragraph[start - 2] in "'’\"”"))
-        and paragraph[start - 2 : start] != "최고"
-        and not (previous == "가" and paragraph[start - 2] in QUESTION_GA)
-        and not (terminator == "." and CONJUNCTION.match(paragraph, end))
-    ):
-        return False  # an ellipsis, or a period glued to the next word (`사고.사건.지원`), inside the sentence
+    pause = judge_pause(paragraph, start, end, terminator)
+    if pause is not None:
+        return pause
     if (len(terminator) > 1 or terminator in "?!…‥") and MARK_QUOTATIVE.match(paragraph, end):
         return False
     if terminator == "." and PERIOD_QUOTATIVE.match(paragraph, end):
@@ -212,15 +180,6 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
     if not closers and QUOTATIVE_GLUED.match(paragraph, end):
         return False
     return not (QUOTES.intersection(closers) and QUOTATIVE.match(paragraph, end))
-
-
-def _past_spaced_closer(paragraph: str, end: int, spans: list[tuple[int, int]]) -> int:
-    """`end`, or the end of the quotation it lies in where only spaces stand between it and the closing quote (`…하고
-    싶습니다. " 학생들을`: the writer spaced the quote off the period)."""
-    for start, stop in spans:
-        if start < end < stop and paragraph[stop - 1] in QUOTES and not paragraph[end : stop - 1].strip():
-            return stop
-    return end
 
 
 def _may_hold_tilde_ending(paragraph: str) -> bool:
@@ -257,7 +216,7 @@ def _boundaries(paragraph: str) -> list[int]:
             if spans is None:
                 spans = enclosed_spans(paragraph)
             if inside(end, spans):
-                end = _past_spaced_closer(paragraph, end, spans)
+                end = past_spaced_closer(paragraph, end, spans)
             if not inside(end, spans) and not (
                 match.group(1).strip(".…") == "" and ")" in match.group(2) and ends_inner_remark(paragraph, start, spans)
             ):
@@ -277,7 +236,7 @@ def _boundaries(paragraph: str) -> list[int]:
                     punctuated = _PUNCTUATED.search(paragraph) is not None
                 if punctuated:
                     continue  # `기다리다 돌아가신`: the connective `-다(가)` in punctuated text
-            if _DOUBLED_DA.search(paragraph, max(0, end - 12), end):
+            if is_doubled_da(paragraph, end):
                 continue  # `참다참다 제가`: a connective `-다(가)` said twice
             # (not `-조` for `-죠`: the odds have seen `조` end nouns, `구조`, `강조`, never this spelling)
             odds = end_log_odds_at(paragraph, end) if paragraph[end - 1] != "조" else None
