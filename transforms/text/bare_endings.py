@@ -35,12 +35,12 @@ _FORMAL_BEFORE_NIDA_SET = frozenset(_FORMAL_BEFORE_NIDA)
 # `데다`, `에다`, `까다`.
 _NOT_BEFORE_DA = "보마바려데에까"
 # Nor before a verb of saying or a noun that takes the clause as an unquoted quotation (`잘못이 없다 이야기하는`, `하다
-# 함은`, `죽는다 쇼하고`, `번다 소문이`, `없다 진술하고`, `해주겠다 약속을`, `있다 판단되어`), nor before a second such clause
+# 함은`, `죽는다 쇼하고`, `번다 소문이`, `없다 진술하고`, `해주겠다 약속을`, `있다 판단되어`, `많다 들었는데`), nor before a second such clause
 # (`괜찮다 상관없다 이야기 하였으나`).
 _NOT_CONTINUED = (
     r"(?!\s+(?:하|해|했|한|할|합|라|고|며|는|가|면|싶|보|시피|생각|말|전해|였|등|못|치"
     r"|함[은이을]|이야기|얘기|주장|반박|반문|대답|묻|물었|물어|물으|되물|호소|소문|쇼[를하]|식으로|난리"
-    r"|진술|약속|답변|발언|설명|해명|변명|핑계|협박|통보|판단|여겨|사료|추정|짐작"
+    r"|진술|약속|답변|발언|설명|해명|변명|핑계|협박|통보|판단|여겨|사료|추정|짐작|들었|들은|듣고"
     r"|\S+다\s+(?:이야기|얘기|말[을하했]|진술|주장|하[고며다]|했)))"
 )
 # Informal endings of comments (`대박이네`, `뭐냐`, `봐라`, `재밌더라`); nominal `-음` after a tense or

@@ -62,6 +62,21 @@ def in_item_run(paragraph: str, start: int, end: int) -> bool:
     return paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
 
 
+def inside_item_run(paragraph: str, start: int, end: int) -> bool:
+    """Whether the period at `start` has a short glued item on both sides that a glued period also parts from the next
+    (`엄마.언니.동생`): inside such a run any syllable ends a noun, not a sentence (`언니`)."""
+    following = _HANGUL_RUN.match(paragraph, end).group()
+    after = end + len(following)
+    if len(following) > _SHORT_ITEM or not (
+        paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣"
+    ):
+        return False
+    item = start
+    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
+        item -= 1
+    return start - item <= _SHORT_ITEM and paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+
+
 def separates_items(paragraph: str, start: int, end: int) -> bool:
     """Whether the period at `start`, glued between two syllables after a noun, joins two list items (`신문.방송에도`,
     `화.목`); in formal text, any two short words that end in no predicate (`안전.환경에`, `한노.민노 고소고발건은`)."""

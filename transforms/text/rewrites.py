@@ -28,8 +28,8 @@ from kcorpus.transforms.text.removals import Removed, bracketed, cut_spans
 
 MASK_MODES = ("keep", "remove", "replace")
 PLACEHOLDER_MODES = ("replace", "remove", "drop")
-# WikiExtractor's stand-ins for the <math> and <code> it drops.
-PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(formula|codice)_\d+(?![0-9])")
+# WikiExtractor's stand-ins for the <math> and <code> it drops, also glued to a number (`10m~20formula_1정도`).
+PLACEHOLDER = re.compile(r"(?<![A-Za-z_])(formula|codice)_\d+(?![0-9])")
 _WORD = re.compile(r"[^\W_]")
 # A line that continues the sentence of a displayed formula before it: it starts with a particle or an ending
 # (`를 formula_1의`, `일 때`, `와 같다`; not `이`, which also begins `이 식은`).
@@ -38,7 +38,7 @@ _CONTINUATION = re.compile(
     r"이라|이지만)(?=[\s.,)]|$)"
 )
 _TERMINATORS = ".?!:;…"
-_ENDS_IN_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])(?:formula|codice)_\d+[ \t]*$")
+_ENDS_IN_PLACEHOLDER = re.compile(r"(?<![A-Za-z_])(?:formula|codice)_\d+[ \t]*$")
 # CSI sequences (ESC [ params final), then any other two-character escape (ESC + one character).
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+")

@@ -20,15 +20,17 @@ _PARTICLE_END = r"(?=[\s.,?!~\"'”’)]|$)"
 # What only continues the sentence before it: a particle or ending standing as the first word of a unit
 # (`를 꼭`, `로 공수처`, `에 의거하여`, `라는 말`, `였습니다`, `는 헌법`, `의 차원을`, `란 말`). Not the one-syllable
 # particles that are also words (`이` this, `가` a list letter, `도` a province, `와` wow, `만` ten thousand), nor the
-# name `에도` (Edo: `에도 막부`, `에도 시대`).
+# name `에도` (Edo: `에도 막부`, `에도 역소`): a standalone `에도` continues only as `에도 불구하고`.
 CONTINUATION_START = re.compile(
-    r"(?:를|을|로|으로|로서|로써|으로서|으로써|에|에서|에게|에는|에도(?!\s+(?:막부|시대))|에의|께서|한테|처럼|까지|부터|조차|마저|밖에"
+    r"(?:를|을|로|으로|로서|로써|으로서|으로써|에|에서|에게|에는|에도(?!\s+(?!불구))|에의|께서|한테|처럼|까지|부터|조차|마저|밖에"
     r"|는|은|의|과|란|라고|라는|라며|라면서|이라고|이라는|이라며|이라|였|이었|였던|이었던|입니다|습니다)"
     + _PARTICLE_END
 )
 # Glued to the unit before (no space between them as written) or after a closing quote or bracket, those words are
 # particles too (`…한다.”와 같이`, `…사장?이 …`, `…유포한다.’ 와 ‘나랑…`).
 _CLOSERS = frozenset("\"'”’」』)")
+# A unit ended by a final ending and a period: what is glued after it starts a sentence.
+_ENDED = re.compile(r"[다요까]\.$")
 GLUED_CONTINUATION_START = re.compile(r"(?:이|가|와|도|만|이란|이나|나|이며|며|보다)" + _PARTICLE_END)
 
 
@@ -44,7 +46,8 @@ def join_continuations(units: list[str], paragraph: str = "") -> list[str]:
     for i, unit in enumerate(units[1:], 1):
         is_glued = i < len(glued) and glued[i]
         after_quote = joined[-1][-1:] in _CLOSERS  # `…한다.” 와 같이`, `(…습니다) 가`: a quotation's particle
-        if CONTINUATION_START.match(unit) or (is_glued or after_quote) and GLUED_CONTINUATION_START.match(unit):
+        after_end = _ENDED.search(joined[-1]) is not None  # `…대출되었다.이 시기에`: `이` is "this" there
+        if CONTINUATION_START.match(unit) or (is_glued and not after_end or after_quote) and GLUED_CONTINUATION_START.match(unit):
             joined[-1] = f"{joined[-1]}{'' if is_glued else ' '}{unit}"
         else:
             joined.append(unit)

@@ -37,6 +37,7 @@ from kcorpus.transforms.text.list_items import (
     GLUED_FINALS,
     dash_items,
     in_item_run,
+    inside_item_run,
     separates_items,
 )
 from kcorpus.transforms.text.pauses import judge_pause
@@ -78,12 +79,12 @@ _TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
 _FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
 # Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite, also where the next
 # sentence is glued to them (`받는다.[6]하부측두엽에서의`), as does a bracketed remark ended by `-ㅂ니다`
-# (`주셨습니다.(…안해주셨습니다)그리고`).
+# (`주셨습니다.(…안해주셨습니다)그리고`) or by a terminator (`…는데요.(…사용하겠습니다. )정의감만으로`).
 _CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
 # So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
 # one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
 _PUNCT_TAIL = (
-    rf"((?:\([^()\n]{{1,120}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\)))[{_HANGUL}])"
+    rf"((?:\([^()\n]{{1,120}}\)|[{_CLOSERS}]*{_CITATIONS}[{_CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\))|(?<=[.?!]\))|(?<=[.?!] \)))[{_HANGUL}])"
 )
 _PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
 # `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
@@ -93,8 +94,9 @@ _PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
 _TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
 # What a terminator glued to the next sentence runs into: a syllable, maybe after an opening quote (`합니다.“여러분`);
 # an opening bracket before a syllable, not a citation marker (`말하였다.[저는]`, not `[주 3]`); after `?`/`!`, or a
-# period after a final ending, a number and what it counts (`감동!!10점`, `기록하였다.2017년`; not a final `!1`).
-_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,]|(?<=[다요까죠]\.)\d+[^\d\s.,])"
+# period or ellipsis after a final ending, a number and what it counts (`감동!!10점`, `기록하였다.2017년`, `2019년입니다..50년대가`;
+# not a final `!1`).
+_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,]|(?:(?<=[다요까죠]\.)|(?<=[다요까죠]\.\.)|(?<=[다요까죠]\.\.\.))\d+[^\d\s.,])"
 # `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
 # The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
 # class (a pattern that opens with a lookbehind gets no such scan).
@@ -163,6 +165,7 @@ def _is_boundary(paragraph: str, start: int, end: int, terminator: str, closers:
             previous not in GLUED_FINALS
             and (in_item_run(paragraph, start, end) or separates_items(paragraph, start, end))
             or previous == "자" and in_item_run(paragraph, start, end)  # `운전자.주선사업자.화물화주`: nouns in -자
+            or inside_item_run(paragraph, start, end)  # `자식.아내.엄마.언니.동생.친구입니다`
         )
     ):
         return False  # `신문.방송에도`, `스즈키.가와사키`: a period between two nouns separates them

@@ -60,3 +60,10 @@ def test_punctuation_runs_are_squeezed():
         squeeze_punctuation("ㅋㅋㅋㅋㅋ 1000000원", 3) == "ㅋㅋㅋㅋㅋ 1000000원"
     )  # letters and digits: clean()'s job
     assert squeeze_punctuation("......", 0) == "......"
+
+
+def test_a_placeholder_glued_to_a_number_is_rewritten_too():
+    """kowiki `AG/wiki_77` (read 12 of issue 30): `10m~20formula_1정도` kept its placeholder."""
+    from kcorpus.transforms.text.rewrites import rewrite_placeholders
+
+    assert rewrite_placeholders("평균 면적이 10m~20formula_1정도이다.", "replace") == "평균 면적이 10m~20[수식]정도이다."

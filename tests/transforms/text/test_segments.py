@@ -96,4 +96,17 @@ def test_the_name_edo_is_no_particle() -> None:
     still continues one."""
     text = "그는 다이묘이다. 에도 막부의 관료였다."
     assert join_continuations(["그는 다이묘이다.", "에도 막부의 관료였다."], text) == ["그는 다이묘이다.", "에도 막부의 관료였다."]
+    text = "겨울에는 니라야마에 상주했다. 에도 역소에서는 무사시를 담당했다."  # kowiki `AG/wiki_77` (read 12)
+    assert join_continuations(["겨울에는 니라야마에 상주했다.", "에도 역소에서는 무사시를 담당했다."], text)[1:] == [
+        "에도 역소에서는 무사시를 담당했다."
+    ]
     assert join_continuations(["알고 있었음", "에도 불구하고 말했다."]) == ["알고 있었음 에도 불구하고 말했다."]
+
+
+def test_this_after_a_glued_sentence_end_is_no_particle() -> None:
+    """kowiki `AG/wiki_77` (read 12 of issue 30): `이` glued after `…되었다.` is "this", not a subject particle; after a
+    question mark it still is one (`…사장?이`)."""
+    text = "사본은 세미나에 2년간 대출되었다.이 시기에 칼레는 복제를 감독했다."
+    units = ["사본은 세미나에 2년간 대출되었다.", "이 시기에 칼레는 복제를 감독했다."]
+    assert join_continuations(units, text) == units
+    assert join_continuations(["그 사장?", "이 돈을 가져갔다."], "그 사장?이 돈을 가져갔다.") == ["그 사장?이 돈을 가져갔다."]

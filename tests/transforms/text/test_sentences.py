@@ -699,6 +699,31 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="question-mark-in-latin-title",
         ),
         pytest.param("액션영화치고 이정도면 괜찮음~ (평점 8.0)", ["액션영화치고 이정도면 괜찮음~ (평점 8.0)"], id="last-bracket-remark"),
+        # Read 12 of issue 30 (petitions_2019-06): `-다` before a verb of hearing goes on (`많다 들었는데`); an ellipsis
+        # after a final ending glued to a number ends a sentence (`2019년입니다..50년대가`); so does a bracket holding a
+        # sentence glued on both sides; a run of short glued items is a list whatever syllable ends them (`언니.동생`).
+        pytest.param(
+            "이런식으로 돈 뜯어 먹는 사람들 많다 들었는데 어쩌면 좋을까요?",
+            ["이런식으로 돈 뜯어 먹는 사람들 많다 들었는데 어쩌면 좋을까요?"],
+            id="da-before-hearing",
+        ),
+        pytest.param(
+            "지금은 2019년입니다..50년대가 아니란말이지요.", ["지금은 2019년입니다..", "50년대가 아니란말이지요."], id="ellipsis-glued-to-number"
+        ),
+        pytest.param(
+            "얘기가 끊이지 않았는데요.('여경'과 '남경'이란 표현이 성차별적 표현임을 알지만 편의를 위해 사용하겠습니다. )정의감만으로 경찰을"
+            " 꿈꾸는 저로서는 마음이 아팠습니다.",
+            [
+                "얘기가 끊이지 않았는데요.('여경'과 '남경'이란 표현이 성차별적 표현임을 알지만 편의를 위해 사용하겠습니다. )",
+                "정의감만으로 경찰을 꿈꾸는 저로서는 마음이 아팠습니다.",
+            ],
+            id="bracketed-sentence-glued-both-sides",
+        ),
+        pytest.param(
+            "우리는 누군가의 자식.아내.엄마.언니.동생.친구입니다...",
+            ["우리는 누군가의 자식.아내.엄마.언니.동생.친구입니다..."],
+            id="glued-run-of-short-items",
+        ),
         # A period spaced off a final ending and glued to the next word (NSMC) ends the sentence, as `. ` does.
         pytest.param("너무 유치하네요 .하하", ["너무 유치하네요 .", "하하"], id="spaced-glued-period"),
         pytest.param("나에겐 별로였음 . 음악이 몰입을 방해하고 스토리도 엉성하고", ["나에겐 별로였음 .", "음악이 몰입을 방해하고 스토리도 엉성하고"], id="spaced-period-nominal"),
