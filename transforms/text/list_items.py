@@ -22,9 +22,9 @@ _HANGUL = HANGUL_SYLLABLE_CLASS
 # `머피.제이슨`).
 GLUED_FINALS = frozenset("다요죠까네냐나지군래자음함임됨옴어아야니라오게걸데")
 _LIST_PARTICLES = ("에도", "에서", "에게", "가", "을", "를", "은", "는", "의", "와", "과", "도", "로")
-# Formal text (`-ㅂ니다` style) longer than a comment ends a sentence with a predicate, so a period glued between two words of up to 4 syllables
-# where the second ends in no ending of a predicate separates two nouns (`안전.환경에`, `한노.민노`), where `가족사.장대하고`
-# ends a nominal sentence.
+# Formal text (`-ㅂ니다` style) longer than a comment ends a sentence with a predicate, so a period glued between two
+# words of up to 4 syllables where the second ends in no ending of a predicate separates two nouns (`안전.환경에`,
+# `한노.민노`), where `가족사.장대하고` ends a nominal sentence.
 _SHORT_ITEM = 4
 # Not in a comment (NSMC's and Naver's limit), whose writers end nominal sentences so too (`최고의 프로그램.가장 오래`).
 _COMMENT_MAX_CHARS = 140
