@@ -46,35 +46,42 @@ _DASH_LABEL = re.compile(r"(?<=\S)\s+\d{1,2}[가-힣)]{0,2}$")
 _DASH_ITEM = re.compile(r"(?<=[가-힣》)\]])(?=\s+-\s+[가-힣][^-\n]{9})")
 
 
+def _item_start(paragraph: str, start: int) -> int:
+    """Where the Hangul run that ends at `start` (the item before a period) begins."""
+    item = start
+    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
+        item -= 1
+    return item
+
+
+def _glued_before(paragraph: str, item: int) -> bool:
+    """Whether a period glued after a syllable stands right before the item at `item` (`엄마.|언니`)."""
+    return paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+
+
+def _glued_after(paragraph: str, after: int) -> bool:
+    """Whether a period glued before a syllable stands at `after`, the end of an item (`언니|.동생`)."""
+    return paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣"
+
+
 def in_item_run(paragraph: str, start: int, end: int) -> bool:
     """Whether the period at `start`, glued between two syllables, is one of a run of glued items
     (`압박감.부담감.억울함을`, `야마하.스즈키.가와사키.** 등의`) or before the last of a list (`덕양구청.강화군청 등`); a
     final syllable still ends a sentence there (`뭘한건지.위급함.긴장감은`, and so `혼다.야마하` is cut)."""
-    following = _HANGUL_RUN.match(paragraph, end).group()
-    after = end + len(following)
-    if paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣":
+    after = _HANGUL_RUN.match(paragraph, end).end()
+    if _glued_after(paragraph, after) or _LIST_END.match(paragraph, after):
         return True
-    if _LIST_END.match(paragraph, after):
-        return True
-    item = start
-    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
-        item -= 1
-    return paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+    return _glued_before(paragraph, _item_start(paragraph, start))
 
 
 def inside_item_run(paragraph: str, start: int, end: int) -> bool:
     """Whether the period at `start` has a short glued item on both sides that a glued period also parts from the next
     (`엄마.언니.동생`): inside such a run any syllable ends a noun, not a sentence (`언니`)."""
-    following = _HANGUL_RUN.match(paragraph, end).group()
-    after = end + len(following)
-    if len(following) > _SHORT_ITEM or not (
-        paragraph[after : after + 1] == "." and "가" <= paragraph[after + 1 : after + 2] <= "힣"
-    ):
+    after = _HANGUL_RUN.match(paragraph, end).end()
+    if after - end > _SHORT_ITEM or not _glued_after(paragraph, after):
         return False
-    item = start
-    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
-        item -= 1
-    return start - item <= _SHORT_ITEM and paragraph[item - 1 : item] == "." and "가" <= paragraph[item - 2 : item - 1] <= "힣"
+    item = _item_start(paragraph, start)
+    return start - item <= _SHORT_ITEM and _glued_before(paragraph, item)
 
 
 def separates_items(paragraph: str, start: int, end: int) -> bool:
@@ -85,9 +92,7 @@ def separates_items(paragraph: str, start: int, end: int) -> bool:
         return start < 2 or not "가" <= paragraph[start - 2] <= "힣"  # `화.목`: two one-syllable items
     if following.endswith(_LIST_PARTICLES):
         return True
-    item = start
-    while item > 0 and "가" <= paragraph[item - 1] <= "힣":
-        item -= 1
+    item = _item_start(paragraph, start)
     return (
         start - item <= _SHORT_ITEM
         and (item == 0 or paragraph[item - 1].isspace())

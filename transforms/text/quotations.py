@@ -95,7 +95,10 @@ def closed_formal(paragraph: str) -> Iterator[re.Match[str]]:
 def past_spaced_closer(paragraph: str, end: int, spans: list[tuple[int, int]]) -> int:
     """`end`, or the end of the quotation it lies in where only spaces stand between it and the closing quote (`…하고
     싶습니다. " 학생들을`: the writer spaced the quote off the period)."""
-    for start, stop in spans:
-        if start < end < stop and paragraph[stop - 1] in QUOTES and not paragraph[end : stop - 1].strip():
-            return stop
+    index = bisect.bisect_left(spans, (end, -1)) - 1
+    if index < 0:
+        return end
+    start, stop = spans[index]
+    if start < end < stop and paragraph[stop - 1] in QUOTES and not paragraph[end : stop - 1].strip():
+        return stop
     return end

@@ -175,7 +175,9 @@ def unpunctuated_cuts(paragraph: str, threshold: float = END_LOG_ODDS) -> list[i
 # ending, then at least two syllables. Only after the stem or tense syllables of a verb or adjective ending (`한다`,
 # `준다`, `했다`, `좋다`, `이네`, `거야`, `어요`, `네요`, `되죠`, `아니냐`): not after the nouns, names and particles
 # these syllables also follow (`아만다`, `3편다`, `안다녀온`, `이런다큐`, `중요한`, `토요일`).
-_GLUED_END = re.compile(r"[다네야요죠냐](?<=[가-힣].)(?=[가-힣][가-힣])")
+# The last syllables of the endings looked for (a paragraph without one holds no glued end).
+GLUED_ENDINGS = "다네야요죠냐"
+_GLUED_END = re.compile(rf"[{GLUED_ENDINGS}](?<=[가-힣].)(?=[가-힣][가-힣])")
 _GLUED_END_STEMS = {
     "다": "한준간본온난된친는린진낸킨든았었였했겠있없좋같싶하",
     "네": "이하겠었았했였있없좋같",

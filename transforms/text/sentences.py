@@ -58,6 +58,7 @@ from kcorpus.transforms.text.quotations import (
     past_spaced_closer,
 )
 from kcorpus.transforms.text.sentence_ends import (
+    GLUED_ENDINGS,
     POLITE_GLUED_ENDINGS,
     end_log_odds_at,
     glued_cuts,
@@ -123,8 +124,7 @@ _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
 # (The terminator first, so that `re` scans for its class.)
-# The last syllables of the endings `sentence_ends.glued_cuts` looks for (a paragraph without one has no such cut).
-_GLUED_END_HINT = re.compile("[다네야요죠냐]")
+_GLUED_END_HINT = re.compile(f"[{GLUED_ENDINGS}]")
 # Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
 _POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{_HANGUL}]{{2}}")
 _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_CLOSERS}].)")
