@@ -699,6 +699,16 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="question-mark-in-latin-title",
         ),
         pytest.param("액션영화치고 이정도면 괜찮음~ (평점 8.0)", ["액션영화치고 이정도면 괜찮음~ (평점 8.0)"], id="last-bracket-remark"),
+        # petitions_2017-08 (1183): a remark in brackets after the period stays with its sentence, even one ending in `요`.
+        pytest.param(
+            "A 북한의 통미봉남(通美封南) 전술을 막기 위해 확고한 완벽하게 한·미 정책 조율에 나서야 합니다. (대단히 중요) B 문재인 대통령과"
+            " 문재인정부가 지금부터 북·미 대화, 북미관계중재자라는 본격적으로 창조적 역할을 해야 합니다.(대단히 중요)",
+            [
+                "A 북한의 통미봉남(通美封南) 전술을 막기 위해 확고한 완벽하게 한·미 정책 조율에 나서야 합니다. (대단히 중요)",
+                "B 문재인 대통령과 문재인정부가 지금부터 북·미 대화, 북미관계중재자라는 본격적으로 창조적 역할을 해야 합니다.(대단히 중요)",
+            ],
+            id="remark-in-brackets-ending-in-yo",
+        ),
         # Read 12 of issue 30 (petitions_2019-06): `-다` before a verb of hearing goes on (`많다 들었는데`); an ellipsis
         # after a final ending glued to a number ends a sentence (`2019년입니다..50년대가`); so does a bracket holding a
         # sentence glued on both sides; a run of short glued items is a list whatever syllable ends them (`언니.동생`).
