@@ -71,8 +71,11 @@ BARE_ENDING = re.compile(
     rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|같음|않음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+(?!OO)[A-Za-z]{{2}}|\s+\d{{1,2}}[.)]\s)"
     rf"{_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
 )
-# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like.
-GLUED_FORMAL = re.compile(rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도])")
+# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like; `-세요` addressed to
+# many (`정신차리세요들 어디서`) ends after its `들`.
+GLUED_FORMAL = re.compile(
+    rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도들])|세요들(?=\s+[{_HANGUL}])"
+)
 # The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
 BARE_ENDING_HINT_CLASS = rf"[다까오요죠조음함됨임옴짐네냐야라만먼나니군듦림봄아여](?=[\s{_BULLETS}(-])"

@@ -699,6 +699,12 @@ GOLDEN_F1_FLOOR = {"kowiki": 0.98, "petitions": 0.93}
             id="question-mark-in-latin-title",
         ),
         pytest.param("액션영화치고 이정도면 괜찮음~ (평점 8.0)", ["액션영화치고 이정도면 괜찮음~ (평점 8.0)"], id="last-bracket-remark"),
+        # petitions_2017-08 (666): `-세요` addressed to many ends after its `들`.
+        pytest.param(
+            "이게 참교육입니까? 제발 정신차리세요들 어디서 임고준비하다가 스트레스 기간제한테 풉니까?",
+            ["이게 참교육입니까?", "제발 정신차리세요들", "어디서 임고준비하다가 스트레스 기간제한테 풉니까?"],
+            id="plural-seyo-deul",
+        ),
         # petitions_2017-08 (1183): a remark in brackets after the period stays with its sentence, even one ending in `요`.
         pytest.param(
             "A 북한의 통미봉남(通美封南) 전술을 막기 위해 확고한 완벽하게 한·미 정책 조율에 나서야 합니다. (대단히 중요) B 문재인 대통령과"
