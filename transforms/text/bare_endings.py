@@ -17,11 +17,12 @@ _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS
 
 # Final endings that end a sentence even without punctuation. Formal `-ㅂ니다`/`-십시오` end one before anything but
-# punctuation (`들어왔습니다 50평인`, `있습니다(신기독`), a glued dash too (`막아주십시오- 존경하는`); polite `-요`/`-죠` (and
-# `-여` and `-조`, as comments and petitions spell them: `좋네여`, `재밌어여`, `되조`, `사실이조`; not the connective `-(이)요`
-# of `X도 아니요 Y도`) before Hangul, a bullet or a bracketed remark (`하더라고요 (작년 …) 솔직하게`); nominal `-음`/`-함`/`-짐` before a bullet, maybe after a bracketed heading (`참담함 [ 결론 ] ○`), taking a
-# jamo bullet (`있음 ㅇ`) along. Plain, informal and nominal endings also before a Latin word (`이렇냐 tv에서`, `재밌음
-# OST도`), not NSMC's `OO` mask of a swear word, which goes with the sentence (`다문화냐 OO새끼들아`).
+# punctuation (`들어왔습니다 50평인`, `있습니다(신기독`), a glued dash too (`막아주십시오- 존경하는`); polite `-요`/`-죠` (and `-여` and
+# `-조`, as comments and petitions spell them: `좋네여`, `재밌어여`, `되조`, `사실이조`; not the connective `-(이)요` of `X도
+# 아니요 Y도`) before Hangul, a bullet or a bracketed remark (`하더라고요 (작년 …) 솔직하게`); nominal `-음`/`-함`/`-짐` before
+# a bullet, maybe after a bracketed heading (`참담함 [ 결론 ] ○`), taking a jamo bullet (`있음 ㅇ`) along. Plain,
+# informal and nominal endings also before a Latin word (`이렇냐 tv에서`, `재밌음 OST도`), not NSMC's `OO` mask of a
+# swear word, which goes with the sentence (`다문화냐 OO새끼들아`).
 _BULLETS = "ㆍ※□■○●◆▶"
 # The marks that open a list item or heading after a plain `-다` (`미친다 ○ 공소권이`, `한다 ‹문제점>`): not the middle
 # dot `ㆍ`, which also joins two words inside one (`가ㆍ나`).
@@ -51,8 +52,8 @@ _INFORMAL_ENDINGS = (
     "(?:[가-힣](?<![동우너그저니네걔얘쟤아댁테토반쇼디푸물브투즈])(?<!자기)(?<!우리)(?<!\\s르)(?<!^르)네|[가-힣](?<![루쿠])냐(?!\\s+\\S*냐)|[뭐거]야|[해봐]라|더라|(?<!\\s더)(?<!^더)구[만먼나]|잖아"
     "|[니았었겠였했있없좋같]군)"
 )
-# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`), an adjective stem or `않` (`명확하지 않음`); not the honorific
-# `셨`, whose `-셨음` is mostly the conditional `-셨으면` (`받으셨음 힘든 생활이`).
+# Any past or tense syllable (final ㅆ: `아쉬웠음`, `됐음`, `봤음`, `있음`), an adjective stem or `않` (`명확하지 않음`); not
+# the honorific `셨`, whose `-셨음` is mostly the conditional `-셨으면` (`받으셨음 힘든 생활이`).
 _BEFORE_EUM = "".join(sorted(set(syllables_with_final(20)) - {"셨"})) + "없같좋않"
 # Nor before what takes such an `-음` as the conditional `-으면` or a noun (`나왔음 좋겠어요`, `나왔음 에도`).
 _NOT_CONDITIONAL = r"(?!\s+(?:좋|젛|조|에|하는|했으))"

@@ -133,13 +133,13 @@ _PUNCTUATED = re.compile(rf"[.?!…‥。？！](?<=[{_HANGUL}{_JAMO}A-Za-z0-9{_
 _LATIN_NEXT = re.compile(r"\s+(?:[A-Za-z][\w'’-]*\s+){0,3}[A-Za-z][\w'’-]*[가-힣]")
 # Names spelled with `!` (`야후! 재팬 같은 회사들은`).
 _EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
-# What no sentence starts with, checked after every cut. A dash glued to the end (`막아주십시오- 존경하는`), terminators, even spaced out (`했습니다. . . 제발`,
-# `놀랍고... ...슬프다`), a separator (`주십시오.. -----`, as in kss), emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有)
-# 그런데`; not a list number `(1)`, `(가)`, nor a sentence of its own, `(…따라 다르다.)`; at the paragraph's end, not one
-# ending in a final syllable either, `(나만당할수없지)`, where inside it `(대단히 중요)` still is a remark) stay with the
-# sentence before: the cut moves past them (group 1).
-# A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요 라는`), or a word that
-# only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
+# What no sentence starts with, checked after every cut. A dash glued to the end (`막아주십시오- 존경하는`),
+# terminators, even spaced out (`했습니다. . . 제발`, `놀랍고... ...슬프다`), a separator (`주십시오.. -----`, as in kss),
+# emoticons (`추천합니다 :-)`) and a short remark in brackets (`좋습니다. (호전사례 有) 그런데`; not a list number `(1)`,
+# `(가)`, nor a sentence of its own, `(…따라 다르다.)`; at the paragraph's end, not one ending in a final syllable
+# either, `(나만당할수없지)`, where inside it `(대단히 중요)` still is a remark) stay with the sentence before: the cut
+# moves past them (group 1). A comma or a closing bracket, a copula or quotative ending (`됩니까? 였습니다.`, `…요
+# 라는`), or a word that only continues one (`'…않는다.' , '다양한…'`) cancels the cut (group 2).
 _AFTER_CUT = re.compile(
     rf"((?:-(?=\s))?(?:\s*(?:[.?!…‥~;。？！]+|[:;]-?[)(DP](?![A-Za-z])|{EMOTICON_MARK}++|[-=_]{{3,}}(?![->])|-[-_]*;+))*"
     r"(?:\s*(?!\(\w{1,2}\))\((?:(?![^()\n]*[.?!]\s*\))[^()\n]{1,30}\)(?=\s)"
