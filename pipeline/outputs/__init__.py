@@ -9,8 +9,9 @@ Before any work, `check_output` refuses (`OutputError`, one line):
 
 `claim_output` then takes the lock (created atomically: written under a temporary name and hard-linked into
 place), removes only the entries this command writes (`OWNED_ENTRIES`, when overwriting: any other file is the
-user's and stays), writes the marker, and releases the lock when the work ends. A lock left by a process that
-died (same host, pid gone) is reported with how to clear it; it is never taken over silently.
+user's and stays), writes the marker, and releases the lock when the work ends. A lock whose holder is
+provably gone from this host (same boot and pid namespace; its pid free or reused) is taken over with one
+warning line; any doubt (another host or boot, an older lock) is reported with how to clear it.
 Remote folders (`gs://`) get the same marker and checks; their lock is best effort (an object store has no
 atomic create-if-absent through Beam's FileSystems).
 
@@ -20,7 +21,7 @@ The marker's `state` is `running` while a command writes and `complete` once it 
 it wrote, so the disk is not left full, and ends with one line naming ENOSPC and the folder (`DiskFullError`).
 
 The modules: `claim.py` (check_output, claim_output), `plan.py` (OutputPlan), `marker.py` (the marker,
-`OWNED_ENTRIES`), `lock.py` (the lock), `overlap.py` (outputs against inputs), `cleanup.py` (after a failed
+`OWNED_ENTRIES`), `lock.py` (the lock), `holder.py` (a holder's identity, provably gone or not), `overlap.py` (outputs against inputs), `cleanup.py` (after a failed
 run, ENOSPC) and `folders.py` (a folder's entries and small files, local or remote).
 """
 

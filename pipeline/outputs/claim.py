@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from kcorpus.pipeline.errors import OutputError
 from kcorpus.pipeline.outputs import folders
 from kcorpus.pipeline.outputs.cleanup import clean_up_failure
-from kcorpus.pipeline.outputs.lock import acquire_lock, describe_lock, read_lock, release_lock
+from kcorpus.pipeline.outputs.lock import acquire_lock, can_take_over, describe_lock, read_lock, release_lock
 from kcorpus.pipeline.outputs.marker import (
     MARKER_FILE,
     UNFINISHED,
@@ -44,7 +44,7 @@ def check_output(
         raise OutputError(f"- (stdin): {command} reads files, not a stream; give a path")
     check_separate([out], inputs)
     holder = read_lock(out)
-    if holder is not None:
+    if holder is not None and not can_take_over(out, holder):  # a dead holder's is taken over by the claim
         raise OutputError(describe_lock(out, holder))
     if not folders.is_remote(out) and os.path.exists(out) and not os.path.isdir(out):
         raise OutputError(f"--out {out} is a file; {command} writes a folder")

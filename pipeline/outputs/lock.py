@@ -1,12 +1,15 @@
-"""The writer's lock: `.kcorpus.lock` (pid, host, command, start time), created atomically (written under a
-temporary name and hard-linked into place). A lock left by a process that died (same host, pid gone) is
-reported with how to clear it; it is never taken over silently. A remote folder's lock is best effort
-(an object store has no atomic create-if-absent through Beam's FileSystems).
+"""The writer's lock: `.kcorpus.lock` (pid, host, command, start time, and what proves the holder gone:
+its process start time, boot id and pid namespace, `holder.py`), created atomically (written under a
+temporary name and hard-linked into place). A lock whose holder is provably gone from this host is taken over
+with one warning line; one left by a process that may have died (another boot, an older lock) is reported
+with how to clear it. A remote folder's lock is best effort (an object store has no atomic create-if-absent
+through Beam's FileSystems) and never taken over.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import uuid
@@ -14,9 +17,13 @@ from typing import Any
 
 from kcorpus.pipeline.errors import OutputError
 from kcorpus.pipeline.outputs import folders
+from kcorpus.pipeline.outputs.holder import holder_is_gone, process_identity
 from kcorpus.pipeline.outputs.marker import now
 
 LOCK_FILE = ".kcorpus.lock"
+TAKEOVER_FILE = ".kcorpus.lock.takeover"  # held while a dead holder's lock is replaced: one taker at a time
+
+log = logging.getLogger(__name__)
 
 
 def read_lock(out: str) -> dict[str, Any] | None:
@@ -33,12 +40,22 @@ def read_lock(out: str) -> dict[str, Any] | None:
     )
 
 
-def describe_lock(out: str, holder: dict[str, Any]) -> str:
-    """The one-line refusal naming a lock's holder, and how to clear it when the holder is gone."""
-    who = (
+def describe_holder(holder: dict[str, Any]) -> str:
+    """`kcorpus pack (pid 41233 on trainbox, since 2026-11-22T17:20:03+00:00)`."""
+    return (
         f"kcorpus {holder.get('command')} (pid {holder.get('pid')} on {holder.get('host')}, "
         f"since {holder.get('started_at')})"
     )
+
+
+def can_take_over(out: str, holder: dict[str, Any]) -> bool:
+    """True when `holder`'s lock on `out` will be taken over: a local folder, its holder provably gone."""
+    return not folders.is_remote(out) and holder_is_gone(holder)
+
+
+def describe_lock(out: str, holder: dict[str, Any]) -> str:
+    """The one-line refusal naming a lock's holder, and how to clear it when the holder is gone."""
+    who = describe_holder(holder)
     lock = folders.join(out, LOCK_FILE)
     if holder_is_dead(holder):
         return (
@@ -49,7 +66,8 @@ def describe_lock(out: str, holder: dict[str, Any]) -> str:
 
 
 def holder_is_dead(holder: dict[str, Any]) -> bool:
-    """True for a lock of this host whose process is gone (a lock from another host is never judged)."""
+    """True for a lock of this host whose pid is gone, proof or not (the refusal's wording; a lock from
+    another host is never judged)."""
     if holder.get("host") != socket.gethostname() or not isinstance(holder.get("pid"), int):
         return False
     try:
@@ -64,13 +82,7 @@ def holder_is_dead(holder: dict[str, Any]) -> bool:
 def acquire_lock(out: str, command: str) -> str:
     """Create the folder's lock atomically; OutputError naming the holder when it exists. Returns its token."""
     token = uuid.uuid4().hex
-    holder = {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "command": command,
-        "started_at": now(),
-        "token": token,
-    }
+    holder = {**process_identity(), "command": command, "started_at": now(), "token": token}
     text = json.dumps(holder) + "\n"
     lock = folders.join(out, LOCK_FILE)
     if folders.is_remote(out):
@@ -85,10 +97,42 @@ def acquire_lock(out: str, command: str) -> str:
             os.link(tmp, lock)  # fails when the lock exists: the holder check and the create are one step
             return token
         except FileExistsError:
-            pass
+            if _take_over(out, tmp):
+                return token
         finally:
             os.remove(tmp)
     raise OutputError(describe_lock(out, read_lock(out) or {}))
+
+
+def _take_over(out: str, ours: str) -> bool:
+    """Replace a provably dead holder's lock by ours (the file `ours`, linked into place); False otherwise.
+
+    Takers exclude each other with a second atomic file; the lock is replaced only if it is still the one
+    judged dead, so a taker that lost the race finds the winner's (live) lock and is refused.
+    """
+    lock = os.path.join(out, LOCK_FILE)
+    guard = os.path.join(out, TAKEOVER_FILE)
+    dead = read_lock(out)
+    if dead is None or not can_take_over(out, dead):
+        return False
+    try:
+        os.link(ours, guard)
+    except FileExistsError:
+        raise OutputError(
+            f"{out}: another kcorpus is taking over the lock left by {describe_holder(dead)}; if none is, "
+            f"delete {guard} and {lock} and run again"
+        ) from None
+    try:
+        if read_lock(out) != dead:
+            return False  # another taker replaced it first: that one holds the folder now
+        os.remove(lock)
+        os.link(ours, lock)
+    except FileExistsError:
+        return False  # a new writer linked its lock between the removal and ours: it holds the folder
+    finally:
+        os.remove(guard)
+    log.warning("%s: taking over the lock of %s, which is no longer running", out, describe_holder(dead))
+    return True
 
 
 def release_lock(out: str, token: str) -> None:

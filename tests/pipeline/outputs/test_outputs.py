@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from kcorpus.pipeline.errors import OutputError
+from kcorpus.pipeline.outputs import holder
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.pipeline.outputs.lock import LOCK_FILE, acquire_lock, read_lock, release_lock
+from kcorpus.pipeline.outputs.holder import holder_is_gone, process_identity, start_ticks
+from kcorpus.pipeline.outputs.lock import LOCK_FILE, TAKEOVER_FILE, acquire_lock, read_lock, release_lock
 from kcorpus.pipeline.outputs.marker import MARKER_FILE, read_marker
 from kcorpus.pipeline.outputs.overlap import check_distinct_files, check_separate
 
@@ -129,7 +131,8 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
     assert read_lock(str(out)) is None
 
 
-def test_a_stale_lock_is_reported_with_how_to_clear_it(tmp_path):
+def test_a_stale_lock_without_proof_is_reported_with_how_to_clear_it(tmp_path):
+    """A lock that does not record the holder's start time, boot and pid namespace is never taken over."""
     out = tmp_path / "out"
     out.mkdir()
     holder = {"pid": dead_pid(), "host": socket.gethostname(), "command": "build-corpus",
@@ -167,3 +170,90 @@ def test_a_writer_that_finished_between_the_check_and_the_lock_is_not_written_ov
     with pytest.raises(OutputError, match="holds a previous train-vocab output"), claim_output(late):
         pass
     assert (out / "vocab.txt").read_text() == "[PAD]\n" and read_lock(str(out)) is None
+
+
+def killed_holder(out: Path) -> dict:
+    """The lock of a real kcorpus process that died holding it (as after kill -9): never released."""
+    code = "import sys; from kcorpus.pipeline.outputs.lock import acquire_lock; acquire_lock(sys.argv[1], 'pack')"
+    subprocess.run([sys.executable, "-c", code, str(out)], check=True)
+    return read_lock(str(out))
+
+
+def test_a_dead_holders_lock_is_taken_over_with_one_warning(tmp_path, caplog):
+    out = tmp_path / "pack"
+    with claim_output(check_output(str(out), "pack")):
+        (out / "train").mkdir()  # the killed run's partial output
+    (out / MARKER_FILE).write_text(json.dumps({**read_marker(str(out)), "state": "running"}))
+    dead = killed_holder(out)
+    assert holder_is_gone(dead)
+    with claim_output(check_output(str(out), "pack")):
+        assert read_lock(str(out))["pid"] == os.getpid()
+    takeovers = [r.getMessage() for r in caplog.records if "taking over" in r.getMessage()]
+    assert takeovers == [
+        (
+            f"{out}: taking over the lock of kcorpus pack (pid {dead['pid']} on {dead['host']}, since "
+            f"{dead['started_at']}), which is no longer running"
+        )
+    ]
+    assert not (out / "train").exists() and read_lock(str(out)) is None
+    assert not (out / TAKEOVER_FILE).exists()
+
+
+def test_a_reused_pid_proves_the_holder_gone(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = {**process_identity(), "command": "pack", "started_at": "2026-11-22T09:00:00+00:00"}
+    assert not holder_is_gone(holder)  # this very process: alive
+    reused = {**holder, "pid_start": holder["pid_start"] - 1}  # the pid now names a later process
+    assert holder_is_gone(reused)
+    (out / LOCK_FILE).write_text(json.dumps(reused))
+    token = acquire_lock(str(out), "pack")
+    assert read_lock(str(out))["token"] == token
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"host": "elsewhere"},
+        {"boot_id": "0000"},
+        {"pid_ns": "pid:[1]"},
+        {"pid_start": None},
+        {"pid": "41233"},
+    ],
+    ids=["another-host", "another-boot", "another-container", "no-start-time", "odd-pid"],
+)
+def test_a_holder_in_doubt_is_refused_as_before(tmp_path, change):
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = {**killed_holder(out), **change}
+    (out / LOCK_FILE).write_text(json.dumps(holder))
+    assert not holder_is_gone(holder)
+    with pytest.raises(OutputError, match="is locked by|is being written by"):
+        check_output(str(out), "pack")
+    with pytest.raises(OutputError, match="is locked by|is being written by"):
+        acquire_lock(str(out), "pack")
+    assert read_lock(str(out)) == holder
+
+
+def test_a_takeover_in_progress_is_not_raced(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = killed_holder(out)
+    (out / TAKEOVER_FILE).write_text("{}")  # another process is replacing the dead lock
+    with pytest.raises(OutputError) as err:
+        acquire_lock(str(out), "pack")
+    assert str(err.value) == (
+        f"{out}: another kcorpus is taking over the lock left by kcorpus pack (pid {dead['pid']} on "
+        f"{dead['host']}, since {dead['started_at']}); if none is, delete {out / TAKEOVER_FILE} and "
+        f"{out / LOCK_FILE} and run again"
+    )
+    assert read_lock(str(out)) == dead
+
+
+def test_start_ticks_reads_a_command_name_with_spaces_and_parentheses(monkeypatch):
+    assert start_ticks(os.getpid()) == process_identity()["pid_start"] is not None
+    fields = " ".join(["S"] + [str(n) for n in range(4, 22)] + ["987654"] + ["0"] * 30)
+    monkeypatch.setattr(holder, "_read", lambda path: f"4242 (kcorpus ) (x) {fields}")
+    assert start_ticks(4242) == 987654
+    monkeypatch.setattr(holder, "_read", lambda path: None)
+    assert start_ticks(4242) is None
