@@ -41,6 +41,23 @@ def test_every_package_folder_is_listed_in_pyproject():
     assert package_folders() == listed
 
 
+def data_files() -> set[str]:
+    """Every file of the three package roots that is neither Python, C nor a build product, as a path in the wheel."""
+    found = set()
+    for prefix, root in SOURCE_ROOTS.items():
+        for path in root.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in {".py", ".c", ".h", ".so"}:
+                found.add("/".join((*prefix.split("."), *path.relative_to(root).parts)))
+    return found
+
+
+def test_every_data_file_is_package_data():
+    """A table read with importlib.resources must match pyproject's package-data, or an install lacks it."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["*"]
+    assert data_files(), "no package data found: the tables moved?"
+    assert all(any(Path(name).match(pattern) for pattern in patterns) for name in data_files()), data_files()
+
+
 def test_no_top_level_folder_shadows_the_package():
     assert not (ROOT / "kcorpus").exists()
 
@@ -80,10 +97,27 @@ def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     cwd = ROOT if where == "root" else tmp_path
     out = subprocess.check_output(
         [str(installed / "bin" / "python"), "-c",
-         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.text.clean; print(kcorpus.__file__)"],
+         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.text.clean, kcorpus.transforms.text.sentences; "
+         + "print(kcorpus.__file__)"],
         cwd=cwd, text=True,
     )
     assert out.strip().startswith(str(installed)), out
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_package_data(installed):
+    """The generated tables (package data, not modules) install with the wheel and load from there."""
+    site = Path(subprocess.check_output(
+        [str(installed / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+    ).strip())
+    assert data_files() and all((site / name).is_file() for name in data_files())
+    out = subprocess.check_output(
+        [str(installed / "bin" / "python"), "-c",
+         "from kcorpus.transforms.text import clean, sentence_ends; "
+         + "print(len(sentence_ends.WEIGHTS), len(clean.EMOJI_1_2_0_RANGES))"],
+        cwd=installed, text=True,
+    )
+    assert out.split() == ["13320", "163"], out
 
 
 @pytest.mark.slow

@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO, HANGUL_SYLLABLES, NAVER_OOO_MASK
-from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.package_data import read_rows
 from kcorpus.transforms.text.passes import collapse_whitespace, has_run_of_4, pack_ranges, replace_outside
 from kcorpus.transforms.text.removals import RemovalRule, Removed, match_span, repeats, url_span, whitelisted
 
@@ -52,6 +52,11 @@ KCELECTRA_RANGES: tuple[tuple[int, int], ...] = (
     COMPATIBILITY_JAMO,  # ㄱ-ㅣ
     HANGUL_SYLLABLES,  # 가-힣
     (0xFF05, 0xFF05),  # ％
+)
+# The code points of every emoji of emoji 1.2.0, frozen in a table (bench/make_emoji_table.py): the kcbert preset
+# keeps them, whichever emoji version is installed.
+EMOJI_1_2_0_RANGES: tuple[tuple[int, int], ...] = tuple(
+    (int(first, 16), int(last, 16)) for first, last in read_rows(__package__, "emoji_1_2_0.tsv")
 )
 # CJK unified ideographs (with extension A and B-H) and the compatibility ideographs.
 HANJA_RANGES: tuple[tuple[int, int], ...] = (

@@ -12,6 +12,7 @@ import pytest
 
 import kcorpus
 from kcorpus.transforms.text.clean import (
+    EMOJI_1_2_0_RANGES,
     OPTION_NAMES,
     PRESETS,
     CleanOptions,
@@ -21,7 +22,6 @@ from kcorpus.transforms.text.clean import (
     resolve_options,
     whitelist_ranges,
 )
-from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
 from kcorpus.transforms.text.passes import collapse_hspace
 from testdata_paths import TESTDATA
 

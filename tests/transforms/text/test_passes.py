@@ -11,8 +11,7 @@ import sysconfig
 import pytest
 
 from kcorpus.transforms.text import passes
-from kcorpus.transforms.text.clean import HANJA_RANGES, KCELECTRA_RANGES
-from kcorpus.transforms.text.emoji_chars import EMOJI_1_2_0_RANGES
+from kcorpus.transforms.text.clean import EMOJI_1_2_0_RANGES, HANJA_RANGES, KCELECTRA_RANGES
 from kcorpus.transforms.text.passes import (
     pack_ranges,
     python_collapse_spaces,
