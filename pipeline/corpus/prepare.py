@@ -22,7 +22,8 @@ from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.corpus.config import CorpusConfig, SourceConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
-from kcorpus.pipeline.corpus.shards import RunRecord, write_run
+from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord
+from kcorpus.pipeline.external_sort import write_run
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.dedup import dedup_text, digest, fold_digits, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
@@ -117,7 +118,7 @@ class PrepareBatchFn(beam.DoFn):
         runs = []
         for (kind, shard), lines in sorted(self.buffers.items()):
             path = f"{self.tmp_dir}/{kind}/{shard:05d}/{uuid.uuid4().hex}.run"
-            write_run(path, lines)
+            write_run(path, sorted(lines), RECORDS)
             runs.append((kind, shard, path))
         self.buffers.clear()
         self.buffered = 0

@@ -5,9 +5,9 @@ stage after it runs, so a shuffle of one dedup key per document grew the launche
 Dedup records therefore travel as column tables (a dict of equal-length numpy arrays and lists: 16 LSH keys
 of a document cost ~25 bytes each, not a Python tuple each). On the local runner each worker appends the
 tables it makes to a buffer and, when `spill_rows` rows are buffered or its bundle ends, appends them to
-its bundle's spill file, a segment per bucket. When the bundle ends, one element per bucket crosses the
-GroupByKey: `(bucket, (path, ranges))`, the file and the `(offset, length)` of each of that bucket's
-segments in it (an element per bucket and flush instead grew the launcher by ~180 MB at 1 GB with near
+its bundle's spill file (blocks of pipeline/external_sort.py), a segment per bucket. When the bundle ends,
+one element per bucket crosses the GroupByKey: `(bucket, (path, ranges))`, the file and the
+`(offset, length)` of each of that bucket's segments in it (an element per bucket and flush instead grew the launcher by ~180 MB at 1 GB with near
 dedup: flushes and buckets both follow the input size). The grouped step reads its bucket's segments back
 (`bucket_table`). Memory is then one bucket's rows per worker whatever the input size. On a distributed
 runner each element's table is split by bucket and shuffled as is, which scales by itself.
@@ -15,16 +15,15 @@ runner each element's table is split by bucket and shuffled as is, which scales 
 
 from __future__ import annotations
 
-import pickle
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
+from kcorpus.pipeline.external_sort import BlockWriter, read_blocks_at
 from kcorpus.pipeline.stage_metrics import Metered
 
 # Input bytes per bucket, and the bounds on the bucket count: a bucket's rows are held by one worker.
@@ -99,26 +98,19 @@ class SpillFile:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.file: Any = None
-        self.offset = 0
+        self.writer = BlockWriter(path)
         self.index: list[np.ndarray] = []
 
     def append(self, parts: Iterable[tuple[int, Table]]) -> None:
-        if self.file is None:
-            self.file = FileSystems.create(self.path)
-        rows = []
-        for bucket, table in parts:
-            blob = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
-            self.file.write(blob)
-            rows.append((bucket, self.offset, len(blob)))
-            self.offset += len(blob)
+        self.writer.open()
+        rows = [(bucket, *self.writer.write(table)) for bucket, table in parts]
         self.index.append(np.array(rows, dtype=np.int64).reshape(-1, 3))
 
     def close(self) -> list[tuple[int, Segments]]:
         """`(bucket, (path, ranges))` for every bucket with rows, in bucket order."""
-        if self.file is None:
+        if not self.writer.opened:
             return []
-        self.file.close()
+        self.writer.close()
         index = np.concatenate(self.index)
         order = np.argsort(index[:, 0], kind="stable")  # stable: a bucket's segments stay in file order
         index = index[order]
@@ -132,12 +124,7 @@ class SpillFile:
 def read_segments(segments: Segments) -> list[Table]:
     """The tables of one bucket's segments in one spill file."""
     path, ranges = segments
-    tables = []
-    with FileSystems.open(path) as f:
-        for offset, length in np.frombuffer(ranges, dtype=np.int64).reshape(-1, 2).tolist():
-            f.seek(offset)
-            tables.append(pickle.loads(f.read(length)))
-    return tables
+    return read_blocks_at(path, np.frombuffer(ranges, dtype=np.int64).reshape(-1, 2).tolist())
 
 
 def bucket_table(values: Iterable[Any]) -> Table:

@@ -18,8 +18,9 @@ from apache_beam.metrics import Metrics
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import AtomicTextFile
 from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
-from kcorpus.pipeline.corpus.shards import merge_runs
+from kcorpus.pipeline.corpus.runs import RECORDS
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
+from kcorpus.pipeline.external_sort import merge_runs
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler, duplicate_note
 from kcorpus.transforms.record import DeadLetter
@@ -102,7 +103,7 @@ class WriteShardFn(beam.DoFn):
         n = self.output.num_shards
         if kind == KIND_DROPPED:
             with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n)}") as f:
-                for _, payload in merge_runs(runs):
+                for _, payload in merge_runs(runs, RECORDS):
                     f.write(payload + "\n")
             progress.add("write", records=1)
             return
@@ -117,7 +118,7 @@ class WriteShardFn(beam.DoFn):
         text_lines: list[str] = []
         first = True  # nothing written to `text` yet
         examples = ExampleSampler()
-        for (doc_id, source), payload, doc_text in merge_runs(runs):
+        for (doc_id, source), payload, doc_text in merge_runs(runs, RECORDS):
             node = node_key(doc_id, source)
             loser = losers.get(node)
             if loser is not None:

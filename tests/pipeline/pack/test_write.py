@@ -6,6 +6,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from kcorpus.pipeline import external_sort
 from kcorpus.pipeline.pack import runs
 from kcorpus.pipeline.pack.write import ShardStream, sort_wire, write_nsp, write_rows, write_stream
 from kcorpus.transforms.packing import arrow_shards, chunks
@@ -66,7 +67,7 @@ def test_many_runs_merged_in_passes_give_the_bytes_and_stats_of_one_sorted_pack(
                 refs += [ref for _, ref in buffer.add(("train", 0), item)]
         refs += [ref for _, ref in buffer.flush()]
     assert len(refs) > 20
-    paths = runs.reduce_runs([r.path for r in refs], kind, str(tmp_path / "merged"), fan_in=2)
+    paths = external_sort.reduce_runs([r.path for r in refs], kind, str(tmp_path / "merged"), fan_in=2)
     assert len(paths) == 2
     stream = ShardStream(str(tmp_path / "shard.arrow"), schema, 7)
     if kind == runs.ROWS:
@@ -87,7 +88,7 @@ def test_run_blocks_end_at_a_document_end(tokenized, monkeypatch):
     _, special, wires = tokenized
     monkeypatch.setattr(runs, "BLOCK_BYTES", 200)
     chunk = chunks.pack_chunk(wires[:80], PackConfig(max_length=16), special)
-    blocks = [chunks.PackedChunk.from_wire(b) for b in runs.merged_blocks(runs.chunk_entries(chunk), runs.ROWS)]
+    blocks = [chunks.PackedChunk.from_wire(b) for b in runs.rows_blocks(runs.chunk_entries(chunk))]
     assert len(blocks) > 10 and sum(b.columns.num_rows for b in blocks) == chunk.columns.num_rows
     for before, after in itertools.pairwise(blocks):
         assert before.columns.doc_ids[-1] != after.columns.doc_ids[0]

@@ -1,0 +1,79 @@
+"""Sorted runs and their external merge: spill files (blocks.py) whose records are in key order.
+
+A `RunCodec` says how records become blocks and back, and what a record's sort key is. `merge_runs` streams
+the records of several runs in key order (a block per run in memory; equal keys in the order of `paths`), and
+`reduce_runs` merges groups of runs into longer ones until at most `fan_in` remain (the passes of an external
+merge sort), so a merge holds a bounded number of blocks whatever the input size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from kcorpus.pipeline.external_sort.blocks import read_blocks, write_blocks
+
+# Runs a merge reads at once; more are first merged in groups of this many.
+FAN_IN = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class RunCodec:
+    """How the records of a sorted run are stored.
+
+    Attributes:
+        name: what the records are (for messages and tests).
+        blocks: records in key order -> the blocks of a run file (picklable objects).
+        records: one block -> its records, in order.
+        key: a record's sort key; None compares whole records.
+    """
+
+    name: str
+    blocks: Callable[[Iterable[Any]], Iterable[Any]]
+    records: Callable[[Any], Iterable[Any]]
+    key: Callable[[Any], Any] | None = None
+
+
+def write_run(path: str, records: Iterable[Any], codec: RunCodec) -> None:
+    """A run file holding `records`, which must already be in key order."""
+    write_blocks(path, codec.blocks(records))
+
+
+def read_run(path: str, codec: RunCodec) -> Iterator[Any]:
+    """The records of one run file in their (sorted) order, a block in memory at a time."""
+    for block in read_blocks(path):
+        yield from codec.records(block)
+
+
+def merge_runs(paths: Sequence[str], codec: RunCodec) -> Iterator[Any]:
+    """The records of sorted runs in key order, streaming (equal keys in the order of `paths`)."""
+    return heapq.merge(*(read_run(p, codec) for p in paths), key=codec.key)
+
+
+def run_path(folder: str) -> str:
+    """A new run file's path in `folder`."""
+    return f"{folder}/{uuid.uuid4().hex}.run"
+
+
+def reduce_runs(paths: Sequence[str], codec: RunCodec, folder: str, fan_in: int = FAN_IN) -> list[str]:
+    """At most `fan_in` runs holding the records of `paths` (sorted by path first): groups of `fan_in` runs
+    merged into one in `folder`, as many passes as it takes. The runs merged are left for the temporary
+    folder's removal (a retried merge reads them again)."""
+    if fan_in < 2:
+        raise ValueError(f"fan_in must be at least 2, got {fan_in}")
+    paths = sorted(paths)
+    while len(paths) > fan_in:
+        merged = []
+        for i in range(0, len(paths), fan_in):
+            group = paths[i : i + fan_in]
+            if len(group) == 1:
+                merged.append(group[0])
+                continue
+            path = run_path(folder)
+            write_run(path, merge_runs(group, codec), codec)
+            merged.append(path)
+        paths = merged
+    return paths

@@ -1,0 +1,47 @@
+import pytest
+
+from kcorpus.pipeline.external_sort.runs import RunCodec, merge_runs, read_run, reduce_runs, write_run
+
+
+def threes(records):
+    """Numbers in blocks of three."""
+    records = list(records)
+    for i in range(0, len(records), 3):
+        yield records[i : i + 3]
+
+
+NUMBERS = RunCodec("numbers", blocks=threes, records=iter)
+# Records (key, tag): sorted and merged by key alone, so equal keys keep the order of their runs.
+KEYED = RunCodec("keyed", blocks=threes, records=iter, key=lambda record: record[0])
+
+
+def test_runs_merge_in_key_order_whatever_their_split(tmp_path):
+    numbers = list(range(20))
+    write_run(str(tmp_path / "a.run"), numbers[::3], NUMBERS)
+    write_run(str(tmp_path / "b.run"), [n for n in numbers if n % 3], NUMBERS)
+    write_run(str(tmp_path / "c.run"), [], NUMBERS)
+    assert list(read_run(str(tmp_path / "a.run"), NUMBERS)) == numbers[::3]
+    paths = [str(tmp_path / n) for n in ("c.run", "b.run", "a.run")]
+    assert list(merge_runs(paths, NUMBERS)) == numbers
+
+
+def test_equal_keys_keep_the_order_of_the_paths(tmp_path):
+    write_run(str(tmp_path / "a.run"), [(1, "a"), (2, "a")], KEYED)
+    write_run(str(tmp_path / "b.run"), [(1, "b"), (3, "b")], KEYED)
+    a, b = str(tmp_path / "a.run"), str(tmp_path / "b.run")
+    assert list(merge_runs([a, b], KEYED)) == [(1, "a"), (1, "b"), (2, "a"), (3, "b")]
+    assert list(merge_runs([b, a], KEYED)) == [(1, "b"), (1, "a"), (2, "a"), (3, "b")]
+
+
+def test_reduce_runs_merges_in_passes_until_fan_in_runs_remain(tmp_path):
+    paths = []
+    for i in range(9):
+        paths.append(str(tmp_path / f"run-{i}.run"))
+        write_run(paths[-1], list(range(i, 60, 9)), NUMBERS)
+    (tmp_path / "merged").mkdir()
+    reduced = reduce_runs(paths, NUMBERS, str(tmp_path / "merged"), fan_in=2)
+    assert len(reduced) == 2
+    assert list(merge_runs(reduced, NUMBERS)) == list(range(60))
+    assert reduce_runs(paths[:2], NUMBERS, str(tmp_path / "merged"), fan_in=2) == sorted(paths[:2])
+    with pytest.raises(ValueError, match="fan_in"):
+        reduce_runs(paths, NUMBERS, str(tmp_path / "merged"), fan_in=1)
