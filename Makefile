@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PIP_INSTALL := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`:UserWarning,ignore:Editable installation:UserWarning' \
 	$(BIN)/python -m pip install -q
 
-.PHONY: run test quick bench clean-venv
+.PHONY: run test quick bench bench-smoke clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ test: $(VENV)/.installed-test
 # tests/ mirrors it; src/kcorpus is tests/kcorpus_package) or of the whole suite. tests/README.md.
 quick: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q $(XDIST) -m "not slow" $(if $(DIR),tests/$(patsubst tests/%,%,$(subst src/kcorpus,kcorpus_package,$(DIR))))
+
+# The living benchmarks (bench/bench_*.py): what each measures, its run time and how to run it (bench/catalog.py).
+# Their figures are in bench/RESULTS.md. bench-smoke runs every one's --help and the quick runs of the fast ones.
+bench:
+	@$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) bench/catalog.py
+
+bench-smoke: $(VENV)/.installed-test
+	$(BIN)/python bench/catalog.py --smoke
 
 clean-venv:
 	rm -rf $(VENV)

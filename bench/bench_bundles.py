@@ -23,14 +23,14 @@ from pathlib import Path
 
 import bench_corpus
 import bench_pack
-import measure
+from lib import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 KCORPUS = Path(sys.executable).parent / "kcorpus"
 
 
 def run_measured(cmd: list[str]) -> dict:
-    """Runs `cmd`; wall time, CPU of its process tree (user + system), peak tree RSS (bench/measure.py)."""
+    """Runs `cmd`; wall time, CPU of its process tree (user + system), peak tree RSS (bench/lib/measure.py)."""
     return measure.run_measured(cmd).as_dict()
 
 

@@ -47,8 +47,7 @@ def timed_pass(fn: Callable[[str], str], texts: list[str]) -> tuple[float, str]:
 
 
 def reference_in_process(variant: str) -> Callable[[str], str] | None:
-    sys.path.insert(0, str(BENCH))
-    from reference_clean import ReferenceUnavailable, load_reference
+    from lib.reference_clean import ReferenceUnavailable, load_reference
 
     try:
         return load_reference(variant)

@@ -13,7 +13,7 @@ reused. With `--data DIR` (the layout of /work/shared/data: nsmc/ratings_test.tx
 kowiki/wiki_00 and wiki_01), the real files unperturbed are the large input and the first quarter of each
 (cut at a record boundary) the small one.
 
-Systems, each run in its own subprocess whose whole process tree is measured (bench/measure.py):
+Systems, each run in its own subprocess whose whole process tree is measured (bench/lib/measure.py):
 - `beam`: build-corpus on the local FnApiRunner, multi-processing, `--workers` passed as
   `--direct_num_workers` (`auto`: kcorpus's own choice); near dedup off (the baseline has none);
   `beam+near`: the same with near dedup on.
@@ -37,15 +37,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from corpus_inputs import (  # noqa: F401 (scale_sample: other benches take it from here)
+from lib.corpus_inputs import (  # noqa: F401 (scale_sample: other benches take it from here)
     cached_scaled_input,
     input_megabytes,
     real_mix,
     scale_sample,
     warmup_input,
 )
-from measure import Figures, run_measured, usable_cores
-from run_table import (
+from lib.measure import Figures, run_measured, usable_cores
+from lib.run_table import (
     Check,
     Row,
     format_intervals,

@@ -6,7 +6,7 @@ repeated `--copies` times with distinct document ids), a WordPiece tokenizer fro
    own, wall and CPU timed around the call (the baseline of the ratio columns), peak RSS of that process;
 2. `kcorpus pack` (tokenize + pack + write Arrow shards + metadata), the command on the local FnApiRunner,
    multi-processing with `--workers` (default: one per core), its whole process tree measured
-   (bench/measure.py): MB/s and the throughput ratio to the ceiling (goal >= 0.6); and the fixed cost of a
+   (bench/lib/measure.py): MB/s and the throughput ratio to the ceiling (goal >= 0.6); and the fixed cost of a
    run (the same command over 16 documents: process and worker start-up, stages, metadata), with the ratio
    once that is taken off. One row per system: cores, workers, wall, CPU, CPU s per MB, peak RSS, busy
    cores, wall and CPU over the ceiling's;
@@ -30,8 +30,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from measure import Figures, run_measured, usable_cores
-from run_table import Row, format_intervals, format_rows, median_figures, run_header
+from lib.measure import Figures, run_measured, usable_cores
+from lib.run_table import Row, format_intervals, format_rows, median_figures, run_header
 
 KCORPUS = Path(sys.executable).parent / "kcorpus"
 

@@ -1,13 +1,13 @@
 """`kcorpus pack` at growing corpus sizes: peak RSS of the whole process tree, wall, CPU, shards, padding, and
 whether the shards hold every row the manifest counts; a baseline kcorpus (another checkout) beside it.
 
-Each corpus (a build-corpus output; `bench/scale_corpus.py` makes bigger ones from a built one) is packed by
+Each corpus (a build-corpus output; `bench/generators/scale_corpus.py` makes bigger ones from a built one) is packed by
 the baseline and the candidate in turn, `--repeats` times, in the same bench run (so both meet the same load),
 on the local runner with `--workers` workers, every layout of `--layouts`; the baseline only up to
 `--baseline-max-mb` of corpus (main's pack held ~6 GB at 1 GB) and every run under `--rss-limit-mb` (the tree
 is killed past it). A run's figures: wall, CPU s (user + system of the tree), peak RSS of the tree
-(bench/measure.py), the shards written and their rows, the padding share, and `complete`: the rows and content
-tokens in the shard files equal the manifest's (bench/verify_pack.py's check). Medians of the repeats, ratios
+(bench/lib/measure.py), the shards written and their rows, the padding share, and `complete`: the rows and content
+tokens in the shard files equal the manifest's (bench/checks/verify_pack.py's check). Medians of the repeats, ratios
 candidate / baseline, the growth of the candidate's peak RSS from the smallest corpus to the largest.
 
     python bench/bench_pack_memory.py --tokenizer /work/scratch/pack-scale/tok_kcbert \\
@@ -27,8 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from measure import machine_description, run_measured
-from verify_pack import shard_facts
+from checks.verify_pack import shard_facts
+from lib.measure import machine_description, run_measured
 
 HERE = Path(__file__).resolve().parent
 

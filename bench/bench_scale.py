@@ -16,7 +16,7 @@ The profile is the `kowiki` source of configs/mdeberta-kor.yaml with that file's
 output sections (read from it, so the bench follows the profile); the vocabulary is a WordPiece of 32,000
 (`--vocab-kind`, `--vocab-size`); pack runs at 512 tokens in the profile's `pack.layout` (`full_sentences`). Each stage runs as the command a
 user types (`kcorpus build-corpus|train-vocab|pack`), one at a time, its whole process tree measured
-(bench/measure.py: wall, CPU of every process, Beam workers included, peak RSS of the tree sampled every 0.2 s)
+(bench/lib/measure.py: wall, CPU of every process, Beam workers included, peak RSS of the tree sampled every 0.2 s)
 and the bytes it wrote to disk (the kernel's write_bytes of the tree, temporary files included; folded into
 this process's /proc/self/io as the processes are reaped) and its output folder's size.
 
@@ -35,8 +35,8 @@ import sys
 from pathlib import Path
 
 import yaml
-from measure import Figures, run_measured
-from run_table import run_header
+from lib.measure import Figures, run_measured
+from lib.run_table import run_header
 
 ROOT = Path(__file__).resolve().parent.parent
 KCORPUS = Path(sys.executable).parent / "kcorpus"

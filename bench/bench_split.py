@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# The scorer lives with the splitter tests that use it (tests/split_scoring.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from split_scoring import boundary_counts, f1_score
 
 from kcorpus.transforms.text.sentences import make_splitter, split_sentences

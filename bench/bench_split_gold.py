@@ -33,6 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench_split import DEFAULT_DATA, nsmc_documents, petition_documents, wiki_documents
+
+# The scorer lives with the splitter tests that use it (tests/split_scoring.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from split_scoring import boundary_counts, boundary_offsets, f1_score
 
 from kcorpus.transforms.text.sentences import make_splitter, split_sentences

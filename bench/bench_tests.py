@@ -20,8 +20,8 @@ import re
 import sys
 from pathlib import Path
 
-from measure import Figures, machine_description, run_measured
-from run_table import median_figures
+from lib.measure import Figures, machine_description, run_measured
+from lib.run_table import median_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 # What `make test` and `make quick` run (Makefile's XDIST), and the same suite in one process.

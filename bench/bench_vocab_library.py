@@ -5,7 +5,7 @@
     python bench/bench_vocab_library.py --corpus tests/testdata/vocab/nsmc_petitions.txt --vocab-size 3000 \\
         --spm-sentences 1000 --rounds 1                                  # a quick check
 
-Each training runs in a fresh process whose whole tree is measured (bench/measure.py: wall, CPU, peak RSS);
+Each training runs in a fresh process whose whole tree is measured (bench/lib/measure.py: wall, CPU, peak RSS);
 the library and kcorpus alternate within each round (the first to go swaps every round) so that the load of
 a shared machine falls on both alike. Reported: the medians of `--rounds` runs and kcorpus over the library
 (goal: wall <= 1.3x, peak RSS <= 1.25x, checks included).
@@ -34,8 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import Figures, run_measured
-from run_table import run_header
+from lib.measure import Figures, run_measured
+from lib.run_table import run_header
 
 KCORPUS = Path(sys.executable).parent / "kcorpus"
 GOALS = {"wall": 1.3, "peak_rss": 1.25}

@@ -1,10 +1,10 @@
-"""bench/measure.py: parsing /proc, the process tree, and busy cores from tree samples (no timing)."""
+"""bench/lib/measure.py: parsing /proc, the process tree, and busy cores from tree samples (no timing)."""
 
 import sys
 
-import measure
 import pytest
-from measure import CLOCK_TICKS, PAGE_SIZE, Figures, ProcStat, TreeSample
+from lib import measure
+from lib.measure import CLOCK_TICKS, PAGE_SIZE, Figures, ProcStat, TreeSample
 
 
 def stat_line(pid: int, comm: str, ppid: int, utime: int, stime: int, cutime: int, cstime: int, rss: int) -> str:

@@ -1,10 +1,10 @@
-"""bench/run_table.py and bench_corpus's summary: rows, medians, marginal cost and RSS growth against goals."""
+"""bench/lib/run_table.py and bench_corpus's summary: rows, medians, marginal cost and RSS growth against goals."""
 
 import bench_corpus
-import corpus_inputs
 import pytest
-from measure import Figures
-from run_table import Check, Row, format_rows, marginal_cpu_per_mb, median_figures, rss_growth, verdict
+from lib import corpus_inputs
+from lib.measure import Figures
+from lib.run_table import Check, Row, format_rows, marginal_cpu_per_mb, median_figures, rss_growth, verdict
 
 MB = 2**20
 

@@ -1,6 +1,6 @@
 """clean() against the published KcELECTRA/KcBERT functions on every NSMC and petitions text.
 
-The goldens were made by bench/make_goldens.py, running the published code (loaded from REFERENCE.md) in
+The goldens were made by bench/generators/make_goldens.py, running the published code (loaded from REFERENCE.md) in
 separate venvs: kcelectra under emoji 2.x, kcbert under emoji 1.2.0.
 """
 

@@ -1,7 +1,7 @@
 """What each filter rule drops on real data: every dropped sentence and document, listed per rule.
 
-    python bench/filter_drops.py --out /tmp/drops                       # this checkout's rules
-    python bench/filter_drops.py --out /tmp/drops-before --code-ref main  # the rules of a git ref, same input
+    python bench/checks/filter_drops.py --out /tmp/drops                       # this checkout's rules
+    python bench/checks/filter_drops.py --out /tmp/drops-before --code-ref main  # the rules of a git ref, same input
 
 Sources: NSMC comments (`nsmc`, one comment a unit) and a month of petitions (`petitions`, split into
 sentences), both with the `kcelectra` preset and the default `filters` (`--set key=value` overrides one),
@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = Path("/work/shared/data")
 SOURCES = {
     "nsmc": ("nsmc", DATA / "nsmc" / "ratings_test.txt", False),

@@ -6,7 +6,7 @@ from REFERENCE.md by reference_clean.py) return, run in two throwaway venvs:
 
     python3 -m venv /tmp/ref-emoji2  && /tmp/ref-emoji2/bin/pip install 'emoji>=2' soynlp
     python3 -m venv /tmp/ref-emoji12 && /tmp/ref-emoji12/bin/pip install emoji==1.2.0 soynlp
-    .venv/bin/python bench/make_goldens.py --emoji2-python /tmp/ref-emoji2/bin/python \\
+    .venv/bin/python bench/generators/make_goldens.py --emoji2-python /tmp/ref-emoji2/bin/python \\
         --emoji12-python /tmp/ref-emoji12/bin/python
 
 Files (gzip, mtime 0, so a rerun on the same data is byte-identical), one JSON value per line, line i of
@@ -31,8 +31,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
+BENCH_LIB = Path(__file__).resolve().parents[1] / "lib"  # reference_clean.py
+REPO = BENCH_LIB.parents[1]
 GOLDEN = REPO / "tests" / "testdata" / "golden"
 NSMC = "nsmc/ratings_test.txt"
 PETITIONS = "petitions/petitions_2017-08"
@@ -77,7 +77,7 @@ def write_gzip(path: Path, lines: list[str]) -> None:
 
 def run_reference(python: str, variant: str, texts_jsonl: bytes) -> list[str]:
     result = subprocess.run(
-        [python, str(BENCH / "reference_clean.py"), "--variant", variant],
+        [python, str(BENCH_LIB / "reference_clean.py"), "--variant", variant],
         input=texts_jsonl,
         capture_output=True,
         check=True,
@@ -86,12 +86,12 @@ def run_reference(python: str, variant: str, texts_jsonl: bytes) -> list[str]:
 
 
 def reference_code_points(python: str, variant: str) -> dict:
-    cmd = [python, str(BENCH / "reference_clean.py"), "--variant", variant, "--code-points"]
+    cmd = [python, str(BENCH_LIB / "reference_clean.py"), "--variant", variant, "--code-points"]
     return json.loads(subprocess.run(cmd, capture_output=True, check=True, text=True).stdout)
 
 
 def reference_versions(python: str) -> dict:
-    out = subprocess.run([python, "-c", _VERSIONS, str(BENCH)], capture_output=True, check=True, text=True)
+    out = subprocess.run([python, "-c", _VERSIONS, str(BENCH_LIB)], capture_output=True, check=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     write_gzip(GOLDEN / "kcbert.jsonl.gz", [_dumps(None if b == e else b) for b, e in zip(kcbert, kcelectra)])
     manifest = {
-        "generated_by": "bench/make_goldens.py",
+        "generated_by": "bench/generators/make_goldens.py",
         "texts": len(texts),
         # Text i is `where[i]` of the first source whose count covers it, in this order.
         "sources": [

@@ -1,7 +1,7 @@
 """Memory of docs/training.md's recipes at their published sizes (`tiny = False`), estimated on CPU.
 
-    python bench/training_checks.py --sample runs/sample --out OUT --only recipes   # the packs, once
-    python bench/recipe_memory.py --root OUT/recipes [--batches 1 2]
+    python bench/checks/training_checks.py --sample runs/sample --out OUT --only recipes   # the packs, once
+    python bench/checks/recipe_memory.py --root OUT/recipes [--batches 1 2]
 
 For each recipe, its code with `tiny = False` (every row padded to the full length, the worst case; a
 `--vocab-size` vocabulary, 32,000 by default, instead of the sample's 8,000) runs 2 training steps at each

@@ -1,6 +1,6 @@
 """Issue 24's fidelity figures of a build-corpus output of the shared petitions month and Korean Wikipedia files.
 
-    python bench/corpus_fidelity.py OUT [DATA]     # DATA: the shared data folder (default /work/shared/data)
+    python bench/checks/corpus_fidelity.py OUT [DATA]     # DATA: the shared data folder (default /work/shared/data)
 
 OUT is a corpus built from DATA/petitions/petitions_2017-08 and DATA/kowiki/wiki_* (ids `petitions:<idx>`,
 `kowiki:<doc id>`). Prints, over kept documents: petitions losing any / more than 0.5% of their Hangul

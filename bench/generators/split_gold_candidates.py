@@ -1,12 +1,12 @@
 """The paragraphs the hand-made split gold (tests/testdata/split/gold_*.jsonl) was annotated on, drawn again.
 
-    python bench/split_gold_candidates.py OUT.jsonl [--data-dir ../shared/data] [--kowiki /work/data/kowiki/text]
+    python bench/generators/split_gold_candidates.py OUT.jsonl [--data-dir ../shared/data] [--kowiki /work/data/kowiki/text]
         [--ud ko_kaist-ud-dev.conllu]
 
 The third part (`gold_test2.jsonl`, drawn so that nobody tuning the splitter has seen it): another seed, fewer
 paragraphs, Wikipedia from `text/AF..AJ` only, no UD rows, and nothing the first parts hold:
 
-    python bench/split_gold_candidates.py OUT.jsonl --seed 3002 --wiki-folders FGHIJ \
+    python bench/generators/split_gold_candidates.py OUT.jsonl --seed 3002 --wiki-folders FGHIJ \
         --sizes comments=34,emoji_endings=20,unpunctuated=32,petitions=10,nested_quotes=6,wiki_citations=20 \
         --exclude tests/testdata/split/gold_dev.jsonl --exclude tests/testdata/split/gold_test.jsonl
 
@@ -130,7 +130,7 @@ def ud_paragraphs(conllu: Path, size: int = 4) -> list[list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data")
     parser.add_argument("--kowiki", type=Path, default=Path("/work/data/kowiki/text"))
     parser.add_argument("--ud", type=Path, help="ko_kaist-ud-dev.conllu of UD_Korean-Kaist (no ud_kaist rows without)")
     parser.add_argument("--seed", type=int, default=30)

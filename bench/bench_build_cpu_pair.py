@@ -1,11 +1,11 @@
 """CPU of `kcorpus build-corpus` in two installed checkouts, alternating, on the same profiles.
 
-    python bench/build_cpu_pair.py --before BASE/.venv/bin/kcorpus --after HEAD/.venv/bin/kcorpus \
+    python bench/bench_build_cpu_pair.py --before BASE/.venv/bin/kcorpus --after HEAD/.venv/bin/kcorpus \
         --out /tmp/pair --rounds 5 configs/sample.yaml bench/mdeberta_shared.yaml bench/nsmc_shared.yaml
 
 Each round runs every profile with `before`, then with `after` (the order flips every round, so neither side
 always runs on a warmer machine), `--local-mode in_memory`, output into OUT; CPU is user + system of the whole
-process tree (bench/measure.py). Prints per profile the input MB, the medians of both and their ratio, and the
+process tree (bench/lib/measure.py). Prints per profile the input MB, the medians of both and their ratio, and the
 ratio of each round. Give each side a venv of the same extras (`make .venv/.installed-run` in each checkout),
 so that neither pays imports the other does not.
 """
@@ -17,7 +17,7 @@ import json
 import statistics
 from pathlib import Path
 
-from measure import run_measured
+from lib.measure import run_measured
 
 
 def build(kcorpus: str, profile: str, out: Path) -> float:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from measure import Figures, machine_description
+from lib.measure import Figures, machine_description
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ of `--repeats` timed windows of `--steps` steps after `--warmup` steps.
 
 The pack is `--pack DIR` (a `kcorpus pack` output, its train split is read) or a synthetic pack of random ids
 written here. Usage:
-    python bench/gpu_prefetch.py --device cuda --batch-size 64 --seq-len 512 --steps 50 --repeats 3
-    python bench/gpu_prefetch.py --device cpu --tiny     # smoke test: tiny models, a few steps
+    python bench/bench_gpu_prefetch.py --device cuda --batch-size 64 --seq-len 512 --steps 50 --repeats 3
+    python bench/bench_gpu_prefetch.py --device cpu --tiny     # smoke test: tiny models, a few steps
 """
 
 from __future__ import annotations

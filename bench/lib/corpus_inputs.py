@@ -12,7 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "testdata" / "sample"
 PARTS = 4
 _DOC = re.compile(r'<doc id="(\d+)"')

@@ -1,6 +1,7 @@
 """Scoring a sentence splitter against reference splits: boundary offsets, counts, precision/recall/F1.
 
-Evaluation only (bench_split.py and the golden-split tests), so it lives beside the benchmarks.
+Evaluation only: the splitter's tests (tests/transforms/text/test_sentences.py) and the split benches
+(bench/bench_split.py, bench/bench_split_gold.py, which put tests/ on their path) use it.
 """
 
 from __future__ import annotations

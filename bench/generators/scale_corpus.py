@@ -7,8 +7,8 @@ takes the first M shards of the corpus only (a smaller corpus of the same docume
 `docs/part-*.jsonl` (copies x shards files, in copy-then-shard order) and a `stats.json` with what pack reads
 of one (`total.kept`, `output.num_shards`), so pack reads it as a build-corpus output. The input is only read.
 
-    python bench/scale_corpus.py /work/data/kowiki_corpus /work/scratch/pack-scale/kowiki_x4 --copies 4
-    python bench/scale_corpus.py /work/data/kowiki_corpus /work/scratch/pack-scale/kowiki_200m --shards 32
+    python bench/generators/scale_corpus.py /work/data/kowiki_corpus /work/scratch/pack-scale/kowiki_x4 --copies 4
+    python bench/generators/scale_corpus.py /work/data/kowiki_corpus /work/scratch/pack-scale/kowiki_200m --shards 32
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Training-side checks of issue 32 on the bundled sample: attention masks, SOP labels, the recipes' losses.
 
     make run   (or: kcorpus run configs/sample.yaml --out SAMPLE)
-    python bench/training_checks.py --sample runs/sample --out /tmp/checks [--only masks sop recipes]
+    python bench/checks/training_checks.py --sample runs/sample --out /tmp/checks [--only masks sop recipes]
 
 - `masks`: a tiny BERT (hidden 64, 2 layers, initializer_range 0.5) on one batch of 8 rows of the sample packed
   in the `pair` layout: the padded batch's MLM loss, and the flat (`pad_to="none"`) batch's with "sdpa" and
@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "training.md"
 KCORPUS = str(Path(sys.executable).parent / "kcorpus")  # the venv's command
 RECIPES = ("### KcBERT", "### KcELECTRA", "### Enliple", "### DeBERTa-v3")

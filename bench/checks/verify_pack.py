@@ -6,7 +6,7 @@ hold `rows_per_batch` rows (the last fewer), and the content tokens of all shard
 digest lands in it, tokenized and packed sorted in one place: `chunks.pack_sorted`) and compared byte for byte.
 Prints one JSON line; exits 1 when a check fails.
 
-    python bench/verify_pack.py /work/scratch/pack-scale/out_new_1g --repack
+    python bench/checks/verify_pack.py /work/scratch/pack-scale/out_new_1g --repack
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Needs `emoji` and `soynlp` only (not kcorpus), so it runs in throwaway venvs:
   kcelectra: emoji>=2 (needs `emoji.replace_emoji`)
   kcbert:    emoji<2 (needs `emoji.UNICODE_EMOJI`; kss pins 1.2.0, keyed by language there)
 
-As a filter: `python bench/reference_clean.py --variant kcelectra < in.jsonl > out.jsonl`, one JSON string
+As a filter: `python bench/lib/reference_clean.py --variant kcelectra < in.jsonl > out.jsonl`, one JSON string
 per line in and out.
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 VARIANTS = ("kcelectra", "kcbert")
-_REPO = Path(__file__).resolve().parent.parent
+_REPO = Path(__file__).resolve().parents[2]
 _PATTERN_CLASS_END = "가-힣]+')"
 _REPLACE_EMOJI_LINE = re.compile(r"^[ \t]*x = emoji\.replace_emoji\(.*\n", re.MULTILINE)
 # The KcBERT README's expression: emoji 1.x keys UNICODE_EMOJI by language, emoji 0.x is flat.

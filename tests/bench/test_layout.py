@@ -1,0 +1,58 @@
+"""bench/'s layout: the living benchmarks `make bench` lists, the folders of the rest, every script importable,
+and no test outside tests/bench/ importing from bench/."""
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+
+import catalog
+import pytest
+
+from testdata_paths import ROOT
+
+BENCH = ROOT / "bench"
+FOLDERS = {"lib", "checks", "generators"}
+SCRIPTS = sorted(p for p in BENCH.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_make_bench_lists_every_living_benchmark():
+    assert set(catalog.BENCHES) == {p.name for p in BENCH.glob("bench_*.py")}
+
+
+def test_every_script_is_a_benchmark_or_lies_in_a_folder_of_its_kind():
+    # make_*_table.py: the splitter's generated tables, moving into generators/ once they write data files.
+    top = {p.name for p in BENCH.glob("*.py") if not p.name.startswith("bench_")}
+    assert top <= {"catalog.py", "make_emoji_table.py", "make_sentence_end_table.py"}
+    assert {p.name for p in BENCH.iterdir() if p.is_dir() and p.name != "__pycache__"} == FOLDERS
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(BENCH)))
+def test_every_script_imports(path: Path, monkeypatch):
+    """A module a bench imports was moved or renamed: the bench fails here, not on the next person to run it."""
+    monkeypatch.setattr(sys, "path", [str(path.parent), str(BENCH), *sys.path])
+    name = f"bench_script_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+
+
+def imported_top_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_no_test_outside_tests_bench_imports_from_bench():
+    bench_names = {p.stem for p in BENCH.glob("*.py")} | FOLDERS
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_top_names(path) & bench_names)
+        for path in (ROOT / "tests").rglob("*.py")
+        if "bench" not in path.relative_to(ROOT / "tests").parts[:1]
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
