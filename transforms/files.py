@@ -1,6 +1,7 @@
 """Opening input paths: the one owner of local and remote files, compression by suffix and folder walking.
 
-Local paths are opened with Python's own `open`, `gzip` and `bz2`. Remote paths (`scheme://...`, e.g.
+Local paths are opened with Python's own `open`; `.gz`, `.bz2`, `.zst` and `.xz` files are decompressed as they
+are read, and so is a file of another name whose first bytes are one of those (`compression.py`). Remote paths (`scheme://...`, e.g.
 `gs://`) go through a `RemoteFiles` object that the pipeline registers (`kcorpus.pipeline.filesystems`
 registers Beam's `FileSystems`), so this module, like all of `transforms/`, never imports Beam. Without a
 registered opener a remote path is a `ValueError`.
@@ -10,16 +11,21 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import lzma
 import os
 import zlib
 from collections.abc import Iterator
 from typing import IO, Protocol
 
+from kcorpus.transforms import compression
+
 # The path that means standard input (`kcorpus read -`, `kcorpus clean -`).
 STDIN = "-"
 # What reading a (possibly compressed, possibly truncated) stream can raise.
-STREAM_ERRORS = (OSError, EOFError, zlib.error)
-COMPRESSED_SUFFIXES = (".gz", ".bz2")
+STREAM_ERRORS = (OSError, EOFError, zlib.error, *compression.ERRORS)
+COMPRESSED_SUFFIXES = tuple(compression.SUFFIXES)
+# Local files whose suffix names their compression are opened by name (the module owns the file).
+_LOCAL_OPENERS = {compression.GZIP: gzip.open, compression.BZ2: bz2.open, compression.XZ: lzma.open}
 
 
 class RemoteFiles(Protocol):
@@ -56,7 +62,18 @@ def is_remote(path: str) -> bool:
 
 
 def is_compressed(path: str) -> bool:
-    return path.endswith(COMPRESSED_SUFFIXES)
+    """Whether `open_binary` decompresses `path`: by its suffix, else by its first bytes (the file is opened)."""
+    return compression_of(path) is not None
+
+
+def compression_of(path: str) -> str | None:
+    """The compression of a file (`compression.GZIP`, ...): by its suffix, else by its magic bytes; None for
+    plain bytes and for standard input."""
+    kind = compression.by_suffix(path)
+    if kind is not None or path == STDIN:
+        return kind
+    with open_raw(path) as stream:
+        return compression.by_magic(compression.head(stream))
 
 
 def is_local_dir(path: str) -> bool:
@@ -108,25 +125,30 @@ def open_raw(path: str) -> IO[bytes]:
 
 
 def open_binary(path: str) -> IO[bytes]:
-    """Open a local or remote file for reading, decompressing .gz/.bz2 by suffix.
+    """Open a local or remote file for reading, decompressed by suffix (.gz/.bz2/.zst/.xz) or else by magic bytes.
 
-    Decompression is Python's own gzip/bz2 for remote files too: it raises on a truncated stream, where
-    Beam's decompressing reader ends quietly. `-` is standard input (never decompressed).
+    Decompression is kcorpus's own for remote files too (`compression.py`): it raises on a truncated stream,
+    where Beam's decompressing reader ends quietly. `-` is standard input, decompressed by its magic bytes.
+    A zip archive is an `UnsupportedCompression` (an OSError) naming the file.
     """
     if path == STDIN:
-        return open_stdin()
-    if not is_remote(path):
-        if path.endswith(".gz"):
-            return gzip.open(path, "rb")
-        return bz2.open(path, "rb") if path.endswith(".bz2") else open(path, "rb")
+        stream = open_stdin()
+        kind = compression.by_magic(compression.head(stream))
+        return stream if kind is None else compression.decompressed(stream, kind, "standard input")
+    kind = compression.by_suffix(path)
+    if kind in _LOCAL_OPENERS and not is_remote(path):
+        return _LOCAL_OPENERS[kind](path, "rb")
     stream = open_raw(path)
-    if path.endswith(".gz"):
-        return gzip.GzipFile(fileobj=stream, mode="rb")
-    return bz2.BZ2File(stream, "rb") if path.endswith(".bz2") else stream
+    if kind is None:
+        kind = compression.by_magic(compression.head(stream))
+        if kind is None:
+            return stream
+    return compression.decompressed(stream, kind, path)
 
 
 def base_name(path: str) -> str:
-    """The file name part of a path, without a .gz/.bz2 suffix: the stable part of line-record ids.
+    """The file name part of a path, without a compression suffix (.gz, .bz2, .zst, .xz): the stable part of
+    line-record ids.
 
     Standard input (`-`) is named `stdin`.
     """

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from kcorpus.transforms import files
 from kcorpus.transforms.text.clean import OPTION_NAMES, PRESETS, make_cleaner
 
 PROG = "kcorpus clean"
@@ -108,6 +109,9 @@ def main(args: argparse.Namespace) -> int:
     except InputError as err:
         _write(out, pending, summary)  # everything before the bad line is out, as the message says
         return _fail(str(err), status=1)
+    except files.STREAM_ERRORS as err:  # a truncated or corrupt compressed file
+        _write(out, pending, summary)
+        return _fail(f"{name}: {err}", status=1)
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -223,9 +227,8 @@ def _chomp_text(line: str) -> str:
 
 
 def _open(path: str) -> contextlib.AbstractContextManager[BinaryIO]:
-    if path == "-":
-        return contextlib.nullcontext(sys.stdin.buffer)  # not closed: stdin may be named twice
-    return open(path, "rb")
+    """A file's bytes, decompressed (.gz, .bz2, .zst, .xz, or by magic bytes); stdin is left open."""
+    return files.open_binary(path)  # type: ignore[return-value]
 
 
 def _fail(message: str, status: int) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import io
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -18,7 +19,7 @@ from typing import Any
 
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.transforms import corpus_layout
+from kcorpus.transforms import corpus_layout, files
 from kcorpus.transforms.audit import GroupSample, condensed, diff_counts, word_diff
 
 AUDIT_FILES = ("audit.md", "audit.html", "audit.json")
@@ -200,7 +201,7 @@ def _counts(block: Mapping[str, Any]) -> dict[str, Any]:
 
 def _jsonl(corpus: str, pattern: str) -> Iterator[dict[str, Any]]:
     for path in sorted(glob.glob(os.path.join(corpus, pattern))):
-        with open(path, encoding="utf-8") as f:
+        with io.TextIOWrapper(files.open_binary(path), encoding="utf-8") as f:
             for line in f:
                 if line.strip():
                     yield json.loads(line)

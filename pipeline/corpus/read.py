@@ -67,8 +67,11 @@ class LineRecordSource(FileBasedSource):
     def read_records(self, file_name: str, range_tracker: Any) -> Iterator[list[tuple[int, bytes | DeadLetter]]]:
         start = range_tracker.start_position()
         if is_compressed(file_name):
-            # Python's gzip/bz2 readers (not Beam's) so that a truncated stream is an error, as in read_file.
-            stream, position = open_binary(file_name), 0
+            # kcorpus's decompression (not Beam's) so that a truncated stream is an error, as in read_file. Beam
+            # splits a file compressed without a known suffix by its size: the range at 0 reads it all.
+            if start > 0:
+                return
+            stream, position, range_tracker = open_binary(file_name), 0, _Unbounded(range_tracker)
         else:
             stream, position = self.open_file(file_name), 0
             if start > 0:
@@ -93,6 +96,20 @@ class LineRecordSource(FileBasedSource):
                 batch.append((position, DeadLetter(file_name, f"corrupt_file: {err}", None, position)))
         if batch:
             yield batch
+
+
+class _Unbounded:
+    """A range tracker that claims the start of its range and then every position: a decompressed stream's
+    offsets are not the compressed file's, which Beam's range is measured in."""
+
+    def __init__(self, tracker: Any) -> None:
+        self._tracker, self._claimed = tracker, False
+
+    def try_claim(self, position: int) -> bool:
+        if not self._claimed:
+            self._claimed = True
+            return self._tracker.try_claim(position)
+        return True
 
 
 def line_record_source(file_name: str) -> LineRecordSource:

@@ -21,6 +21,7 @@ from kcorpus.pipeline import (
     progress,
 )
 from kcorpus.pipeline.stage_metrics import Metered
+from kcorpus.transforms.files import is_compressed
 from kcorpus.transforms.readers import as_options, read_file, reader_for
 from kcorpus.transforms.record import DeadLetter
 
@@ -29,7 +30,6 @@ RANGE_BYTES = 4 << 20
 # A batch also ends at this much text, so that batches (a stage's elements) are about equal in work whatever
 # the documents' length: 1000 comments or a few dozen articles.
 BATCH_TEXT_CHARS = 256 << 10
-_COMPRESSED = (".gz", ".bz2", ".zst", ".zip", ".xz")
 
 
 def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
@@ -39,8 +39,9 @@ def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
 
 
 def byte_ranges(path: str, size: int, range_bytes: int, splittable: bool) -> list[tuple[str, int, int]]:
-    """`(path, start, end)` ranges covering a file; `end == -1` means the whole file, read by `read_file`."""
-    if not splittable or path.endswith(_COMPRESSED) or size <= 0:
+    """`(path, start, end)` ranges covering a file; `end == -1` means the whole file, read by `read_file`
+    (a compressed file, by its suffix or its first bytes, is always read whole)."""
+    if not splittable or size <= 0 or path.endswith(".zip") or is_compressed(path):
         return [(path, 0, -1)]
     return [(path, start, min(start + range_bytes, size)) for start in range(0, size, range_bytes)]
 

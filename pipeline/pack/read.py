@@ -15,13 +15,18 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
+from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from kcorpus.pipeline import progress
+from kcorpus.pipeline import (
+    filesystems,  # noqa: F401  (registers remote paths with transforms.files)
+    progress,
+)
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered
+from kcorpus.transforms import files
 from kcorpus.transforms.corpus_layout import LAYOUTS, STATS_FILE, docs_shard, text_shard
 from kcorpus.transforms.packing.corpus_files import line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
@@ -149,8 +154,16 @@ def _lines_of_range(raw: Any, length: int) -> Iterator[bytes]:
 
 
 def read_corpus_range(path: str, layout: str, start: int, end: int, first_line: int) -> Iterator[Document | DeadLetter]:
-    """The records of the lines in `[start, end)`, a range of `line_ranges` that starts at line `first_line`."""
-    with FileSystems.open(path) as raw:
+    """The records of the lines in `[start, end)`, a range of `line_ranges` that starts at line `first_line`;
+    `end < 0`: the whole file, decompressed (a compressed shard is read in one range)."""
+    if end < 0:
+        try:
+            with files.open_binary(path) as stream:
+                yield from parse_corpus_bytes(path, layout, stream, first_line)
+        except files.STREAM_ERRORS as err:
+            yield DeadLetter(path, f"corrupt_file: {err}", stage="pack")
+        return
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
         raw.seek(start)
         yield from parse_corpus_bytes(path, layout, _lines_of_range(raw, end - start), first_line)
 
@@ -213,7 +226,10 @@ class _PlanRanges(beam.DoFn):
         self._range_bytes = range_bytes
 
     def process(self, path: str):
-        with FileSystems.open(path) as raw:
+        if files.is_compressed(path):
+            yield path, 0, -1, 1
+            return
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
             for start, end, first_line in line_ranges(raw, self._layout, self._range_bytes):
                 yield path, start, end, first_line
 
@@ -237,7 +253,7 @@ class _ParseFile(beam.DoFn):
                 self._read.inc(len(item))
                 yield item
                 progress.add("read", records=len(item))
-        progress.add("read", nbytes=end - start)
+        progress.add("read", nbytes=progress.range_bytes(path, start, end))
 
     def finish_bundle(self):
         progress.flush()

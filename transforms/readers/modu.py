@@ -1,6 +1,6 @@
 """Modu corpus (모두의 말뭉치, NIKL) JSON: one file object -> one record per `document[]` entry.
 
-A folder (walked for .json[.gz|.bz2] and .zip files) or a .zip archive is one input.
+A folder (walked for .json[.gz|.bz2|.zst|.xz] and .zip files) or a .zip archive is one input.
 Two families share the file shape `{"id", "metadata", "document": [...]}`: `paragraph` documents (newspaper
 NIRW, written WARW, web EPRW) and `utterance` documents (spoken SARW, messenger MDRW).
 """
@@ -13,13 +13,13 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from kcorpus.transforms.files import STREAM_ERRORS, is_local_dir, is_remote, open_binary, walk
+from kcorpus.transforms.files import STREAM_ERRORS, is_local_dir, is_remote, open_binary, open_raw, walk
 from kcorpus.transforms.readers.base import Reader
 from kcorpus.transforms.readers.options import ReadOptions
 from kcorpus.transforms.readers.records import Record, json_error_reason, too_deep_reason
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
 
-MODU_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".zip")
+MODU_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".json.zst", ".json.xz", ".zip")
 
 # The corpus-kind letter is the first letter of the file id: NIRW1900000001 -> newspaper.
 KINDS = {"N": "newspaper", "W": "written", "S": "spoken", "M": "messenger", "E": "web"}
@@ -161,7 +161,7 @@ def read_at_most(stream: IO[bytes], limit: int) -> bytes | None:
 
 def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Record]:
     try:
-        archive = zipfile.ZipFile(open_binary(path) if is_remote(path) else path)
+        archive = zipfile.ZipFile(open_raw(path) if is_remote(path) else path)
     except (zipfile.BadZipFile, *STREAM_ERRORS) as err:
         yield DeadLetter(path, f"unreadable_file: {err}")
         return
@@ -189,7 +189,7 @@ def _read_modu_zip(path: str, options: ReadOptions, source: str) -> Iterator[Rec
 
 
 class ModuReader(Reader):
-    """`modu`: a Modu JSON file (.json[.gz|.bz2]), a .zip of them, or a folder of both."""
+    """`modu`: a Modu JSON file (.json[.gz|.bz2|.zst|.xz]), a .zip of them, or a folder of both."""
 
     name = "modu"
     fold_digits = True

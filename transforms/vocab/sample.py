@@ -1,7 +1,7 @@
 """Training text for vocabularies: read build-corpus output or plain text, normalize, sample deterministically.
 
 Inputs are `text/*.txt` shards (one sentence per line, blank line between documents), `docs/*.jsonl`
-(`text` holds the document's sentences joined with "\\n") or any UTF-8 text file (`.gz` too). When the input
+(`text` holds the document's sentences joined with "\\n") or any UTF-8 text file (compressed too: `transforms/files.py`). When the input
 holds more sentences than `max_sentences`, a seeded reservoir sample (Algorithm R) keeps exactly
 `max_sentences` of them in input order, so the same input and seed give the same sample. `read_sample` holds
 the sample in memory; `SentenceSample` holds only the positions it picked and reads the sentences back from the
@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import glob
-import gzip
 import json
 import os
 import random
@@ -24,7 +23,7 @@ from array import array
 from collections.abc import Generator, Iterable, Iterator
 from typing import IO
 
-from kcorpus.transforms import corpus_layout
+from kcorpus.transforms import corpus_layout, files
 
 MAX_PROBLEMS_KEPT = 20
 
@@ -69,9 +68,12 @@ SNIFF_BYTES = 1 << 16
 
 def text_problem(path: str) -> str | None:
     """Why `path` is not UTF-8 text (`a binary file (a NUL byte at offset 12)`, `not UTF-8 (...)`), from its first
-    `SNIFF_BYTES` (decompressed for `.gz`), or None. A later bad line is counted while reading, not refused."""
-    with (gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")) as handle:
-        head = handle.read(SNIFF_BYTES)
+    `SNIFF_BYTES` (decompressed), or None. A later bad line is counted while reading, not refused."""
+    try:
+        with files.open_binary(path) as handle:
+            head = handle.read(SNIFF_BYTES)
+    except files.STREAM_ERRORS as err:
+        return f"not readable ({err})"
     nul = head.find(b"\x00")
     if nul >= 0:
         return f"a binary file (a NUL byte at offset {nul})"
@@ -109,7 +111,7 @@ class InputStats:
 
 
 def _open_bytes(path: str) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+    return files.open_binary(path)
 
 
 def iter_sentences(
@@ -320,7 +322,7 @@ _ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def is_jsonl(path: str) -> bool:
-    return path.endswith((".jsonl", ".jsonl.gz"))
+    return files.base_name(path).endswith(".jsonl")
 
 
 def line_bound(paths: Iterable[str]) -> float:

@@ -1,4 +1,6 @@
 
+import gzip
+
 import apache_beam as beam
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -14,9 +16,13 @@ NSMC = TESTDATA / "sample" / "nsmc_ratings_test_head.txt"
 PETITIONS = TESTDATA / "sample" / "petitions_2017-08_head"
 
 
-def test_byte_ranges_cover_the_file():
-    assert byte_ranges("a.txt", 10, 4, True) == [("a.txt", 0, 4), ("a.txt", 4, 8), ("a.txt", 8, 10)]
-    assert byte_ranges("a.txt.gz", 10, 4, True) == [("a.txt.gz", 0, -1)]
+def test_byte_ranges_cover_the_file(tmp_path):
+    a, gz, magic = (str(tmp_path / name) for name in ("a.txt", "a.txt.gz", "b.txt"))
+    (tmp_path / "a.txt").write_bytes(b"0123456789")
+    (tmp_path / "b.txt").write_bytes(gzip.compress(b"0123456789"))  # gzip under a text name: read whole
+    assert byte_ranges(a, 10, 4, True) == [(a, 0, 4), (a, 4, 8), (a, 8, 10)]
+    assert byte_ranges(gz, 10, 4, True) == [(gz, 0, -1)]
+    assert byte_ranges(magic, 10, 4, True) == [(magic, 0, -1)]
     assert byte_ranges("wiki_00", 10, 4, False) == [("wiki_00", 0, -1)]
     assert uses_fast_path("nsmc", None) and not uses_fast_path("wiki-dump", None)
     assert not uses_fast_path("comments", {"thread_field": "thread"})
