@@ -22,6 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.transforms import files
+from kcorpus.transforms.files import is_remote, join  # owned there; callers use fs.join, fs.is_remote too
 
 
 class BeamRemoteFiles:
@@ -33,9 +34,6 @@ class BeamRemoteFiles:
     def exists(self, path: str) -> bool:
         return FileSystems.exists(path)
 
-    def join(self, base: str, *parts: str) -> str:
-        return FileSystems.join(base, *parts)
-
 
 files.register_remote(BeamRemoteFiles())
 
@@ -43,11 +41,6 @@ files.register_remote(BeamRemoteFiles())
 # ---- folder-level helpers over local paths and Beam filesystems (gs://, ...) -------------------------------
 # Local paths use os/pathlib (a folder is renamed atomically); remote ones use Beam's FileSystems, where a
 # "folder" is a name prefix: it has no atomic rename and exists only through the objects under it.
-
-
-def is_remote(path: str) -> bool:
-    """Whether `path` names a Beam filesystem object (`scheme://...`) rather than a local file."""
-    return files.is_remote(str(path))
 
 
 def has_filesystem(path: str) -> bool:
@@ -63,14 +56,6 @@ def folder_exists(folder: str) -> bool:
     """Whether a local folder exists, or a remote prefix has files under it."""
     folder = str(folder)
     return os.path.isdir(folder) if not is_remote(folder) else bool(list_files(folder))
-
-
-def join(base: str, *parts: str) -> str:
-    """`base/part/...`, with "/" for remote paths and the OS separator for local ones."""
-    base = str(base)
-    if is_remote(base):
-        return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
-    return os.path.join(base, *parts)
 
 
 def read_bytes(path: str) -> bytes:

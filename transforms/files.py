@@ -4,7 +4,8 @@ Local paths are opened with Python's own `open`; `.gz`, `.bz2`, `.zst` and `.xz`
 are read, and so is a file of another name whose first bytes are one of those (`compression.py`). Remote paths (`scheme://...`, e.g.
 `gs://`) go through a `RemoteFiles` object that the pipeline registers (`kcorpus.pipeline.filesystems`
 registers Beam's `FileSystems`), so this module, like all of `transforms/`, never imports Beam. Without a
-registered opener a remote path is a `ValueError`.
+registered opener a remote path is a `ValueError`. `is_remote` and `join` are the path helpers every
+module uses (pipeline/filesystems.py and pipeline/outputs/folders.py import them); they need no opener.
 """
 
 from __future__ import annotations
@@ -37,9 +38,6 @@ class RemoteFiles(Protocol):
     def exists(self, path: str) -> bool:
         """Whether a remote file exists."""
 
-    def join(self, base: str, *parts: str) -> str:
-        """A remote path below `base`."""
-
 
 _remote: list[RemoteFiles] = []
 
@@ -57,8 +55,9 @@ def remote_files(path: str) -> RemoteFiles:
     return _remote[0]
 
 
-def is_remote(path: str) -> bool:
-    return "://" in path
+def is_remote(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` names a remote object (`scheme://...`) rather than a local file."""
+    return "://" in os.fspath(path)
 
 
 def is_compressed(path: str) -> bool:
@@ -84,8 +83,12 @@ def exists(path: str) -> bool:
     return remote_files(path).exists(path) if is_remote(path) else os.path.exists(path)
 
 
-def join(base: str, *parts: str) -> str:
-    return remote_files(base).join(base, *parts) if is_remote(base) else os.path.join(base, *parts)
+def join(base: str | os.PathLike[str], *parts: str) -> str:
+    """`base/part/...`, with "/" for remote paths and the OS separator for local ones."""
+    base = os.fspath(base)
+    if is_remote(base):
+        return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
+    return os.path.join(base, *parts)
 
 
 class _KeepOpen:

@@ -8,13 +8,7 @@ import os
 import shutil
 import uuid
 
-
-def is_remote(path: str) -> bool:
-    return "://" in path
-
-
-def join(out: str, name: str) -> str:
-    return f"{out.rstrip('/')}/{name}" if is_remote(out) else os.path.join(out, name)
+from kcorpus.transforms.files import is_remote, join
 
 
 def list_entries(out: str) -> list[str]:

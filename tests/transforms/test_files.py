@@ -21,9 +21,6 @@ class FakeRemote:
     def exists(self, path: str) -> bool:
         return path in self.blobs
 
-    def join(self, base: str, *parts: str) -> str:
-        return "/".join((base.rstrip("/"), *parts))
-
 
 def test_open_binary_decompresses_local_files_by_suffix(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"plain\n")
@@ -52,8 +49,7 @@ def test_remote_path_without_opener_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(files, "_remote", [])
     with pytest.raises(ValueError, match="no remote filesystem registered"):
         files.open_binary("gs://bucket/a.txt")
-    with pytest.raises(ValueError, match="gs://bucket/dir"):
-        files.join("gs://bucket/dir", "tokenizer.json")
+    assert files.join("gs://bucket/dir", "tokenizer.json") == "gs://bucket/dir/tokenizer.json"  # needs none
 
 
 def test_remote_paths_go_through_the_registered_opener(monkeypatch):
@@ -64,3 +60,10 @@ def test_remote_paths_go_through_the_registered_opener(monkeypatch):
     assert files.exists("gs://b/a.txt.gz") and not files.exists("gs://b/missing")
     assert files.join("gs://b/dir/", "tokenizer.json") == "gs://b/dir/tokenizer.json"
     assert files.join("/local", "tokenizer.json") == "/local/tokenizer.json"
+
+
+def test_paths_are_joined_and_told_remote_without_an_opener(monkeypatch, tmp_path):
+    monkeypatch.setattr(files, "_remote", [])
+    assert files.is_remote("gs://b/x") and not files.is_remote(tmp_path) and not files.is_remote("/a/b")
+    assert files.join("gs://b/", "/run/", "a.txt") == "gs://b/run/a.txt"
+    assert files.join(tmp_path, "a", "b.txt") == str(tmp_path / "a" / "b.txt")
