@@ -21,9 +21,7 @@ def test_make_bench_lists_every_living_benchmark():
 
 
 def test_every_script_is_a_benchmark_or_lies_in_a_folder_of_its_kind():
-    # make_*_table.py: the splitter's generated tables, moving into generators/ once they write data files.
-    top = {p.name for p in BENCH.glob("*.py") if not p.name.startswith("bench_")}
-    assert top <= {"catalog.py", "make_emoji_table.py", "make_sentence_end_table.py"}
+    assert {p.name for p in BENCH.glob("*.py") if not p.name.startswith("bench_")} == {"catalog.py"}
     assert {p.name for p in BENCH.iterdir() if p.is_dir() and p.name != "__pycache__"} == FOLDERS
 
 

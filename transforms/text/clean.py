@@ -53,7 +53,7 @@ KCELECTRA_RANGES: tuple[tuple[int, int], ...] = (
     HANGUL_SYLLABLES,  # 가-힣
     (0xFF05, 0xFF05),  # ％
 )
-# The code points of every emoji of emoji 1.2.0, frozen in a table (bench/make_emoji_table.py): the kcbert preset
+# The code points of every emoji of emoji 1.2.0, frozen in a table (bench/generators/make_emoji_table.py): the kcbert preset
 # keeps them, whichever emoji version is installed.
 EMOJI_1_2_0_RANGES: tuple[tuple[int, int], ...] = tuple(
     (int(first, 16), int(last, 16)) for first, last in read_rows(__package__, "emoji_1_2_0.tsv")

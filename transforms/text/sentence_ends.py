@@ -3,7 +3,7 @@
 A comment written without any terminator (`슬픈장면없이 슬픈영화 말로표현할수 없는 무언가가 존재한다`) still holds
 sentences; where one ends is mostly told by how the word before a space ends and how the word after it starts.
 `end_log_odds` sums the learned weights (`WEIGHTS`, read from the package data file `sentence_end_odds.tsv`, generated
-by bench/make_sentence_end_table.py from NSMC reviews and petitions whose writers punctuate) of a boundary's keys
+by bench/generators/make_sentence_end_table.py from NSMC reviews and petitions whose writers punctuate) of a boundary's keys
 (`boundary_keys`); `unpunctuated_cuts` lists the spaces of a paragraph where that sum reaches `END_LOG_ODDS`.
 The splitter asks only in paragraphs without any terminator: a writer who punctuates ends sentences with it,
 and a false cut in edited text is damage. Pure Python; the table loads with the module.
