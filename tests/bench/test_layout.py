@@ -1,8 +1,9 @@
 """bench/'s layout: the living benchmarks `make bench` lists, the folders of the rest, every script importable,
-and no test outside tests/bench/ importing from bench/."""
+no test outside tests/bench/ importing from bench/, and RESULTS.md short with every link into it resolving."""
 
 import ast
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -54,3 +55,31 @@ def test_no_test_outside_tests_bench_imports_from_bench():
         if "bench" not in path.relative_to(ROOT / "tests").parts[:1]
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces as hyphens."""
+    anchors: set[str] = set()
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            base = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            anchor, n = base, 0
+            while anchor in anchors:
+                n += 1
+                anchor = f"{base}-{n}"
+            anchors.add(anchor)
+    return anchors
+
+
+def test_results_md_is_short_and_every_cited_section_exists():
+    """bench/RESULTS.md holds today's figure per topic (history in git), and every link into it lands on one."""
+    results = (BENCH / "RESULTS.md").read_text(encoding="utf-8")
+    assert len(results.splitlines()) <= 600
+    anchors = heading_anchors(results)
+    citing = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "tests").rglob("*.md")]
+    cited = {
+        (str(path.relative_to(ROOT)), anchor)
+        for path in citing
+        for anchor in re.findall(r"RESULTS\.md#([\w-]+)", path.read_text(encoding="utf-8"))
+    }
+    assert {(path, anchor) for path, anchor in cited if anchor not in anchors} == set()
