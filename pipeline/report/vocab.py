@@ -1,4 +1,4 @@
-"""vocab-report's `report.md` and `report.html`, from the comparison `transforms.vocab.report` computes."""
+"""vocab-report's `report.md` and `report.html`, from the comparison `transforms.vocab.compare` computes."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ that has not run yet is reported as missing, never guessed. The run folder may b
 every read and write goes through `kcorpus.pipeline.filesystems`. Large outputs are read up to a byte budget; the
 report says when a figure comes from a prefix of the shards.
 
-This module collects (plain data, also written as `report.json`); `report_sections` turns the data into
-sections and `kcorpus.pipeline.report.render` renders them.
+This module collects (plain data, also written as `report.json`); `kcorpus.pipeline.report.run` turns the data
+into sections and `kcorpus.pipeline.report.render` renders them.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus.pipeline import filesystems as fs
-from kcorpus.pipeline.run.report_context import near_duplicate_pairs, near_duplicate_survivors
-from kcorpus.pipeline.run.report_sections import build_sections, find_key, render_html, render_markdown
+from kcorpus.pipeline.report.run import build_sections, find_key, render_html, render_markdown
+from kcorpus.pipeline.report.run_context import near_duplicate_pairs, near_duplicate_survivors
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.dedup import EXACT, NEAR
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable

@@ -8,8 +8,8 @@ import os
 
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.report.vocab import render_html, render_markdown
+from kcorpus.transforms.vocab.compare import compare_vocabs
 from kcorpus.transforms.vocab.files import load_vocab
-from kcorpus.transforms.vocab.report import compare_vocabs
 from kcorpus.transforms.vocab.sample import read_sample
 
 

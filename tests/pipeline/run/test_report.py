@@ -331,7 +331,7 @@ def test_source_shares_of_packed_tokens_from_the_manifest(run_dir: Path) -> None
 
 
 def test_pack_counts_show_the_nsp_labels() -> None:
-    from kcorpus.pipeline.run.report_sections import pack_counts
+    from kcorpus.pipeline.report.run import pack_counts
 
     manifest = {"counts": {"sequences": 893, "splits": {}, "nsp": {
         "rule": "balanced", "is_next": 448, "random_next": 445, "random_next_share": 0.49832,

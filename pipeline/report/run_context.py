@@ -1,7 +1,7 @@
 """The run report's context sections: the settings each stage ran with, each source's share of the packed
 tokens, and near duplicates shown as pairs (the dropped text next to the kept one it duplicates).
 
-Plain functions over the data `report.collect` gathers; `report_sections.build_sections` adds their sections.
+Plain functions over the data `pipeline/run/report.py` collects; `run.build_sections` adds their sections.
 """
 
 from __future__ import annotations

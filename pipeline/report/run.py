@@ -1,4 +1,4 @@
-"""The run report's content: `Section`s built from the data `report.collect` gathered, rendered as HTML/Markdown."""
+"""The run report's content: `Section`s built from the data `pipeline/run/report.py` collected."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from kcorpus.pipeline.report.render import (
     svg_hbars,
     svg_histogram,
 )
-from kcorpus.pipeline.run.report_context import (
+from kcorpus.pipeline.report.run_context import (
     filters_table,
     near_duplicate_table,
     pack_sources,

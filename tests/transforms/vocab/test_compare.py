@@ -11,7 +11,7 @@ from report_checks import korean_without_lang, labels_outside, literal_markdown,
 
 from kcorpus.pipeline.cli import main as cli
 from kcorpus.transforms.korean import all_syllables
-from kcorpus.transforms.vocab.report import ks_x_1001_syllables
+from kcorpus.transforms.vocab.compare import ks_x_1001_syllables
 from testdata_paths import TESTDATA
 
 DATA = TESTDATA
