@@ -34,6 +34,9 @@ class BeamRemoteFiles:
     def exists(self, path: str) -> bool:
         return FileSystems.exists(path)
 
+    def match(self, pattern: str) -> list[tuple[str, int]]:
+        return [(m.path, m.size_in_bytes) for m in FileSystems.match([pattern])[0].metadata_list]
+
 
 files.register_remote(BeamRemoteFiles())
 

@@ -15,37 +15,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kcorpus.pipeline.errors import UserError
-from kcorpus.transforms.files import broken_link, is_remote, walk
+from kcorpus.transforms import matching
+from kcorpus.transforms.files import broken_link, is_remote
 from kcorpus.transforms.readers.registry import READERS
 
 if TYPE_CHECKING:
     from kcorpus.pipeline.profile.schema import Profile
 
 
-def _remote_matches(pattern: str) -> list[str]:
-    from apache_beam.io.filesystems import FileSystems
-
-    from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote schemes)
-
-    return [m.path for m in FileSystems.match([pattern])[0].metadata_list]
-
-
-def _local_matches(pattern: str, folder_is_input: bool) -> list[str]:
-    import glob
-
-    if os.path.isdir(pattern):
-        return [pattern] if folder_is_input else walk(pattern)
-    found: list[str] = []
-    for path in sorted(glob.glob(pattern)):
-        found.extend([path] if not os.path.isdir(path) or folder_is_input else walk(path))
-    return found
+def _matches(pattern: str, folder_is_input: bool) -> list[str]:
+    if is_remote(pattern):
+        from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote schemes)
+    return [path for path, _ in matching.match(pattern, folder_is_input)]
 
 
 def input_problem(pattern: str, fmt: str | None = None) -> str | None:
     """Why `pattern` (a path, glob or folder) gives a reader nothing to read, or None when it matches a file."""
     folder_is_input = fmt in READERS and READERS[fmt].folder_is_input
     try:
-        matches = _remote_matches(pattern) if is_remote(pattern) else _local_matches(pattern, folder_is_input)
+        matches = _matches(pattern, folder_is_input)
     except Exception as err:  # noqa: BLE001 (a listing error of any filesystem is the user's to see)
         return f"{pattern!r} cannot be listed: {type(err).__name__}: {err}"
     if not matches:
@@ -105,7 +93,7 @@ def tokenizer_problem(path: str) -> str | None:
 
     file = tokenizer_file(path)
     if is_remote(file):
-        return None if _remote_matches(file) else f"--tokenizer {path}: no {file}"
+        return None if _matches(file, False) else f"--tokenizer {path}: no {file}"
     if not os.path.isfile(file):
         return f"--tokenizer {path}: no {file}; expected a folder with {TOKENIZER_FILE} (train-vocab's output)"
     if not os.access(file, os.R_OK):

@@ -38,6 +38,9 @@ class RemoteFiles(Protocol):
     def exists(self, path: str) -> bool:
         """Whether a remote file exists."""
 
+    def match(self, pattern: str) -> list[tuple[str, int]]:
+        """`(path, size in bytes)` of every remote file a pattern matches."""
+
 
 _remote: list[RemoteFiles] = []
 
@@ -172,10 +175,24 @@ def broken_link(path: str) -> str | None:
 
 
 def walk(folder: str, suffixes: tuple[str, ...] = ()) -> list[str]:
-    """The files under a local folder (hidden files and folders skipped), sorted; only `suffixes` if given."""
+    """The files under a local folder (hidden files and folders skipped), sorted; only `suffixes` if given.
+
+    A link to a folder is walked like the folder; each real folder once, so a link back up the tree ends.
+    """
     found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(root, f) for f in files
+    seen = {os.path.realpath(folder)}
+    for root, dirs, names in os.walk(folder, followlinks=True):
+        dirs[:] = [d for d in sorted(dirs) if not d.startswith(".") and first_visit(os.path.join(root, d), seen)]
+        found.extend(os.path.join(root, f) for f in names
                      if not f.startswith(".") and (not suffixes or f.lower().endswith(suffixes)))
     return sorted(found)
+
+
+def first_visit(folder: str, seen: set[str]) -> bool:
+    """Whether to walk `folder`: not walked yet (by its real path), and not a link to a folder above it (a loop)."""
+    real = os.path.realpath(folder)
+    above = os.path.realpath(os.path.dirname(folder) or os.curdir)
+    if real in seen or above == real or above.startswith(real.rstrip(os.sep) + os.sep):
+        return False
+    seen.add(real)
+    return True

@@ -19,7 +19,7 @@ from typing import Any
 
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.transforms import corpus_layout, files
+from kcorpus.transforms import corpus_layout, files, matching
 from kcorpus.transforms.audit import GroupSample, condensed, diff_counts, word_diff
 
 AUDIT_FILES = ("audit.md", "audit.html", "audit.json")
@@ -175,23 +175,18 @@ def find_inputs(
 
 def _match(fmt: str, patterns: list[str]) -> list[str]:
     """The files (or Modu folders) of a source's path globs, as build-corpus reads them."""
-    from kcorpus.transforms.readers import expand_paths
+    from kcorpus.transforms.readers import reader_for
 
-    files: list[str] = []
+    folder_is_input = reader_for(fmt).folder_is_input
+    found: list[str] = []
     for pattern in patterns:
         if "://" in pattern:
-            from apache_beam.io.filesystems import FileSystems
-
             import kcorpus.pipeline.filesystems  # noqa: F401 -- registers the opener of remote inputs
-
-            try:
-                files += sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
-            except (OSError, ValueError):
-                continue
-        else:
-            matched = glob.glob(pattern, recursive=True) if glob.has_magic(pattern) else [pattern]
-            files += sorted(p for p in matched if os.path.exists(p))
-    return expand_paths(fmt, files)
+        try:
+            found += [path for path, _ in matching.match(pattern, folder_is_input)]
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def _counts(block: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 import apache_beam as beam
 
 from kcorpus.pipeline.corpus.read import ReadDocuments
+from kcorpus.transforms import matching
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig, EvalIndex, build_index
 
 EVAL_SOURCE = "eval"
@@ -19,10 +20,8 @@ EVAL_SOURCE = "eval"
 
 def check_eval_paths(config: DecontaminateConfig) -> None:
     """Before any work: every evaluation pattern must match a file (local or any Beam filesystem)."""
-    from apache_beam.io.filesystems import FileSystems
-
-    for pattern, result in zip(config.paths, FileSystems.match(list(config.paths)), strict=True):
-        if not result.metadata_list:
+    for pattern in config.paths:
+        if not matching.match(pattern):
             raise FileNotFoundError(f"dedup.decontaminate.paths: no file matches {pattern!r}")
 
 

@@ -9,29 +9,24 @@ reshuffled again before the costly wikitext conversion.
 
 from __future__ import annotations
 
-import glob
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filebasedsource import FileBasedSource, ReadAllFiles
 from apache_beam.io.filesystem import BeamIOError, CompressionTypes, FileMetadata
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import (
     filesystems,  # noqa: F401  (registers remote paths with transforms.files)
     progress,
 )
+from kcorpus.transforms import matching
 from kcorpus.transforms.files import (
     STREAM_ERRORS,
     broken_link,
     is_compressed,
-    is_local_dir,
-    is_remote,
     open_binary,
-    walk,
 )
 from kcorpus.transforms.readers import (
     CommentRow,
@@ -131,29 +126,18 @@ class MatchFiles(beam.DoFn):
         return beam.pvalue.TaggedOutput("whole", metadata)
 
     def process(self, pattern: str) -> Iterator[Any]:
-        if is_local_dir(pattern):
-            if self._reader.folder_is_input:
-                yield self._route(FileMetadata(pattern, 0))
-            else:
-                for path in walk(pattern):
-                    if broken_link(path):
-                        yield _broken_link_dead_letter(path)
-                    else:
-                        yield self._route(FileMetadata(path, os.path.getsize(path)))
-            return
         try:
-            matched = FileSystems.match([pattern])[0].metadata_list
-        except (BeamIOError, OSError) as err:
+            matched = matching.match(pattern, self._reader.folder_is_input)
+        except (BeamIOError, OSError, ValueError) as err:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, f"unreadable_file: {err}"))
             return
-        # Beam's local listing leaves out links that point at nothing: they are inputs that cannot be read.
-        broken = [] if is_remote(pattern) else [p for p in sorted(glob.glob(pattern)) if broken_link(p)]
-        if not matched and not broken:
+        if not matched:
             yield beam.pvalue.TaggedOutput("dead_letter", DeadLetter(pattern, "unreadable_file: no file matches"))
-        for path in broken:
-            yield _broken_link_dead_letter(path)
-        for metadata in sorted(matched, key=lambda m: m.path):
-            yield self._route(metadata)
+        for path, size in matched:
+            if broken_link(path):
+                yield _broken_link_dead_letter(path)
+            else:
+                yield self._route(FileMetadata(path, size))
 
 
 def _broken_link_dead_letter(path: str) -> beam.pvalue.TaggedOutput:
@@ -195,12 +179,9 @@ def input_bytes(patterns: Sequence[str]) -> int:
     """Total size of the files the patterns match; unknown (a listing error) counts as 0."""
     total = 0
     for pattern in patterns:
-        if is_local_dir(pattern):
-            total += sum(os.path.getsize(path) for path in walk(pattern) if not broken_link(path))
-            continue
         try:
-            total += sum(m.size_in_bytes for m in FileSystems.match([pattern])[0].metadata_list)
-        except (BeamIOError, OSError):
+            total += sum(size for _, size in matching.match(pattern))
+        except (BeamIOError, OSError, ValueError):
             continue
     return total
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from kcorpus.pipeline.errors import OutputError
 from kcorpus.pipeline.outputs import folders
+from kcorpus.transforms import matching
 
 STREAM = "-"
 
@@ -55,7 +56,7 @@ def input_roots(pattern: str) -> list[str]:
         return []
     if not glob.has_magic(pattern):
         return [_normalize(pattern)]
-    roots = [] if folders.is_remote(pattern) else [_normalize(m) for m in glob.glob(pattern, recursive=True)]
+    roots = [] if folders.is_remote(pattern) else [_normalize(m) for m in matching.local_paths(pattern)]
     if "**" in pattern or folders.is_remote(pattern):
         static = pattern[: min(pattern.find(c) for c in "*?[" if c in pattern)].rsplit("/", 1)[0]
         roots.append(_normalize(static or "."))

@@ -12,7 +12,6 @@ manifest's config and input hashes match and its output files are all there with
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -23,6 +22,8 @@ from typing import Any
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.outputs.marker import is_bookkeeping
 from kcorpus.pipeline.run.errors import RunError
+from kcorpus.transforms import matching
+from kcorpus.transforms.files import broken_link
 
 STAGE_MANIFEST = "_STAGE.json"
 PARTIAL_SUFFIX = ".partial"
@@ -63,7 +64,7 @@ def fingerprint_files(patterns: Sequence[str]) -> list[dict[str, Any]]:
         if "://" in pattern:
             prints += _fingerprint_remote(pattern)
             continue
-        matches = sorted(glob.glob(pattern, recursive=True))
+        matches = [path for path, _ in matching.match(pattern) if not broken_link(path)]
         prints.append({"pattern": pattern, "matched": len(matches)})
         for path in matches:
             st = os.stat(path)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from kcorpus.transforms.files import is_local_dir, walk
+from kcorpus.transforms import matching
+from kcorpus.transforms.files import STDIN, is_remote
 from kcorpus.transforms.readers.base import Reader
 from kcorpus.transforms.readers.comments import assemble_threads, thread_document
 from kcorpus.transforms.readers.lines import LineParser, decode_line, unquote_nsmc
@@ -73,12 +74,12 @@ def read_files(fmt: str, paths: Iterable[str], options: ReadOptions | Mapping[st
 
 
 def expand_paths(fmt: str, paths: Iterable[str]) -> list[str]:
-    """Folders given for file formats become their files (sorted); Modu and `datasets` folders stay folders."""
+    """Paths, globs and folders to the inputs they name (`matching.match`: a folder of a file format is its
+    files, sorted; Modu and `datasets` folders stay folders); a path that names nothing stays, for its reader
+    to dead-letter; `-` is standard input."""
     folder_is_input = reader_for(fmt).folder_is_input
     expanded: list[str] = []
     for path in paths:
-        if not folder_is_input and is_local_dir(path):
-            expanded.extend(walk(path))
-        else:
-            expanded.append(path)
+        matched = [] if path == STDIN or is_remote(path) else [m.path for m in matching.match(path, folder_is_input)]
+        expanded.extend(matched or [path])
     return expanded

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
-import glob
 import json
 import os
 import random
@@ -23,7 +22,7 @@ from array import array
 from collections.abc import Generator, Iterable, Iterator
 from typing import IO
 
-from kcorpus.transforms import corpus_layout, files
+from kcorpus.transforms import corpus_layout, files, matching
 
 MAX_PROBLEMS_KEPT = 20
 
@@ -38,28 +37,25 @@ def prenormalize(text: str) -> str:
 
 
 def expand_inputs(patterns: Iterable[str]) -> list[str]:
-    """Files named by paths, globs or directories (walked recursively), sorted, without duplicates.
+    """Files named by paths, globs or directories (walked recursively), sorted, without duplicates
+    (`transforms/matching.py`: symlinked folders followed as the shell does).
 
     A build-corpus output dir (with `stats.json` and `text/`) stands for its `text/*.txt` shards only, so
     `docs/` does not count every sentence twice and `rejected/` stays out.
     """
-    files: set[str] = set()
+    found: set[str] = set()
     for pattern in patterns:
         if os.path.isdir(pattern) and _is_corpus_dir(pattern):
-            files.update(glob.glob(os.path.join(pattern, corpus_layout.TEXT_GLOB)))
+            found.update(path for path, _ in matching.match(os.path.join(pattern, corpus_layout.TEXT_GLOB)))
             continue
-        if os.path.isdir(pattern):
-            for root, _, names in os.walk(pattern):
-                files.update(os.path.join(root, n) for n in names if not n.startswith("."))
-            continue
-        matches = glob.glob(pattern) if glob.has_magic(pattern) else [pattern]
+        matches = [path for path, _ in matching.match(pattern)]
         if not matches or not all(os.path.isfile(m) for m in matches):
             missing = [m for m in matches if not os.path.isfile(m)] or [pattern]
             raise FileNotFoundError(f"no input file at {missing[0]!r}")
-        files.update(matches)
-    if not files:
+        found.update(matches)
+    if not found:
         raise FileNotFoundError(f"no input files in {list(patterns)!r}")
-    return sorted(files)
+    return sorted(found)
 
 
 # Bytes of each input file read before training to tell text from a binary or differently encoded file.
