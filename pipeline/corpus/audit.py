@@ -69,7 +69,8 @@ def check_corpus(corpus: str) -> dict[str, Any]:
 
 def run_audit(job: AuditJob) -> dict[str, Any]:
     """Check the corpus and the output folder, sample, find the inputs, write the pages; return the audit."""
-    from kcorpus.pipeline.report.audit import audit_html, audit_markdown
+    from kcorpus.pipeline.report.audit import audit_page
+    from kcorpus.pipeline.report.render import render_html, render_markdown
 
     if job.per_source < 0 or job.per_rule < 0:
         raise UserError("--per-source and --per-rule must be >= 0")
@@ -78,8 +79,9 @@ def run_audit(job: AuditJob) -> dict[str, Any]:
     audit = build_audit(job, stats)
     with claim_output(plan):
         _write(os.path.join(job.out, "audit.json"), json.dumps(audit, ensure_ascii=False, indent=1) + "\n")
-        _write(os.path.join(job.out, "audit.md"), audit_markdown(audit))
-        _write(os.path.join(job.out, "audit.html"), audit_html(audit))
+        page = audit_page(audit)
+        _write(os.path.join(job.out, "audit.md"), render_markdown(page))
+        _write(os.path.join(job.out, "audit.html"), render_html(page))
     return audit
 
 

@@ -10,15 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcorpus.pipeline.report.examples import one_line
-from kcorpus.pipeline.report.render import (
-    Section,
-    escape,
-    fmt_number,
-    html_page,
-    lang_attr,
-    sections_html,
-    sections_markdown,
-)
+from kcorpus.pipeline.report.render import Block, Page, Section, escape, fmt_number, lang_attr
 from kcorpus.transforms.audit import DELETE, EQUAL, INSERT
 
 # Characters of a dropped record's text shown in its table cell.
@@ -100,38 +92,27 @@ def _diff_html(runs: Sequence[Sequence[str]]) -> str:
     return " ".join(tags[op].format(escape(text)) for op, text in runs)
 
 
-def audit_markdown(audit: Mapping[str, Any]) -> str:
+def audit_page(audit: Mapping[str, Any]) -> Page:
+    """The audit's page: the summary, each source's kept sample with its diffs, the drops per rule."""
     sections = audit_sections(audit)
-    lines = [f"# {TITLE}: {audit['corpus']}", "", *sections_markdown(sections[:1])]
-    for source, rows in audit["kept"].items():
-        lines += [f"## Kept: {source} ({len(rows)} of {fmt_number(audit['kept_totals'].get(source, 0))})", ""]
-        for row in rows:
-            lines += [
-                f"### {row['id']}",
-                "",
-                f"*{_summary(row)}*" + (f" — {_metadata(row)}" if _metadata(row) else ""),
-            ]
-            body = row["text"] if row.get("diff") is None else _diff_markdown(row["diff"])
-            lines += ["", *(f"> {line}" for line in body.split("\n")), ""]
-    lines += sections_markdown(sections[1:])
-    return "\n".join(lines) + "\n"
+    kept = [_kept_block(source, rows, audit) for source, rows in audit["kept"].items()]
+    return Page(f"{TITLE}: {audit['corpus']}", [*sections[:1], *kept, *sections[1:], Block([""])])
 
 
-def audit_html(audit: Mapping[str, Any]) -> str:
-    sections = audit_sections(audit)
-    body = sections_html(sections[:1])
-    for source, rows in audit["kept"].items():
-        body.append(
-            f"<h2>Kept: {escape(source)} ({len(rows)} of {fmt_number(audit['kept_totals'].get(source, 0))})</h2>"
+def _kept_block(source: str, rows: Sequence[Mapping[str, Any]], audit: Mapping[str, Any]) -> Block:
+    """One source's kept documents: a heading, then each document's summary line and its text or diff."""
+    title = f"Kept: {source} ({len(rows)} of {fmt_number(audit['kept_totals'].get(source, 0))})"
+    block = Block([f"## {title}", ""], [f"<h2>{escape(title)}</h2>"])
+    for row in rows:
+        meta = _metadata(row)
+        block.markdown += [f"### {row['id']}", "", f"*{_summary(row)}*" + (f" — {meta}" if meta else "")]
+        body = row["text"] if row.get("diff") is None else _diff_markdown(row["diff"])
+        block.markdown += ["", *(f"> {line}" for line in body.split("\n")), ""]
+        block.html.append(
+            f"<h3>{escape(row['id'])}</h3><p><em>{escape(_summary(row))}</em>"
+            + (f" — <span{lang_attr(meta)}>{escape(meta)}</span>" if meta else "")
+            + "</p>"
         )
-        for row in rows:
-            meta = _metadata(row)
-            body.append(
-                f"<h3>{escape(row['id'])}</h3><p><em>{escape(_summary(row))}</em>"
-                + (f" — <span{lang_attr(meta)}>{escape(meta)}</span>" if meta else "")
-                + "</p>"
-            )
-            text = escape(row["text"]) if row.get("diff") is None else _diff_html(row["diff"])
-            body.append(f'<p style="white-space:pre-wrap;line-height:1.6"{lang_attr(text)}>{text}</p>')
-    body += sections_html(sections[1:])
-    return html_page(f"{TITLE}: {audit['corpus']}", body)
+        text = escape(row["text"]) if row.get("diff") is None else _diff_html(row["diff"])
+        block.html.append(f'<p style="white-space:pre-wrap;line-height:1.6"{lang_attr(text)}>{text}</p>')
+    return block

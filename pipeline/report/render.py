@@ -1,8 +1,10 @@
 """One renderer for every kcorpus report: Markdown tables, HTML tables, inline SVG charts, the page shell.
 
-A report is a list of `Section`s (a title, tables, charts, notes). `sections_markdown` and `html_page` turn
-them into Markdown (tables and notes; charts live only in the HTML) and into one self-contained HTML page:
-no script, no stylesheet link, no image file, so it opens from disk with no server and no network.
+A report is a `Page`: a title, then `Section`s (a title, tables, charts, notes) and `Block`s (what a report
+writes its own way, given as Markdown lines and HTML fragments). `render_markdown` and `render_html`, the one
+pair every report (the run report, vocab-report, the audit) is written with, turn a page into Markdown (tables
+and notes; charts live only in the HTML) and into one self-contained HTML page: no script, no stylesheet link,
+no image file, so it opens from disk with no server and no network.
 
 Notes are written once, in Markdown's inline syntax (`code` spans); the HTML renders them (`inline_html`), so
 no Markdown shows literally on the page. Text is left-aligned and numbers right-aligned; an element that
@@ -64,6 +66,38 @@ class Section:
     def anchor(self) -> str:
         """The section's HTML id: its title's first words in lower case, joined by `-`."""
         return "-".join(re.findall(r"[a-z0-9]+", self.title.split(":")[0].lower())) or "section"
+
+
+@dataclasses.dataclass
+class Block:
+    """A part of a page written its own way: its Markdown lines and its HTML fragments, as given."""
+
+    markdown: list[str] = dataclasses.field(default_factory=list)
+    html: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Page:
+    """A whole report: `# title`, then its parts in order."""
+
+    title: str
+    parts: list[Section | Block] = dataclasses.field(default_factory=list)
+
+
+def render_markdown(page: Page) -> str:
+    """A page as Markdown: `# title`, a blank line, then each part (a section by `sections_markdown`)."""
+    lines = [f"# {page.title}", ""]
+    for part in page.parts:
+        lines += part.markdown if isinstance(part, Block) else sections_markdown([part])
+    return "\n".join(lines)
+
+
+def render_html(page: Page) -> str:
+    """A page as one self-contained HTML page (a section by `sections_html`)."""
+    body: list[str] = []
+    for part in page.parts:
+        body += part.html if isinstance(part, Block) else sections_html([part])
+    return html_page(page.title, body)
 
 
 def escape(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""The run report's content: `Section`s built from the data `pipeline/run/report.py` collected."""
+"""The run report's content: `Section`s built from the data `pipeline/run/report.py` collected, and its `Page`."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ from typing import Any
 
 from kcorpus.pipeline.report.examples import examples_section
 from kcorpus.pipeline.report.render import (
+    Block,
+    Page,
     Section,
     fmt_number,
     html_contents,
-    html_page,
     md_code,
     pct,
-    sections_html,
-    sections_markdown,
     svg_hbars,
     svg_histogram,
 )
@@ -357,14 +356,7 @@ def _pack_section(pack: Mapping[str, Any], scan: Any = None) -> Section:
     return section
 
 
-def render_markdown(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
-    """The report as Markdown tables (charts are in the HTML)."""
-    header = [f"# kcorpus run report: {data['out']}", "", f"Generated {data['generated_at']}.", ""]
-    return "\n".join(header + sections_markdown(sections))
-
-
-def render_html(data: Mapping[str, Any], sections: Sequence[Section]) -> str:
-    """The report as one self-contained HTML page with inline SVG charts."""
-    generated = f"<p>Generated {data['generated_at']}.</p>"
-    body = [generated, html_contents(sections), *sections_html(sections)]
-    return html_page(f"kcorpus run report: {data['out']}", body)
+def run_page(data: Mapping[str, Any], sections: Sequence[Section]) -> Page:
+    """The report's page: when it was made, links to the sections (HTML), the sections."""
+    generated = Block([f"Generated {data['generated_at']}.", ""], [f"<p>Generated {data['generated_at']}.</p>"])
+    return Page(f"kcorpus run report: {data['out']}", [generated, Block(html=[html_contents(sections)]), *sections])

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from kcorpus.pipeline.report.render import (
+    Block,
+    Page,
     Section,
     escape,
-    html_page,
     md_code,
     md_table,
     sections_html,
@@ -71,25 +72,6 @@ def _examples_line(report: dict[str, Any], side: str) -> str:
     return f"Tokens only in {side} (first in id order): " + " ".join(map(md_code, tokens))
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    """The comparison as Markdown: the two vocabularies, the figure tables, example tokens only in one."""
-    comparison, per_vocab, *corpus = _tables(report)
-    lines = [
-        f"# {TITLE}",
-        "",
-        f"- {_vocab_line('A', report['a'])}",
-        f"- {_vocab_line('B', report['b'])}",
-        "",
-        *md_table(*comparison),
-        "",
-        *md_table(*per_vocab),
-    ]
-    if corpus:
-        lines += ["", *md_table(*corpus[0])]
-    lines += ["", _examples_line(report, "A"), "", _examples_line(report, "B"), ""]
-    return "\n".join(lines)
-
-
 def _charts(report: dict[str, Any]) -> list[str]:
     a, b = report["a"], report["b"]
     lengths = sorted(set(a["token_length"]) | set(b["token_length"]), key=int)
@@ -137,17 +119,25 @@ def _charts(report: dict[str, Any]) -> list[str]:
     return charts
 
 
-def render_html(report: dict[str, Any]) -> str:
-    """The comparison as one self-contained HTML page: the charts, then the same tables as the Markdown."""
+def vocab_page(report: dict[str, Any]) -> Page:
+    """The comparison's page: the two vocabularies, the charts (HTML), the figure tables, example tokens only
+    in one (Markdown gives the tables bare, the HTML as one section of figures)."""
     comparison, per_vocab, *corpus = _tables(report)
-    notes = [_examples_line(report, "A"), _examples_line(report, "B")]
-    figures = Section("Figures", tables=[comparison, per_vocab, *corpus], notes=notes)
-    intro = (
-        "<p>"
-        + "<br>".join(
-            f"{n}: <code>{escape(v['path'])}</code> ({escape(v['kind'])}, {v['size']} tokens)"
-            for n, v in (("A", report["a"]), ("B", report["b"]))
-        )
-        + "</p>"
+    examples = [_examples_line(report, "A"), _examples_line(report, "B")]
+    figures = Section("Figures", tables=[comparison, per_vocab, *corpus], notes=examples)
+    vocabs = (("A", report["a"]), ("B", report["b"]))
+    intro = "<br>".join(
+        f"{n}: <code>{escape(v['path'])}</code> ({escape(v['kind'])}, {v['size']} tokens)" for n, v in vocabs
     )
-    return html_page(TITLE, [intro, *_charts(report), *sections_html([figures])])
+    figures_md = [*md_table(*comparison), "", *md_table(*per_vocab)]
+    if corpus:
+        figures_md += ["", *md_table(*corpus[0])]
+    figures_md += ["", examples[0], "", examples[1], ""]
+    return Page(
+        TITLE,
+        [
+            Block([*(f"- {_vocab_line(n, v)}" for n, v in vocabs), ""], [f"<p>{intro}</p>"]),
+            Block(html=_charts(report)),
+            Block(figures_md, sections_html([figures])),
+        ],
+    )

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kcorpus.pipeline import filesystems as fs
-from kcorpus.pipeline.report.run import build_sections, find_key, render_html, render_markdown
+from kcorpus.pipeline.report.render import render_html, render_markdown
+from kcorpus.pipeline.report.run import build_sections, find_key, run_page
 from kcorpus.pipeline.report.run_context import near_duplicate_pairs, near_duplicate_survivors
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.dedup import EXACT, NEAR
@@ -331,10 +332,10 @@ def write_report(
     out = str(out_dir)
     data = collect(out, max_scan_bytes, profile)
     data["generated_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    sections = build_sections(data)
+    page = run_page(data, build_sections(data))
     html_path, md_path = fs.join(out, "report.html"), fs.join(out, "report.md")
-    fs.write_bytes(html_path, render_html(data, sections).encode("utf-8"))
-    fs.write_bytes(md_path, render_markdown(data, sections).encode("utf-8"))
+    fs.write_bytes(html_path, render_html(page).encode("utf-8"))
+    fs.write_bytes(md_path, render_markdown(page).encode("utf-8"))
     blob = json.dumps(_jsonable(data), ensure_ascii=False, indent=2) + "\n"
     fs.write_bytes(fs.join(out, "report.json"), blob.encode("utf-8"))
     return html_path, md_path

@@ -7,7 +7,8 @@ import json
 import os
 
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.pipeline.report.vocab import render_html, render_markdown
+from kcorpus.pipeline.report.render import render_html, render_markdown
+from kcorpus.pipeline.report.vocab import vocab_page
 from kcorpus.transforms.vocab.compare import compare_vocabs
 from kcorpus.transforms.vocab.files import load_vocab
 from kcorpus.transforms.vocab.sample import read_sample
@@ -52,10 +53,11 @@ def write_report(job: VocabReportJob) -> dict:
 
 
 def _write_files(out: str, report: dict) -> None:
+    page = vocab_page(report)
     with open(os.path.join(out, "report.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=2)
         f.write("\n")
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
-        f.write(render_markdown(report))
+        f.write(render_markdown(page))
     with open(os.path.join(out, "report.html"), "w", encoding="utf-8") as f:
-        f.write(render_html(report))
+        f.write(render_html(page))

@@ -10,12 +10,16 @@ from report_checks import korean_without_lang, labels_outside, literal_markdown,
 
 from kcorpus.pipeline.report.render import (
     CSS,
+    Block,
+    Page,
     Section,
     html_page,
     html_table,
     inline_html,
     md_code,
     md_table,
+    render_html,
+    render_markdown,
     sections_html,
     sections_markdown,
     svg_grouped_hbars,
@@ -38,6 +42,14 @@ def test_sections_in_markdown_and_html() -> None:
     page = html_page("t", sections_html([section]))
     assert '<h2 id="drops-all">Drops &lt;all&gt;</h2>' in page and '<p class="note">a &amp; b</p>' in page
     assert not re.search(r"<script|<link|<img|src=", page)
+
+
+def test_a_page_renders_its_sections_and_blocks_in_order() -> None:
+    section = Section("Drops", tables=[(["reason", "n"], [["too_short", 3]])])
+    page = Page("보고서", [Block(["Made today.", ""], ["<p>Made today.</p>"]), section, Block(html=["<hr>"])])
+    table = "| reason | n |\n|---|---|\n| too_short | 3 |\n"
+    assert render_markdown(page) == f"# 보고서\n\nMade today.\n\n## Drops\n\n{table}"
+    assert render_html(page) == html_page("보고서", ["<p>Made today.</p>", *sections_html([section]), "<hr>"])
 
 
 def test_charts_are_well_formed_svg() -> None:
