@@ -26,7 +26,7 @@ from kcorpus.transforms.rules.boilerplate import BoilerplateRemover
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.rules.pii import TOKENS, mask_pii
 from kcorpus.transforms.text.clean import make_cleaner
-from kcorpus.transforms.text.sentences import make_splitter
+from kcorpus.transforms.text.split import make_splitter
 
 SOURCES = (  # name, format, path under --data, preset, split
     ("petitions", "petitions", "petitions/petitions_2017-08", "kcelectra", True),

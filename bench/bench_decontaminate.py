@@ -25,7 +25,7 @@ from kcorpus.transforms.record import Document
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig, build_index, find_matches
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.text.clean import make_cleaner
-from kcorpus.transforms.text.sentences import make_splitter
+from kcorpus.transforms.text.split import make_splitter
 
 BATCH = 1000
 

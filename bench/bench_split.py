@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from split_scoring import boundary_counts, f1_score
 
-from kcorpus.transforms.text.sentences import make_splitter, split_sentences
+from kcorpus.transforms.text.split import make_splitter, split_sentences
 
 _REPO = Path(__file__).resolve().parents[1]
 # ../shared/data next to the checkout (or next to the folder of worktrees).

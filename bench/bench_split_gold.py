@@ -38,7 +38,7 @@ from bench_split import DEFAULT_DATA, nsmc_documents, petition_documents, wiki_d
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from split_scoring import boundary_counts, boundary_offsets, f1_score
 
-from kcorpus.transforms.text.sentences import make_splitter, split_sentences
+from kcorpus.transforms.text.split import make_splitter, split_sentences
 
 GOLD_DIR = Path(__file__).resolve().parents[1] / "tests" / "testdata" / "split"
 
@@ -94,26 +94,28 @@ def scores(rows: list[dict], splits: list[list[str]]) -> dict[str, dict]:
 
 
 def baseline_splitter(revision: str, scratch: Path) -> Callable[[str], list[str]]:
-    """`split_sentences` of `transforms/text/` at git `revision`: every module of that folder copied into a package of
-    its own under `scratch` (its imports of its siblings rewritten to it), so a revision whose splitter was laid out in
-    other modules loads whole."""
+    """`split_sentences` of `transforms/text/` at git `revision`: every file of that folder and its subfolders copied
+    into a package of its own under `scratch` (its imports of its siblings rewritten to it), so a revision whose
+    splitter was laid out in other modules (flat in `text/` before the `split/` package) loads whole."""
     repo = GOLD_DIR.parents[2]
     package = f"text_{revision.replace('/', '_').replace('-', '_')}"
     folder = scratch / package
-    folder.mkdir(parents=True, exist_ok=True)
     names = subprocess.run(
-        ["git", "-C", str(repo), "ls-tree", "--name-only", revision, "transforms/text/"],
+        ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", revision, "transforms/text/"],
         check=True, capture_output=True, text=True,
     ).stdout.split()
     for name in names:
-        source = subprocess.run(
-            ["git", "-C", str(repo), "show", f"{revision}:{name}"], check=True, capture_output=True, text=True
-        ).stdout
-        (folder / Path(name).name).write_text(source.replace("kcorpus.transforms.text.", f"{package}."), encoding="utf-8")
+        source = subprocess.run(["git", "-C", str(repo), "show", f"{revision}:{name}"], check=True, capture_output=True).stdout
+        if name.endswith(".py"):
+            source = source.replace(b"kcorpus.transforms.text.", f"{package}.".encode())
+        target = folder / Path(name).relative_to("transforms/text")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source)
     (folder / "__init__.py").touch()
     sys.path.insert(0, str(scratch))
     try:
-        return importlib.import_module(f"{package}.sentences").split_sentences
+        entry = f"{package}.split" if (folder / "split" / "__init__.py").exists() else f"{package}.sentences"
+        return importlib.import_module(entry).split_sentences
     finally:
         sys.path.remove(str(scratch))
 
@@ -166,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument(
         "--baseline", action="append", default=[], metavar="REV",
-        help="also time transforms/text/sentences.py at this git revision, interleaved (repeatable)",
+        help="also time the splitter of transforms/text/ at this git revision, interleaved (repeatable)",
     )
     parser.add_argument("--show-errors", type=int, default=0, help="print N paragraphs kcorpus splits wrongly")
     args = parser.parse_args(argv)

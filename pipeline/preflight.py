@@ -143,7 +143,7 @@ def source_problems(raw: Any, base_dir: str) -> list[str]:
 def profile_problems(profile: Profile, *, stages: Iterable[str] = ()) -> list[str]:
     """Problems of a valid profile that depend on what is installed (a splitter backend's package) or on which
     stages run (`vocab`, `vocab-report`)."""
-    from kcorpus.transforms.text.sentences import backend_problem
+    from kcorpus.transforms.text.split import backend_problem
 
     stages = set(stages)
     problems = []

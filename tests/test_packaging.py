@@ -97,7 +97,7 @@ def test_installed_package_is_the_one_imported(installed, tmp_path, where):
     cwd = ROOT if where == "root" else tmp_path
     out = subprocess.check_output(
         [str(installed / "bin" / "python"), "-c",
-         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.text.clean, kcorpus.transforms.text.sentences; "
+         "import kcorpus, kcorpus.pipeline.cli, kcorpus.transforms.text.clean, kcorpus.transforms.text.split; "
          + "print(kcorpus.__file__)"],
         cwd=cwd, text=True,
     )
@@ -113,8 +113,8 @@ def test_the_wheel_holds_the_package_data(installed):
     assert data_files() and all((site / name).is_file() for name in data_files())
     out = subprocess.check_output(
         [str(installed / "bin" / "python"), "-c",
-         "from kcorpus.transforms.text import clean, sentence_ends; "
-         + "print(len(sentence_ends.WEIGHTS), len(clean.EMOJI_1_2_0_RANGES))"],
+         "from kcorpus.transforms.text import clean; from kcorpus.transforms.text.split import odds; "
+         + "print(len(odds.WEIGHTS), len(clean.EMOJI_1_2_0_RANGES))"],
         cwd=installed, text=True,
     )
     assert out.split() == ["13320", "163"], out

@@ -27,7 +27,7 @@ from kcorpus.transforms.text.rewrites import (
     rewrite_placeholders,
     squeeze_punctuation,
 )
-from kcorpus.transforms.text.segments import cut_long, glued_units, join_continuations, join_short
+from kcorpus.transforms.text.split.segments import cut_long, glued_units, join_continuations, join_short
 
 # (rule, text before, text after) of one rewrite, for the examples of the run.
 Rewrite = tuple[str, str, str]
@@ -172,7 +172,7 @@ class DocumentPreparer:
         self.filters = filters
         self.remove_patterns = tuple(remove_patterns)
         self.boilerplate = boilerplate
-        # In a split source the floor and ceiling shape lines (`segments.py`) and the floor is the document's.
+        # In a split source the floor and ceiling shape lines (`split/segments.py`) and the floor is the document's.
         self._line_filters = dataclasses.replace(filters, min_chars=0, max_chars=0)
         # A cleaner whose output has single inner spaces only needs no collapse and no strip after it.
         self._tidy = getattr(cleaner, "single_spaced", False)
@@ -332,7 +332,7 @@ class DocumentPreparer:
         removed: list[Removed],
     ) -> list[str]:
         """The kept lines of one split `paragraph`: its sentences cleaned, over-long ones cut, short ones
-        joined to a neighbour (`segments.py`; with no space where `paragraph` had none between them), then
+        joined to a neighbour (`split/segments.py`; with no space where `paragraph` had none between them), then
         the sentence rules but the floor and ceiling; what a rule drops is noted in `reasons` and `dropped`."""
         cleaner, tidy = self.cleaner, self._tidy
         min_chars, max_chars = self.filters.min_chars, self.filters.max_chars

@@ -58,7 +58,7 @@ def measure(out: Path, overrides: dict[str, object]) -> dict[str, dict[str, int]
     from kcorpus.transforms.readers.registry import reader_for
     from kcorpus.transforms.rules.filters import FilterConfig
     from kcorpus.transforms.text.clean import make_cleaner
-    from kcorpus.transforms.text.sentences import make_splitter
+    from kcorpus.transforms.text.split import make_splitter
 
     filters = FilterConfig(**overrides)
     seen: list[tuple[str | None, str]] = []  # (reason or None, cleaned sentence) of the current document

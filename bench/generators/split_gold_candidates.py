@@ -166,7 +166,7 @@ def main() -> None:
         if excluded is not None:
             for text in draws[name]:
                 excluded.add(text)
-    from kcorpus.transforms.text.sentences import make_splitter
+    from kcorpus.transforms.text.split import make_splitter
 
     kiwi = make_splitter("kiwi")
     with args.out.open("w", encoding="utf-8") as out:

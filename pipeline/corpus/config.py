@@ -14,7 +14,7 @@ from kcorpus.transforms.dedup import ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.rules.boilerplate import check_set_names
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig
-from kcorpus.transforms.text.sentences import BACKENDS as SPLIT_BACKENDS
+from kcorpus.transforms.text.split import BACKENDS as SPLIT_BACKENDS
 
 DROPPED_MODES = ("all", "sample", "none")
 FILTER_KEYS = frozenset(f.name for f in dataclasses.fields(FilterConfig))

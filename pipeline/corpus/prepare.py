@@ -65,7 +65,7 @@ class PrepareBatchFn(beam.DoFn):
     def setup(self) -> None:
         splitter = None
         if any(s.split_sentences for s in self.config.sources) and self.config.split.backend != "none":
-            from kcorpus.transforms.text.sentences import make_splitter
+            from kcorpus.transforms.text.split import make_splitter
 
             splitter = make_splitter(self.config.split.backend)
         self.preparers = {s.name: self._preparer(s, splitter) for s in self.config.sources}

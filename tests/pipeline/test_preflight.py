@@ -201,9 +201,9 @@ def test_input_and_output_problems():
 
 
 def test_kiwi_splitter_without_kiwipiepy_is_one_line(tmp_path, capsys, no_pipeline, monkeypatch):
-    from kcorpus.transforms.text import sentences
+    from kcorpus.transforms.text.split import backends
 
-    monkeypatch.setattr(sentences, "find_spec", lambda name: None)
+    monkeypatch.setattr(backends, "find_spec", lambda name: None)
     profile = write(tmp_path / "p.yaml", {
         "sources": [{"name": "nsmc", "format": "nsmc", "paths": [str(NSMC)], "split_sentences": True}],
         "split": {"backend": "kiwi"},

@@ -33,12 +33,13 @@ from kcorpus.transforms.rules.repetition import (
     top_ngram_share,
     words,
 )
-from kcorpus.transforms.text import bare_endings, emoticons, quotations, sentences
-from kcorpus.transforms.text import periods as period_rules
 from kcorpus.transforms.text.clean import make_cleaner
 from kcorpus.transforms.text.passes import collapse_hspace
 from kcorpus.transforms.text.removals import cut_spans
 from kcorpus.transforms.text.rewrites import squeeze_punctuation
+from kcorpus.transforms.text.split import endings, quotations
+from kcorpus.transforms.text.split import rules as sentences
+from kcorpus.transforms.text.split import terminators as period_rules
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -515,11 +516,11 @@ SPLIT_TEXTS = _split_texts()
 
 
 def test_hinted_bare_endings_equal_finditer():
-    pattern, hint = bare_endings.BARE_ENDING, bare_endings.BARE_ENDING_HINT
+    pattern, hint = endings.BARE_ENDING, endings.BARE_ENDING_HINT
     found = 0
     for text in SPLIT_TEXTS:
         expected = [(m.span(), m.group()) for m in pattern.finditer(text)]
-        assert [(m.span(), m.group()) for m in bare_endings.hinted_finditer(pattern, hint, text, 2)] == expected, text
+        assert [(m.span(), m.group()) for m in endings.hinted_finditer(pattern, hint, text, 2)] == expected, text
         found += len(expected)
     assert found > 1000  # the texts do hold bare endings
 
@@ -527,9 +528,9 @@ def test_hinted_bare_endings_equal_finditer():
 def test_hinted_finditer_tries_every_position_near_a_hint():
     # Matches that abut and overlap hints: `ab` twice, then `b` alone (no `a` before it).
     pattern, hint = re.compile("ab|b"), re.compile("b")
-    assert [m.span() for m in bare_endings.hinted_finditer(pattern, hint, "abab b", 1)] == [(0, 2), (2, 4), (5, 6)]
+    assert [m.span() for m in endings.hinted_finditer(pattern, hint, "abab b", 1)] == [(0, 2), (2, 4), (5, 6)]
     lookbehind = re.compile("(?<=x)y")
-    assert [m.span() for m in bare_endings.hinted_finditer(lookbehind, re.compile("y"), "xy y xy", 0)] == [(1, 2), (6, 7)]
+    assert [m.span() for m in endings.hinted_finditer(lookbehind, re.compile("y"), "xy y xy", 0)] == [(1, 2), (6, 7)]
 
 
 def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
@@ -557,9 +558,9 @@ def test_paragraphs_without_a_may_cut_match_have_only_learned_boundaries():
 def test_emoticon_guard_finds_every_paragraph_with_an_emoticon_run():
     with_run = 0
     for text in SPLIT_TEXTS:
-        if emoticons.EMOTICON_RUN.search(text):
+        if endings.EMOTICON_RUN.search(text):
             with_run += 1
-            assert emoticons.EMOTICON_GUARD.search(text), text
+            assert endings.EMOTICON_GUARD.search(text), text
     assert with_run > 10
 
 

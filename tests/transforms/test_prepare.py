@@ -9,7 +9,7 @@ from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.text.clean import make_cleaner
-from kcorpus.transforms.text.sentences import make_splitter
+from kcorpus.transforms.text.split import make_splitter
 from testdata_paths import TESTDATA
 
 

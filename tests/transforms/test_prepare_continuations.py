@@ -9,8 +9,8 @@ from kcorpus.transforms.prepare import DocumentPreparer
 from kcorpus.transforms.record import Document
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.text.clean import make_cleaner
-from kcorpus.transforms.text.segments import CONTINUATION_START
-from kcorpus.transforms.text.sentences import make_splitter
+from kcorpus.transforms.text.split import make_splitter
+from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 
 def _paragraphs(testdata) -> list[tuple[str, str]]:

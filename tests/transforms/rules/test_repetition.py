@@ -22,7 +22,7 @@ from kcorpus.transforms.rules.repetition import (
     words,
 )
 from kcorpus.transforms.text.clean import make_cleaner
-from kcorpus.transforms.text.sentences import make_splitter
+from kcorpus.transforms.text.split import make_splitter
 from testdata_paths import TESTDATA
 
 CFG = FilterConfig()

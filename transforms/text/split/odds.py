@@ -2,7 +2,7 @@
 
 A comment written without any terminator (`슬픈장면없이 슬픈영화 말로표현할수 없는 무언가가 존재한다`) still holds
 sentences; where one ends is mostly told by how the word before a space ends and how the word after it starts.
-`end_log_odds` sums the learned weights (`WEIGHTS`, read from the package data file `sentence_end_odds.tsv`, generated
+`end_log_odds` sums the learned weights (`WEIGHTS`, read from the package data file `end_odds.tsv`, generated
 by bench/generators/make_sentence_end_table.py from NSMC reviews and petitions whose writers punctuate) of a boundary's keys
 (`boundary_keys`); `unpunctuated_cuts` lists the spaces of a paragraph where that sum reaches `END_LOG_ODDS`.
 The splitter asks only in paragraphs without any terminator: a writer who punctuates ends sentences with it,
@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from kcorpus.transforms.package_data import read_rows
-from kcorpus.transforms.text.segments import CONTINUATION_START
+from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 # Cut where the learned probability of an end reaches 0.5 (more likely than not). That probability is the one of a
 # terminator in the training text, below the one of an end in text written without any (punctuating writers also
@@ -23,7 +23,7 @@ from kcorpus.transforms.text.segments import CONTINUATION_START
 # same, and 0.5 is the most precise of them.
 END_LOG_ODDS = 0.0
 # The learned table: one weight per key, and the bias (the log-odds of a boundary none of whose keys has a weight).
-TABLE = "sentence_end_odds.tsv"
+TABLE = "end_odds.tsv"
 WEIGHTS: dict[str, float] = {key: float(weight) for key, weight in read_rows(__package__, TABLE)}
 BIAS = WEIGHTS.pop("BIAS")
 # Before a word starting with a digit or a Latin letter, the odds must be this much higher (log-odds): in edited text

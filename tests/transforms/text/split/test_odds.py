@@ -1,4 +1,4 @@
-"""Sentence ends without punctuation by the learned odds (transforms/text/sentence_ends.py), on real comments."""
+"""Sentence ends without punctuation by the learned odds (transforms/text/split/odds.py), on real comments."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import re
 import pytest
 
 from kcorpus.transforms.package_data import read_header
-from kcorpus.transforms.text import sentence_ends, sentences
-from kcorpus.transforms.text.segments import CONTINUATION_START
-from kcorpus.transforms.text.sentence_ends import (
+from kcorpus.transforms.text.split import odds as sentence_ends
+from kcorpus.transforms.text.split import rules as sentences
+from kcorpus.transforms.text.split import split_sentences
+from kcorpus.transforms.text.split.odds import (
     END_LOG_ODDS,
     WEIGHTS,
     boundary_keys,
@@ -19,7 +20,7 @@ from kcorpus.transforms.text.sentence_ends import (
     glued_cuts,
     unpunctuated_cuts,
 )
-from kcorpus.transforms.text.sentences import split_sentences
+from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 
 def _slice(testdata, source: str) -> list[str]:

@@ -1,37 +1,33 @@
-"""Korean sentence splitting: a fast rule-based splitter (default); Kiwi and kss as optional backends.
+"""The kcorpus sentence splitter's decision: where a paragraph's sentences end (`split_sentences`).
 
-`split_sentences` is pure Python + `re`. It splits where a sentence ends in punctuation
-(`.?!…` plus closing quotes/brackets) and where a final ending (`습니다`, `십시오`, `재밌음`, ...) runs
-into the next sentence without punctuation. It never splits decimals, initials (`U.S.`), URLs,
-e-mails, dates (`2017. 8. 25.`), list numbers (`1.`, `가.`) or text inside quotes and brackets, and no
-sentence it makes starts with punctuation or a continuing ending. Newlines are always boundaries. The
-rules were tuned against kss's default backend, then Kiwi's `split_into_sents`, on real petitions, Korean
-Wikipedia and NSMC comments; `bench/bench_split.py` measures agreement and speed.
-This module holds the candidates and the boundary decision; the judgements it asks live beside it (`periods`,
-`bare_endings`, `quotations`, `list_items`, `pauses`, `emoticons`, and the learned odds of `sentence_ends`).
+Pure Python + `re`. It splits where a sentence ends in punctuation (`.?!…` plus closing quotes/brackets) and where a
+final ending (`습니다`, `십시오`, `재밌음`, ...) runs into the next sentence without punctuation. It never splits
+decimals, initials (`U.S.`), URLs, e-mails, dates (`2017. 8. 25.`), list numbers (`1.`, `가.`) or text inside quotes
+and brackets, and no sentence it makes starts with punctuation or a continuing ending. Newlines are always
+boundaries. This module holds the candidates and the boundary decision; the judgements it asks live beside it
+(`terminators`, `endings`, `quotations`, `lists`, and the learned odds of `odds`).
 """
 
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Callable
-from importlib.util import find_spec
-from typing import Any
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS
-from kcorpus.transforms.text.bare_endings import (
+from kcorpus.transforms.text.split.endings import (
     BARE_ENDING,
     BARE_ENDING_HINT,
     BARE_ENDING_HINT_CLASS,
+    EMOTICON_GUARD,
+    EMOTICON_MARK,
+    EMOTICON_RUN,
     GLUED_FORMAL,
     hinted_finditer,
     is_bare_stem_da,
     is_doubled_da,
     is_edited_text,
+    is_glued_mark,
 )
-from kcorpus.transforms.text.emoticons import EMOTICON_GUARD, EMOTICON_MARK, EMOTICON_RUN, is_glued_mark
-from kcorpus.transforms.text.list_items import (
+from kcorpus.transforms.text.split.lists import (
     DASH_MARKER,
     FIRST_ITEM,
     GLUED_FINALS,
@@ -40,9 +36,14 @@ from kcorpus.transforms.text.list_items import (
     inside_item_run,
     separates_items,
 )
-from kcorpus.transforms.text.pauses import judge_pause
-from kcorpus.transforms.text.periods import is_emphatic_period, is_non_final_period
-from kcorpus.transforms.text.quotations import (
+from kcorpus.transforms.text.split.odds import (
+    GLUED_ENDINGS,
+    POLITE_GLUED_ENDINGS,
+    end_log_odds_at,
+    glued_cuts,
+    unpunctuated_cuts,
+)
+from kcorpus.transforms.text.split.quotations import (
     DIALOGUE,
     MARK_QUOTATIVE,
     OPENER,
@@ -57,15 +58,7 @@ from kcorpus.transforms.text.quotations import (
     inside,
     past_spaced_closer,
 )
-from kcorpus.transforms.text.sentence_ends import (
-    GLUED_ENDINGS,
-    POLITE_GLUED_ENDINGS,
-    end_log_odds_at,
-    glued_cuts,
-    unpunctuated_cuts,
-)
-
-BACKENDS = ("kcorpus", "kiwi", "kss", "kss-fast", "none")
+from kcorpus.transforms.text.split.terminators import is_emphatic_period, is_non_final_period, judge_pause
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS
@@ -119,7 +112,7 @@ _GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]
 _MAY_CUT = re.compile(
     rf"[.?!…‥。？！~;ㅋㅎㅠㅜㄷㅡ♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF\"”]|,,|{BARE_ENDING_HINT_CLASS}|니다"
 )
-# Below these learned log-odds (0.1) a listed bare ending does not cut: `sentence_ends` has seen it continue there.
+# Below these learned log-odds (0.1) a listed bare ending does not cut: `odds` has seen it continue there.
 _VETO_LOG_ODDS = -2.197
 # A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation, and only there the learned
 # odds of an unpunctuated end cut (`_boundaries`).
@@ -283,7 +276,7 @@ def _boundaries(paragraph: str) -> list[int]:
 
 
 def _learned_boundaries(paragraph: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
-    """Where a writer who never punctuates ends a sentence by the learned odds (`sentence_ends`), at a space or
+    """Where a writer who never punctuates ends a sentence by the learned odds (`odds`), at a space or
     inside a word (a final ending glued to the next sentence), outside quotes and brackets."""
     cuts = unpunctuated_cuts(paragraph)
     if _GLUED_END_HINT.search(paragraph):
@@ -338,91 +331,3 @@ def split_sentences(text: str) -> list[str]:
         if paragraph:
             sentences.extend(_split_paragraph(paragraph))
     return sentences
-
-
-def _paragraphs(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-KIWI_MISSING = "split.backend kiwi needs kiwipiepy and kiwipiepy_model: pip install 'kcorpus[kiwi]'"
-
-
-def backend_problem(backend: str) -> str | None:
-    """Why `backend` cannot run here (its optional package is not installed), or None; imports nothing."""
-    if backend == "kiwi" and (find_spec("kiwipiepy") is None or find_spec("kiwipiepy_model") is None):
-        return KIWI_MISSING
-    return None
-
-
-class SentenceSplitter:
-    """A sentence splitter for one backend, cheap to pickle; kss or Kiwi is loaded on first use.
-
-    Backends: `kcorpus` (this module's rules), `kiwi` (kiwipiepy's `Kiwi.split_into_sents`, an optional
-    dependency: the `kiwi` extra), `kss` (kss's default backend), `kss-fast` (kss's `fast` backend), `none`
-    (one sentence per non-empty line).
-    """
-
-    def __init__(self, backend: str = "kcorpus") -> None:
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown sentence splitter backend {backend!r}; valid: {', '.join(BACKENDS)}")
-        self.backend = backend
-        self._kss_split: Callable[..., Any] | None = None
-        self._kiwi: Any = None
-
-    def load(self) -> SentenceSplitter:
-        """Import kss (5-7 s) or load Kiwi's model (1-3 s) now for those backends; a no-op otherwise.
-
-        Raises:
-            ImportError: `kiwi` without kiwipiepy installed (the message says what to install).
-        """
-        if self.backend.startswith("kss") and self._kss_split is None:
-            import kss  # heavy: imported once per worker, in DoFn.setup()
-
-            self._kss_split = kss.split_sentences
-        elif self.backend == "kiwi" and self._kiwi is None:
-            problem = backend_problem("kiwi")
-            if problem:
-                raise ImportError(problem)
-            from kiwipiepy import Kiwi  # heavy: the model loads once per worker, in DoFn.setup()
-
-            # num_workers=0: one thread (Beam runs one worker per core); Kiwi warns that 0 meant all cores
-            # before 0.21, which is not news here.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                self._kiwi = Kiwi(num_workers=0)
-        return self
-
-    def __call__(self, text: str) -> list[str]:
-        if self.backend == "kcorpus":
-            return split_sentences(text)
-        if self.backend == "none":
-            return _paragraphs(text)
-        if self.backend == "kiwi":
-            return self._split_with_kiwi(text)
-        return self._split_with_kss(text)
-
-    def _split_with_kiwi(self, text: str) -> list[str]:
-        self.load()
-        sentences = []
-        for paragraph in _paragraphs(text):
-            sentences.extend(s.text.strip() for s in self._kiwi.split_into_sents(paragraph))
-        return [s for s in sentences if s]
-
-    def _split_with_kss(self, text: str) -> list[str]:
-        paragraphs = _paragraphs(text)
-        if not paragraphs:
-            return []
-        self.load()
-        kss_backend = "fast" if self.backend == "kss-fast" else "auto"
-        # num_workers=1: kss's default starts a process pool per call.
-        per_paragraph = self._kss_split(paragraphs, backend=kss_backend, num_workers=1)
-        return [s.strip() for sentences in per_paragraph for s in sentences if s.strip()]
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"backend": self.backend, "_kss_split": None, "_kiwi": None}
-
-
-def make_splitter(backend: str = "kcorpus") -> SentenceSplitter:
-    """Create a ready splitter (kss imported, Kiwi's model loaded now for those backends); call it in
-    `DoFn.setup()`."""
-    return SentenceSplitter(backend).load()

@@ -1,4 +1,4 @@
-from kcorpus.transforms.text.segments import cut_long, glued_units, join_continuations, join_short
+from kcorpus.transforms.text.split.segments import cut_long, glued_units, join_continuations, join_short
 
 
 def test_a_short_sentence_joins_the_previous_one_of_its_paragraph():
@@ -53,7 +53,7 @@ def test_sentences_cut_where_the_paragraph_had_no_space_join_back_without_one():
 
 
 def test_a_unit_that_starts_with_a_particle_or_ending_joins_the_one_before():
-    from kcorpus.transforms.text.segments import join_continuations
+    from kcorpus.transforms.text.split.segments import join_continuations
 
     line = "정말 아니었는지? 를 꼭 물어보고 싶습니다. 공수처법을 시행 한다.로 공수처를 만든다. 이 법은 좋다."
     units = ["정말 아니었는지?", "를 꼭 물어보고 싶습니다.", "공수처법을 시행 한다.", "로 공수처를 만든다.", "이 법은 좋다."]
@@ -67,7 +67,7 @@ def test_a_unit_that_starts_with_a_particle_or_ending_joins_the_one_before():
 
 
 def test_cut_long_never_leaves_a_particle_at_the_start_of_a_piece():
-    from kcorpus.transforms.text.segments import CONTINUATION_START
+    from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
     pieces = cut_long("대법원 판결문 전체를 인용하면 (85도833판결) 에 의거하여 처리한다", 30)
     assert pieces == ["대법원 판결문 전체를 인용하면 (85도833판결) 에", "의거하여 처리한다"]

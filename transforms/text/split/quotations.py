@@ -1,4 +1,4 @@
-"""Quotations and brackets in a Korean sentence: the judgements `sentences.split_sentences` asks of quotes.
+"""Quotations and brackets in a Korean sentence: the judgements `rules` asks of quotes.
 
 `enclosed_spans`/`inside`: the balanced quotes and brackets of a paragraph, never split inside; `ends_inner_remark`: a
 period that ends a remark in brackets inside a sentence; the quotatives (`QUOTATIVE`, `QUOTATIVE_UNQUOTED`,
@@ -13,7 +13,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from kcorpus.transforms.text.segments import CONTINUATION_START
+from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs

@@ -5,12 +5,12 @@ import time
 import pytest
 from split_scoring import boundary_counts, boundary_offsets, f1_score
 
-from kcorpus.transforms.text import sentences
-from kcorpus.transforms.text.sentences import (
+from kcorpus.transforms.text.split import (
     BACKENDS,
     KIWI_MISSING,
     SentenceSplitter,
     backend_problem,
+    backends,
     make_splitter,
     split_sentences,
 )
@@ -967,7 +967,7 @@ def test_kiwi_backend() -> None:
 
 
 def test_kiwi_backend_without_kiwipiepy_says_what_to_install(monkeypatch) -> None:
-    monkeypatch.setattr(sentences, "find_spec", lambda name: None)
+    monkeypatch.setattr(backends, "find_spec", lambda name: None)
     assert backend_problem("kiwi") == KIWI_MISSING
     assert backend_problem("kcorpus") is None
     with pytest.raises(ImportError, match=r"pip install 'kcorpus\[kiwi\]'"):

@@ -1,4 +1,4 @@
-"""List items in Korean text: the judgements `sentences.split_sentences` asks of glued periods, numbers and dashes.
+"""List items in Korean text: the judgements `rules` asks of glued periods, numbers and dashes.
 
 `in_item_run`/`separates_items`: a period glued between two nouns separates list items (`신문.방송에도`, `화.목`) unless
 the syllable before it ends a sentence (`GLUED_FINALS`); `FIRST_ITEM`: a numbered list's `1.` after an unterminated
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
-from kcorpus.transforms.text.bare_endings import is_formal_text
+from kcorpus.transforms.text.split.endings import is_formal_text
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 

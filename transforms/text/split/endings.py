@@ -1,9 +1,16 @@
-"""Final endings that end a Korean sentence without punctuation: the bare-ending scans `sentences.split_sentences` runs.
+"""Sentence ends without a terminator: final endings, formal endings glued to the next word, emoticon runs.
 
-`BARE_ENDING`: a formal (`-ㅂ니다`, `-십시오`), polite (`-요`, `-죠`), plain (`-다`), informal (`대박이네`, `뭐냐`) or
-nominal (`재밌음`, `잘만듦`) ending before the next word or a bullet; `GLUED_FORMAL`: `-ㅂ니다`/`-세요` run into the next
-word; `is_bare_stem_da`: a `-다` after a bare stem, the connective `-다(가)` in punctuated text. `hinted_finditer` runs
-the bare-ending scan only near its last syllable (`BARE_ENDING_HINT`). Pure Python + `re`.
+Final endings (the bare-ending scans `rules` runs): `BARE_ENDING`: a formal (`-ㅂ니다`, `-십시오`), polite (`-요`,
+`-죠`), plain (`-다`), informal (`대박이네`, `뭐냐`) or nominal (`재밌음`, `잘만듦`) ending before the next word or a
+bullet; `GLUED_FORMAL`: `-ㅂ니다`/`-세요` run into the next word; `is_bare_stem_da`: a `-다` after a bare stem, the
+connective `-다(가)` in punctuated text. `hinted_finditer` runs the bare-ending scan only near its last syllable
+(`BARE_ENDING_HINT`).
+
+Emoticons (the laughter, tears, smiles and emoji `rules` cuts after): `EMOTICON_RUN`: a run of marks (`^^`, `ㅠㅠ`,
+`ㅋㅋ`, `♥`, emoji) after a word or terminator, before the next Hangul word, not after a particle or connective;
+`EMOTICON_GUARD`: a character every run holds (no scan without one); `EMOTICON_MARK`: one mark, which no sentence
+starts with either; `is_glued_mark`: a single mark inside a word after a connective, a slip of the keyboard. Pure
+Python + `re`.
 """
 
 from __future__ import annotations
@@ -164,3 +171,22 @@ _FORMAL = re.compile("니다|니까|십시오")
 def is_formal_text(paragraph: str) -> bool:
     """Whether `paragraph` is written in the formal `-ㅂ니다` style (above)."""
     return _FORMAL.search(paragraph) is not None
+
+
+# A run of laughter, tears, smiles, hearts, notes or emoji after a word or terminator ends the sentence before the
+# next Hangul word, spaced or not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`, `깜놀 ㅋㅋ 정말`, `영화♥ 시리즈`); the run
+# may mix marks and spaces (`드라마 ㅠ_ㅠ ♡ 아직까지`). Not after a particle or a connective of cause or condition
+# (`연기력이 ㅋㅋ`, `빡쳐서ㅋㅋㅋ 무슨`, `보면 ㅎㅎ`): the sentence goes on.
+EMOTICON_MARK = r"(?:[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆]|\^[-_.o]?\^?|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+EMOTICON_RUN = re.compile(
+    rf"(?<=[{_HANGUL}.?!~,])(?<![은는이가을를에의도로와과만서면])\s?(?>{EMOTICON_MARK}+(?:[\s_.~!?-]*{EMOTICON_MARK}+)*)[.~!?]*+"
+    rf"(?=\s*[{_HANGUL}0-9])"
+)
+EMOTICON_GUARD = re.compile(r"[ㅋㅎㅠㅜㄷㅡ;♥♡♪♬♩★☆^\U0001F300-\U0001FAFF\u2600-\u27BF]")
+
+
+def is_glued_mark(paragraph: str, match: re.Match[str]) -> bool:
+    """Whether an emoticon run is one mark inside a word after a connective (`확정되어ㅠ있는`: a slip of the keyboard,
+    no sentence end; `재마있어욯ㅎ출연자들도` ends one)."""
+    start, end = match.span()
+    return end - start == 1 and paragraph[start - 1] in "아어고게지" and not paragraph[end : end + 1].isspace()
