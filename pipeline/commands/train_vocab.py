@@ -43,11 +43,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a previous train-vocab in --out")
     wpg = parser.add_argument_group("wordpiece")
     wpg.add_argument("--min-frequency", type=int, default=default_of(WordPieceConfig, "min_frequency"))
+    parser.add_argument(
+        "--character-coverage",
+        type=float,
+        default=None,
+        help="the share of the sample's character occurrences the alphabet covers (default: wordpiece "
+        f"{default_of(WordPieceConfig, 'character_coverage')}, every Hangul syllable of the sample kept; "
+        f"sentencepiece {default_of(SentencePieceConfig, 'character_coverage')})",
+    )
     wpg.add_argument(
         "--limit-alphabet",
         type=int,
         default=default_of(WordPieceConfig, "limit_alphabet"),
-        help="keep the N most frequent characters (Hangul syllables of the sample always kept)",
+        help="keep the N most frequent characters instead of --character-coverage (Hangul syllables of the "
+        "sample always kept)",
     )
     wpg.add_argument(
         "--num-unused",
@@ -61,9 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     spg.add_argument(
         "--model-type", choices=SPM_MODEL_TYPES, default=default_of(SentencePieceConfig, "model_type")
     )
-    spg.add_argument(
-        "--character-coverage", type=float, default=default_of(SentencePieceConfig, "character_coverage")
-    )
     spg.add_argument("--byte-fallback", action="store_true")
     spg.add_argument(
         "--max-sentence-length",
@@ -76,10 +82,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
     """The job the flags describe."""
+    trainer = WordPieceConfig if args.kind == "wordpiece" else SentencePieceConfig
+    coverage = args.character_coverage
+    if coverage is None:
+        coverage = default_of(trainer, "character_coverage")
     if args.kind == "wordpiece":
         config: WordPieceConfig | SentencePieceConfig = WordPieceConfig(
             vocab_size=args.vocab_size,
             min_frequency=args.min_frequency,
+            character_coverage=coverage,
             limit_alphabet=args.limit_alphabet,
             num_unused=args.num_unused,
         )
@@ -87,7 +98,7 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
         config = SentencePieceConfig(
             vocab_size=args.vocab_size,
             model_type=args.model_type,
-            character_coverage=args.character_coverage,
+            character_coverage=coverage,
             byte_fallback=args.byte_fallback,
             max_sentence_length=args.max_sentence_length,
             num_threads=args.num_threads,
@@ -122,7 +133,7 @@ def main(args: argparse.Namespace) -> int:
     print(
         f"{manifest['kind']} vocab of {manifest['vocab_size']} tokens in {args.out} "
         f"({manifest['input']['sampled']} of {manifest['input']['sentences']} sentences, "
-        f"{time.perf_counter() - started:.1f} s)",
+        f"{time.perf_counter() - started:.1f} s); {alphabet_summary(manifest)}",
         file=sys.stderr,
     )
     genuine = manifest["checks"]["genuine_jamo"]
@@ -134,3 +145,16 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def alphabet_summary(manifest: dict) -> str:
+    """What the alphabet cost: its size, the coverage reached, the [UNK] rate on sentences spread over the sample."""
+    unk = manifest["unk_rate"]
+    rate = f"[UNK] {unk['per_token']:.5f} per token on {unk['sentences']:,} sample sentences"
+    alphabet = manifest.get("alphabet")
+    if not alphabet:
+        return rate
+    return (
+        f"alphabet {alphabet['characters']:,} characters ({alphabet['continuations']:,} with ##) covering "
+        f"{alphabet['coverage']:.4%} of the sample's, {alphabet['cut_characters']:,} rare ones cut; {rate}"
+    )

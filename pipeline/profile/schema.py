@@ -266,6 +266,7 @@ _VocabFields = _section(
     **{
         **fields_of(SentencePieceConfig, exclude=["vocab_size"]),
         "model_type": _choice(SentencePieceConfig, "model_type", SPM_MODEL_TYPES),
+        "character_coverage": (StrictFloat | None, None),  # None: the kind's own default
     },
 )  # fmt: skip
 
@@ -279,7 +280,11 @@ class VocabSection(_VocabFields):  # type: ignore[misc, valid-type]
         return self
 
     def trainer(self) -> WordPieceConfig | SentencePieceConfig:
-        return self.build(WordPieceConfig if self.kind == "wordpiece" else SentencePieceConfig)
+        cls = WordPieceConfig if self.kind == "wordpiece" else SentencePieceConfig
+        coverage = self.character_coverage
+        if coverage is None:
+            coverage = default_of(cls, "character_coverage")
+        return self.build(cls, character_coverage=coverage)
 
     def job(self, inputs: Sequence[str], out: str) -> TrainVocabJob:
         return self.build(TrainVocabJob, inputs=tuple(inputs), out=out, config=self.trainer())

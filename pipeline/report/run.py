@@ -275,6 +275,7 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
     section = Section("Vocabulary")
     summary, manifest = vocab.get("summary", {}), vocab.get("manifest", {})
     facts = [["kind", find_key(manifest, "kind") or ""], *[[k, v] for k, v in summary.items()]]
+    facts += _alphabet_facts(manifest)
     section.tables.append(
         (["vocab", "value"], [[k, ", ".join(v) if isinstance(v, list) else _count(k, v)] for k, v in facts])
     )
@@ -310,6 +311,22 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
         title = f"on {lines:,} corpus lines" if isinstance(lines, int) else "on the corpus"
         section.tables.append(([f"vocab ({title})", *metrics], per_vocab))
     return section
+
+
+def _alphabet_facts(manifest: Mapping[str, Any]) -> list[list[Any]]:
+    """What the WordPiece alphabet holds and costs: its size, the coverage reached, [UNK] on the sample."""
+    facts: list[list[Any]] = []
+    alphabet, unk = manifest.get("alphabet"), manifest.get("unk_rate")
+    if isinstance(alphabet, Mapping):
+        cut = f"{alphabet.get('cut_characters', 0):,} rare characters cut"
+        facts += [
+            ["alphabet_characters", alphabet.get("characters", "")],
+            ["alphabet_coverage", f"{alphabet.get('coverage', 0):.4%} ({cut})"],
+        ]
+    if isinstance(unk, Mapping):
+        on = f"on {unk.get('sentences', 0):,} sample sentences"
+        facts.append(["unk_per_token", f"{unk.get('per_token', 0):.5f} {on}"])
+    return facts
 
 
 def _count(key: str, value: Any) -> str:

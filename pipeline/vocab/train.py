@@ -21,7 +21,7 @@ from typing import Any
 
 from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab
+from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab, unk_rate
 from kcorpus.transforms.vocab.files import (
     sentencepiece_tokenizer,
     sha256_file,
@@ -113,9 +113,11 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     if not sample.scan_was_sample:  # the scan summarized every sentence; the alphabet and checks want the sample's
         text = _summary(job, sample.sentences(progress, "sample"))
     spm_processor = None
+    alphabet = None
     if isinstance(config, WordPieceConfig):
+        alphabet = config.alphabet(text.char_counts, text.continuing)
         tokens = train_wordpiece(
-            sample.sentences(), config, counts=text.char_counts, length=len(sample), progress=progress
+            sample.sentences(), config, alphabet=alphabet, length=len(sample), progress=progress
         )
         written = write_wordpiece_dir(job.out, tokens, model_max_length=job.model_max_length)
         tokenizer = wordpiece_tokenizer(tokens)
@@ -149,6 +151,8 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
             **{k: v for k, v in sample.stats.__dict__.items() if k != "files"},
             "split_too_long": text.long_sentences,
         },
+        "alphabet": alphabet.to_json() if alphabet is not None else None,
+        "unk_rate": unk_rate(tokenizer, text.spread),
         "checks": report.to_json(),
         "files": {name: sha256_file(os.path.join(job.out, name)) for name in written},
         "versions": _versions(),

@@ -97,6 +97,20 @@ def unencodable_syllables(
     return sorted(bad)
 
 
+def unk_rate(tokenizer: Any, sentences: Sequence[str]) -> dict[str, Any]:
+    """How many of the tokens `tokenizer` makes of `sentences` are [UNK]."""
+    unk_id = tokenizer.token_to_id(UNK)
+    encodings = tokenizer.encode_batch(list(sentences), add_special_tokens=False)
+    tokens = sum(len(enc.ids) for enc in encodings)
+    unk = sum(enc.ids.count(unk_id) for enc in encodings) if unk_id is not None else 0
+    return {
+        "sentences": len(sentences),
+        "tokens": tokens,
+        "unk": unk,
+        "per_token": round(unk / tokens, 6) if tokens else 0.0,
+    }
+
+
 @dataclasses.dataclass
 class CheckReport:
     jamo_tokens: list[str]

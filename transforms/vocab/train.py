@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -25,21 +25,31 @@ from kcorpus.transforms.korean import (
     SPECIAL_TOKENS,
     UNK,
     is_conjoining_jamo,
-    is_hangul_syllable,
 )
+from kcorpus.transforms.vocab.alphabet import Alphabet, choose_alphabet
 from kcorpus.transforms.vocab.files import WORDPIECE_PREFIX, unused_tokens, wordpiece_pre_tokenizer
 
+logger = logging.getLogger(__name__)
+
 KINDS = ("wordpiece", "sentencepiece")
+# WordPiece's default share of character occurrences the alphabet covers (docs/vocab.md says why this value).
+WORDPIECE_COVERAGE = 1.0
 SPM_MODEL_TYPES = ("unigram", "bpe")
 
 
 @dataclasses.dataclass(frozen=True)
 class WordPieceConfig:
-    """`vocab_size` counts every token written, `[unusedN]` slots (appended last, KoELECTRA-style) included."""
+    """`vocab_size` counts every token written, `[unusedN]` slots (appended last, KoELECTRA-style) included.
+
+    The alphabet (`alphabet.choose_alphabet`): the characters covering `character_coverage` of the sample's
+    character occurrences, or with `limit_alphabet` the N most frequent; every Hangul syllable of the sample
+    either way.
+    """
 
     vocab_size: int = 32000
     min_frequency: int = 2
-    limit_alphabet: int | None = None  # None: every character of the sample
+    character_coverage: float = WORDPIECE_COVERAGE
+    limit_alphabet: int | None = None  # replaces the coverage rule when set
     num_unused: int = 0
 
     def __post_init__(self) -> None:
@@ -48,6 +58,14 @@ class WordPieceConfig:
             raise ValueError(f"vocab_size {self.vocab_size} leaves no room after {floor} special tokens")
         if self.min_frequency < 1 or (self.limit_alphabet is not None and self.limit_alphabet < 1):
             raise ValueError("min_frequency and limit_alphabet must be positive")
+        if not 0.0 < self.character_coverage <= 1.0:
+            raise ValueError(f"character_coverage must be in (0, 1], got {self.character_coverage}")
+
+    def alphabet(self, counts: Mapping[str, int], continuing: Mapping[str, int] | None = None) -> Alphabet:
+        """The alphabet of a sample with these character `counts` (`continuing`: see `choose_alphabet`)."""
+        return choose_alphabet(
+            counts, coverage=self.character_coverage, limit=self.limit_alphabet, continuing=continuing
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,30 +87,6 @@ class SentencePieceConfig:
             raise ValueError(f"vocab_size {self.vocab_size} is too small")
 
 
-def _is_bert_punctuation(char: str) -> bool:
-    """BertPreTokenizer's rule: such characters are always words of their own, never `##` continuations."""
-    code = ord(char)
-    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
-        return True
-    return unicodedata.category(char).startswith("P")
-
-
-def _is_cjk_ideograph(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x4E00 <= code <= 0x9FFF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x20000 <= code <= 0x2A6DF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x2F800 <= code <= 0x2FA1F
-    )
-
-
-def _is_bert_dropped(char: str) -> bool:
-    # BertNormalizer(clean_text=True) removes NUL, U+FFFD and control characters.
-    return char in ("\x00", "\ufffd") or (unicodedata.category(char) in ("Cc", "Cf") and not char.isspace())
-
-
 def char_counts(sentences: Iterable[str]) -> Counter[str]:
     """Every character of `sentences` with its count (`text_summary.summarize` counts a stream faster)."""
     counts: Counter[str] = Counter()
@@ -101,49 +95,37 @@ def char_counts(sentences: Iterable[str]) -> Counter[str]:
     return counts
 
 
-def wordpiece_alphabet(counts: Mapping[str, int], limit: int | None) -> list[str]:
-    """The alphabet, sorted: the `limit` most frequent characters, plus every Hangul syllable of the sample.
-
-    `counts` holds every character of the training text with its count (`char_counts`)."""
-    chars = [c for c in counts if not c.isspace() and not _is_bert_dropped(c)]
-    if limit is not None and len(chars) > limit:
-        ranked = sorted(chars, key=lambda c: (-counts[c], c))
-        chars = ranked[:limit] + [c for c in ranked[limit:] if is_hangul_syllable(c)]
-    return sorted(chars)
-
-
 def train_wordpiece(
     sentences: Iterable[str],
     config: WordPieceConfig,
     *,
-    counts: Mapping[str, int] | None = None,
+    alphabet: Alphabet | None = None,
     length: int | None = None,
     progress: bool = False,
 ) -> list[str]:
     """The trained vocabulary in id order: specials, `##c`, alphabet, merges, then `[unusedN]`.
 
-    `sentences` is read once, by the trainer; with `counts` (the characters of the same sentences, counted
-    before) it may be a stream. `length`: the number of sentences, for the trainer's progress bar.
+    `sentences` is read once, by the trainer; with `alphabet` (`config.alphabet` of their summary, made before)
+    it may be a stream. `length`: the number of sentences, for the trainer's progress bar.
     """
     from tokenizers import Tokenizer, models, normalizers, trainers
 
-    if counts is None:
+    if alphabet is None:
+        from kcorpus.transforms.vocab.text_summary import summarize
+
         sentences = list(sentences)
-        counts = char_counts(sentences)
+        text = summarize(sentences, round_trip=0)
+        alphabet = config.alphabet(text.char_counts, text.continuing)
         length = len(sentences)
-    alphabet = wordpiece_alphabet(counts, config.limit_alphabet)
-    # punctuation, CJK ideographs and genuine jamo are words of their own (pre-tokenizer), never continuations
-    continuations = [
-        WORDPIECE_PREFIX + c
-        for c in alphabet
-        if not _is_bert_punctuation(c) and not _is_cjk_ideograph(c) and not is_conjoining_jamo(c)
-    ]
+    characters = list(alphabet.characters)
+    continuations = [WORDPIECE_PREFIX + c for c in alphabet.continuations]
     trained_size = config.vocab_size - config.num_unused
-    fixed = len(SPECIAL_TOKENS) + len(continuations) + len(alphabet)
+    fixed = len(SPECIAL_TOKENS) + len(continuations) + len(characters)
     if fixed > trained_size:
         raise ValueError(
-            f"vocab_size {config.vocab_size} is smaller than the alphabet: {len(alphabet)} characters and "
-            f"{len(continuations)} ## continuations need {fixed} ids; raise --vocab-size or set --limit-alphabet"
+            f"vocab_size {config.vocab_size} is smaller than the alphabet: {len(characters)} characters and "
+            f"{len(continuations)} ## continuations need {fixed} ids; raise --vocab-size or lower "
+            "--character-coverage"
         )
     tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
     tokenizer.normalizer = normalizers.BertNormalizer(
@@ -156,19 +138,31 @@ def train_wordpiece(
         vocab_size=trained_size,
         min_frequency=config.min_frequency,
         special_tokens=list(SPECIAL_TOKENS) + continuations,
-        limit_alphabet=len(alphabet),
-        initial_alphabet=alphabet,
+        limit_alphabet=len(characters),
+        initial_alphabet=characters,
         continuing_subword_prefix=WORDPIECE_PREFIX,
         show_progress=progress,
     )
-    if any(is_conjoining_jamo(c) for c in alphabet):
+    if alphabet.text_has_jamo:
         sentences = _isolate_jamo(sentences)
     tokenizer.train_from_iterator(sentences, trainer=trainer, length=length)
     vocab = tokenizer.get_vocab(with_added_tokens=True)
     tokens = [t for t, _ in sorted(vocab.items(), key=lambda item: item[1])]
     if sorted(vocab.values()) != list(range(len(tokens))):
         raise RuntimeError("WordPiece trainer returned non-contiguous ids")
+    _warn_unplanned_continuations(tokens, set(continuations))
     return tokens + unused_tokens(config.num_unused)
+
+
+def _warn_unplanned_continuations(tokens: Sequence[str], planned: set[str]) -> None:
+    """The trainer numbers a `##c` it makes itself in hash-map order: ids could then differ from run to run."""
+    extra = [t for t in tokens if len(t) == len(WORDPIECE_PREFIX) + 1 and t.startswith(WORDPIECE_PREFIX)
+             and t not in planned]
+    if extra:
+        logger.warning(
+            "the trainer made %d ## forms the alphabet did not plan (%s): their ids may differ between runs",
+            len(extra), " ".join(extra[:10]),
+        )
 
 
 def _isolate_jamo(sentences: Iterable[str]) -> Iterator[str]:
