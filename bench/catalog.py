@@ -66,6 +66,7 @@ BENCHES = {
     ),
     "bench_tests.py": Bench("~15-40 min (the suite, --repeat 3)"),
     "bench_vocab.py": Bench("~20 min (--mb 100)"),
+    "bench_vocab_coverage.py": Bench("~10 min on 100 MB of Wikipedia per setting, loaded; ~1 min on comments"),
     "bench_vocab_library.py": Bench("~1 h on 1 GB of Wikipedia (--rounds 3)"),
 }
 

@@ -262,7 +262,7 @@ _VocabFields = _section(
     "_VocabFields", TrainVocabJob, exclude=_JOB_ONLY, check=False,
     kind=(Literal[KINDS], "wordpiece"),  # type: ignore[valid-type]
     vocab_size=(StrictInt, Field(gt=0)),
-    **fields_of(WordPieceConfig, exclude=["vocab_size"]),
+    **fields_of(WordPieceConfig, exclude=["vocab_size", "character_coverage"]),
     **{
         **fields_of(SentencePieceConfig, exclude=["vocab_size"]),
         "model_type": _choice(SentencePieceConfig, "model_type", SPM_MODEL_TYPES),

@@ -297,9 +297,13 @@ def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -
         section.charts.append(
             svg_hbars("This vocab (A) vs the reference (B)", present, [report[k] for k in present])
         )
-    for key in ("examples_only_a", "examples_only_b"):
-        if report.get(key):
-            section.notes.append(f"{key.replace('_', ' ')}: " + " ".join(md_code(str(t)) for t in report[key][:20]))
+    for side in ("a", "b"):
+        frequent, first = report.get(f"frequent_only_{side}"), report.get(f"examples_only_{side}")
+        if frequent:  # with a corpus: the tokens only in one vocab that it uses most
+            listed = ", ".join(f"{md_code(str(t))} {n:,}" for t, n in frequent[:20])
+            section.notes.append(f"tokens only in {side.upper()}, most used on the corpus: {listed}")
+        elif first:
+            section.notes.append(f"examples only {side}: " + " ".join(md_code(str(t)) for t in first[:20]))
     corpus = report.get("corpus") if isinstance(report.get("corpus"), Mapping) else report
     metrics = ("fertility", "continued_words", "unk_rate")
     per_vocab = [

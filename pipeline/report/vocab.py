@@ -67,7 +67,12 @@ def _corpus_title(report: dict[str, Any]) -> str:
 
 
 def _examples_line(report: dict[str, Any], side: str) -> str:
-    """Markdown: the tokens as code spans (the HTML renders them as `<code>`)."""
+    """Markdown: the tokens as code spans (the HTML renders them as `<code>`); with a corpus, the ones it uses
+    most, with their counts."""
+    frequent = report.get(f"frequent_only_{side.lower()}")
+    if frequent is not None:
+        listed = ", ".join(f"{md_code(token)} {uses:,}" for token, uses in frequent[:EXAMPLES])
+        return f"Tokens only in {side}, most used on the corpus (uses): {listed or 'none used'}"
     tokens = report[f"examples_only_{side.lower()}"][:EXAMPLES]
     return f"Tokens only in {side} (first in id order): " + " ".join(map(md_code, tokens))
 

@@ -61,6 +61,14 @@ def _examples(tokens: Sequence[str], other: set[str]) -> list[str]:
     return [t for t in tokens if t not in other and not is_special_token(t)][:MAX_EXAMPLES]
 
 
+def frequent_only(tokens: Sequence[str], other: set[str], uses: Counter[int]) -> list[list[Any]]:
+    """`[token, uses]` of the tokens missing from `other` that the corpus uses most (ties in id order),
+    skipping specials and tokens it never uses."""
+    ids = [i for i, t in enumerate(tokens) if uses[i] and t not in other and not is_special_token(t)]
+    ids.sort(key=lambda i: (-uses[i], i))
+    return [[tokens[i], uses[i]] for i in ids[:MAX_EXAMPLES]]
+
+
 def token_script(token: str) -> str:
     text = strip_marker(token)
     if is_special_token(token) or is_byte_piece(token):
@@ -102,11 +110,16 @@ def vocab_profile(vocab: LoadedVocab) -> dict[str, Any]:
     }
 
 
-def corpus_figures(vocab: LoadedVocab, lines: Sequence[str]) -> dict[str, Any]:
-    """Fertility (tokens per eojeol), continued words (eojeol in >1 piece), [UNK] rate, syllable coverage."""
+def corpus_figures(vocab: LoadedVocab, lines: Sequence[str], uses: Counter[int] | None = None) -> dict[str, Any]:
+    """Fertility (tokens per eojeol), continued words (eojeol in >1 piece), [UNK] rate, syllable coverage.
+
+    `uses`, when given, gets how often each token id occurs in the encoded corpus."""
     words = [line.split() for line in lines]
     words = [w for w in words if w]
     encodings = vocab.tokenizer.encode_batch(words, is_pretokenized=True, add_special_tokens=False)
+    if uses is not None:
+        for enc in encodings:
+            uses.update(enc.ids)
     unk_id = vocab.unk_id
     n_words = n_tokens = continued = unk = unk_words = 0
     for sentence, enc in zip(words, encodings):
@@ -167,5 +180,11 @@ def compare_vocabs(a: LoadedVocab, b: LoadedVocab, corpus: Sequence[str] | None 
     }
     if corpus is not None:
         lines = [line for line in corpus if line.strip()]
-        report["corpus"] = {"lines": len(lines), "a": corpus_figures(a, lines), "b": corpus_figures(b, lines)}
+        uses_a: Counter[int] = Counter()
+        uses_b: Counter[int] = Counter()
+        report["corpus"] = {
+            "lines": len(lines), "a": corpus_figures(a, lines, uses_a), "b": corpus_figures(b, lines, uses_b)
+        }
+        report["frequent_only_a"] = frequent_only(a.tokens, set_b, uses_a)
+        report["frequent_only_b"] = frequent_only(b.tokens, set_a, uses_b)
     return report

@@ -37,8 +37,9 @@ class TextSummary:
         char_counts: every character of the text and its count.
         continuing: how often each character continues a word as WordPiece's pre-tokenizer makes them (not
             first in its word; `alphabet.char_class`); characters that never do are left out.
-        spread: at most `SPREAD_SENTENCES` sentences taken at a regular stride over the whole text (the stride
-            doubles as the text grows), where train-vocab measures its [UNK] rate.
+        spread: sentences taken at a regular stride over the whole text, where train-vocab measures its [UNK]
+            rate: every one up to `SPREAD_SENTENCES`, then between that and twice as many (the stride doubles
+            each time the list fills).
         jamo_words: the distinct space-separated words holding a conjoining jamo (at most `MAX_JAMO_WORDS`).
         jamo_words_dropped: occurrences of such words not kept (seen after `MAX_JAMO_WORDS` were).
         round_trip: the first sentences, in input order, for the round-trip check.

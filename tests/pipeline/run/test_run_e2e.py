@@ -152,7 +152,7 @@ def test_report_on_the_real_run(interrupted_then_finished: dict) -> None:
     page = html_path.read_text(encoding="utf-8")
     assert page.count("<svg") >= 10
     # The vocabulary's example tokens are code, not backticks; the Korean on the page is marked as such.
-    assert "examples only a: <code>" in page
+    assert "tokens only in A, most used on the corpus: <code>" in page
     assert literal_markdown(page) == [] and korean_without_lang(page) == []
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert sum(data["corpus"]["scan"]["documents"].values()) == stats["kept"]

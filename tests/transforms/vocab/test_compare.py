@@ -4,6 +4,7 @@ import html
 import json
 import re
 import unicodedata
+from collections import Counter
 from xml.etree import ElementTree
 
 import pytest
@@ -127,6 +128,18 @@ def test_corpus_figures_match_a_reference_wordpiece(report):
     assert report["corpus"]["lines"] == len(lines) == 1347
 
 
+def test_tokens_only_in_one_vocab_are_listed_by_their_uses_on_the_corpus(report):
+    a, b = _lines(KCBERT), set(_lines(KOELECTRA))
+    vocab = set(a)
+    uses = Counter(
+        p for line in _lines(TEXT) for word in line.split() for w in _bert_split(word) for p in _greedy_wordpiece(w, vocab)
+    )
+    only_a = sorted((t for t in uses if t not in b and not SPECIAL.match(t)), key=lambda t: (-uses[t], a.index(t)))
+    assert report["frequent_only_a"] == [[t, uses[t]] for t in only_a[:50]]
+    assert report["frequent_only_a"][0][1] > report["frequent_only_a"][-1][1] > 0
+    assert all(t in b and t not in vocab and n > 0 for t, n in report["frequent_only_b"])
+
+
 def test_markdown_and_html_are_self_contained(report_dir, report):
     md = (report_dir / "report.md").read_text(encoding="utf-8")
     assert f"| exact strings | 30000 | 32200 | {report['overlap']} |" in md
@@ -142,9 +155,9 @@ def test_markdown_and_html_are_self_contained(report_dir, report):
 def test_html_shows_tokens_as_code_and_marks_korean(report_dir, report):
     page = (report_dir / "report.html").read_text(encoding="utf-8")
     md = (report_dir / "report.md").read_text(encoding="utf-8")
-    first = report["examples_only_a"][0]
-    assert f"Tokens only in A (first in id order): `{first}` " in md
-    assert f"Tokens only in A (first in id order): <code>{html.escape(first)}</code> " in page
+    first, uses = report["frequent_only_a"][0]
+    assert f"Tokens only in A, most used on the corpus (uses): `{first}` {uses:,}, " in md
+    assert f"Tokens only in A, most used on the corpus (uses): <code>{html.escape(first)}</code> {uses:,}, " in page
     assert literal_markdown(page) == [] and korean_without_lang(page) == []
     assert f"<th>on the corpus (1,347 lines, {report['corpus']['a']['eojeol']:,} eojeol)</th>" in page
 

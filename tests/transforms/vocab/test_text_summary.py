@@ -83,3 +83,10 @@ def test_wordpiece_trained_on_a_stream_with_its_summary_is_the_one_trained_on_th
     alphabet = config.alphabet(summary.char_counts, summary.continuing)
     streamed = train_wordpiece(iter(comments), config, alphabet=alphabet, length=len(comments))
     assert streamed == train_wordpiece(comments, config)
+
+
+def test_spread_sentences_are_taken_at_a_regular_stride(monkeypatch):
+    monkeypatch.setattr(text_summary, "SPREAD_SENTENCES", 4)
+    sentences = [f"문장 {i}" for i in range(21)]
+    assert summarize(sentences[:3]).spread == sentences[:3]
+    assert summarize(sentences).spread == sentences[::4]  # 8 filled at stride 1, then 2, then 4
