@@ -10,7 +10,6 @@ import pytest
 
 from kcorpus.transforms.vocab.alphabet import ALONE, REMOVED, SPACE, WORD, char_class, choose_alphabet
 from kcorpus.transforms.vocab.text_summary import summarize
-from kcorpus.transforms.vocab.train import WordPieceConfig, train_wordpiece
 
 # 30 sentences: common Hangul and Latin, a Hanja gloss, and characters that occur once (龜, ж, ☆, 뷁).
 TINY = [
