@@ -1,4 +1,4 @@
-"""GPU-side prefetch (`kcorpus.prefetch`, `PackedDataLoader(device=..., prefetch=...)`) on a CPU shim.
+"""GPU-side prefetch (`kcorpus.data.prefetch`, `PackedDataLoader(device=..., prefetch=...)`) on a CPU shim.
 
 `LazyRuntime` stands in for torch.cuda: a copy issued on the side stream only happens when its event is
 waited on or synchronized, as on a GPU where it may still be running. A batch handed over without a wait
@@ -16,8 +16,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from kcorpus.data import PackedDataLoader, PackedDataset
+from kcorpus.data.prefetch import _PinnedSlot, prefetch_to_device
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.prefetch import _PinnedSlot, prefetch_to_device
 from kcorpus.transforms.packing.blocks import PackConfig
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 

@@ -21,7 +21,7 @@
   logits (`rtd`).
 
 - `device="cuda"` (with `prefetch=2`): batches arrive as torch tensors already on the GPU, copied ahead on a
-  side CUDA stream from reused pinned buffers while the current step runs (`kcorpus.prefetch`).
+  side CUDA stream from reused pinned buffers while the current step runs (`kcorpus.data.prefetch`).
 
 torch is imported only when `num_workers > 0`, `return_tensors="pt"` or `device` is set.
 """

@@ -108,7 +108,7 @@ class PackedDataLoader:
         self.pin_memory = pin_memory
         if prefetch < 1:
             raise ValueError(f"prefetch must be at least 1, got {prefetch}")
-        # device: hand batches over on it (CUDA: prefetched, kcorpus.prefetch); runtime= replaces torch.cuda
+        # device: hand batches over on it (CUDA: prefetched, kcorpus.data.prefetch); runtime= replaces torch.cuda
         # (the tests' CPU shim).
         self.device, self.prefetch, self.runtime = device, prefetch, runtime
         self._fetcher = _BatchFetcher(dataset, collator, return_tensors, pad_to=pad_to,
@@ -155,7 +155,7 @@ class PackedDataLoader:
         """The batches as they are handed over: unchanged, on a CUDA device (prefetched), or on another device."""
         if self.device is None and self.runtime is None:
             return batches
-        from kcorpus.prefetch import CudaRuntime, move_to_device, prefetch_to_device
+        from kcorpus.data.prefetch import CudaRuntime, move_to_device, prefetch_to_device
 
         if self.runtime is not None:
             return prefetch_to_device(batches, self.runtime, self.prefetch)
