@@ -85,7 +85,7 @@ def _fingerprint_remote(pattern: str) -> list[dict[str, Any]]:
     ]
 
 
-def read_manifest(stage_dir: str) -> dict[str, Any] | None:
+def read_stage_manifest(stage_dir: str) -> dict[str, Any] | None:
     """A stage's `_STAGE.json`, or None when the stage never completed."""
     path = fs.join(stage_dir, STAGE_MANIFEST)
     try:

@@ -32,7 +32,7 @@ from kcorpus.pipeline.run.cache import (
     canonical_hash,
     commit,
     fingerprint_files,
-    read_manifest,
+    read_stage_manifest,
     why_stale,
 )
 from kcorpus.pipeline.run.errors import RunError, StageFailed
@@ -238,7 +238,7 @@ def _run_stages(
     for stage in stages:
         final, partial = fs.join(out, stage.name), fs.join(out, stage.name + PARTIAL_SUFFIX)
         missing = [up for up in stage.upstream if up not in manifests]
-        manifest = read_manifest(final)
+        manifest = read_stage_manifest(final)
         if missing:
             # Only reachable when an upstream stage was left out with --only and is not usable.
             if stage.name in selected:
