@@ -108,8 +108,8 @@ def fields_of(cls: type, *, exclude: Sequence[str] = ()) -> dict[str, Any]:
     return specs
 
 
-class Section(BaseModel):
-    """A profile section: unknown keys are errors, values are never coerced from strings."""
+class ProfileSection(BaseModel):
+    """The base of every profile section model: unknown keys are errors, values are never coerced from strings."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -122,16 +122,16 @@ class Section(BaseModel):
 
 def _section(
     name: str, cls: type, *, exclude: Sequence[str] = (), check: bool = True, **fields: Any
-) -> type[Section]:
+) -> type[ProfileSection]:
     """A section model with `cls`'s fields; with `check`, building `cls` applies its rules during validation."""
 
-    def build_to_check(self: Section) -> Section:
+    def build_to_check(self: ProfileSection) -> ProfileSection:
         self.build(cls)
         return self
 
     validators = {"check": model_validator(mode="after")(build_to_check)} if check else {}
     return create_model(
-        name, __base__=Section, __validators__=validators, **{**fields_of(cls, exclude=exclude), **fields}
+        name, __base__=ProfileSection, __validators__=validators, **{**fields_of(cls, exclude=exclude), **fields}
     )
 
 
@@ -155,7 +155,7 @@ FilterSection = _section(
 # (their values are checked with the profile's once merged, in `CorpusConfig`).
 FilterOverrideSection = create_model(
     "FilterOverrideSection",
-    __base__=Section,
+    __base__=ProfileSection,
     **{
         name: (spec[0], None)
         for name, spec in {
@@ -249,7 +249,7 @@ class SourceSection(_SourceFields):  # type: ignore[misc, valid-type]
         return self
 
 
-class DedupSection(Section):
+class DedupSection(ProfileSection):
     """`dedup:` exact dedup, then near dedup."""
 
     exact: ExactDedupSection = Field(default_factory=ExactDedupSection)  # type: ignore[valid-type]
@@ -327,13 +327,13 @@ class PackSection(_PackFields):  # type: ignore[misc, valid-type]
         return self.build(PackJob, corpus=corpus, tokenizer=tokenizer, out=out, pack=self.build(PackConfig))
 
 
-class RunSection(Section):
+class RunSection(ProfileSection):
     """`run:` where `kcorpus run` keeps its stage folders."""
 
     out: ProfilePath | None = None
 
 
-class Profile(Section):
+class Profile(ProfileSection):
     """A whole profile. `corpus` is what build-corpus runs; the other sections are optional."""
 
     sources: list[SourceSection] = Field(min_length=1)  # type: ignore[valid-type]
