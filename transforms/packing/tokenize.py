@@ -73,8 +73,8 @@ def special_ids(tok: Tokenizer, cls: str = CLS, sep: str = SEP, pad: str = PAD) 
     return SpecialIds(cls=ids[cls], sep=ids[sep], pad=ids[pad])
 
 
-def split_sentences(text: str) -> list[str]:
-    """Corpus text is one sentence per line; blank lines carry nothing."""
+def sentence_lines(text: str) -> list[str]:
+    """The sentences of a corpus document: its text is one sentence per line; blank lines carry nothing."""
     return [line for line in (s.strip() for s in text.split("\n")) if line]
 
 
@@ -89,7 +89,7 @@ def encode_flat(
     sentences: list[str] = []
     counts: list[int] = []
     for text in texts:
-        doc_sentences = split_sentences(text)
+        doc_sentences = sentence_lines(text)
         sentences.extend(doc_sentences)
         counts.append(len(doc_sentences))
     encode = tok.encode_batch if word_starts else getattr(tok, "encode_batch_fast", tok.encode_batch)

@@ -13,8 +13,8 @@ from kcorpus.transforms.packing.packer import content_tokens, pack_block, pack_d
 from kcorpus.transforms.packing.stats import PackStats, padding_warning
 from kcorpus.transforms.packing.tokenize import (
     full_vocab_size,
+    sentence_lines,
     special_ids,
-    split_sentences,
     tokenize_documents,
 )
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
@@ -42,7 +42,7 @@ def test_fixture_corpus_tokens_match_one_by_one_encoding(tokenizer, docs):
     assert len(docs) == 645
     assert sum(d.num_tokens for d in docs) == 58140
     raw = json.loads((CORPUS / "docs" / "part-00000-of-00002.jsonl").open().readline())
-    one_by_one = [tokenizer.encode(s, add_special_tokens=False).ids for s in split_sentences(raw["text"])]
+    one_by_one = [tokenizer.encode(s, add_special_tokens=False).ids for s in sentence_lines(raw["text"])]
     assert docs[0].id == raw["id"]
     assert docs[0].ids.tolist() == [i for s in one_by_one for i in s]
     assert docs[0].lengths.tolist() == [len(s) for s in one_by_one]

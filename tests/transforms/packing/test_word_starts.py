@@ -13,7 +13,7 @@ from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds
 from kcorpus.transforms.packing.packer import pack_block
 from kcorpus.transforms.packing.tokenize import (
     encode_flat,
-    split_sentences,
+    sentence_lines,
     tokenize_documents,
     tokenizer_from_bytes,
 )
@@ -86,7 +86,7 @@ def corpus() -> list[dict]:
 def test_every_flag_of_a_real_pack_is_the_eojeol_start_computed_from_the_text(request, vocab, layout):
     tok = request.getfixturevalue(vocab)
     raw = corpus()
-    expected = {d["id"]: [f for s in split_sentences(d["text"]) for f in eojeol_starts(tok, s)] for d in raw}
+    expected = {d["id"]: [f for s in sentence_lines(d["text"]) for f in eojeol_starts(tok, s)] for d in raw}
     docs = tokenize_documents(tok, [(d["id"], d["text"]) for d in raw], sources=[d["source"] for d in raw])
     assert sum(len(f) for f in expected.values()) == sum(d.num_tokens for d in docs) > 50_000
     config = PackConfig(max_length=64, layout=layout, single_segment_prob=0.1, short_seq_prob=0.05, seed=1)
