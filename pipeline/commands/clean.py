@@ -97,6 +97,7 @@ def main(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = sys.stdout.buffer
     pending: list[str] = []
+    name = "<stdin>"
     try:
         for path in args.files or ["-"]:
             name = "<stdin>" if path == "-" else path
@@ -109,15 +110,15 @@ def main(args: argparse.Namespace) -> int:
     except InputError as err:
         _write(out, pending, summary)  # everything before the bad line is out, as the message says
         return _fail(str(err), status=1)
-    except files.STREAM_ERRORS as err:  # a truncated or corrupt compressed file
-        _write(out, pending, summary)
-        return _fail(f"{name}: {err}", status=1)
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as err:
-        return _fail(f"{err.filename or '<stdin>'}: {err.strerror or err}", status=2)
+    except OSError as err:  # a file that cannot be opened, or a corrupt compressed one
+        return _fail(f"{err.filename or name}: {err.strerror or err}", status=2)
+    except files.STREAM_ERRORS as err:  # a truncated compressed file (EOFError), zlib's and lzma's errors
+        _write(out, pending, summary)
+        return _fail(f"{name}: {err}", status=1)
     if args.summary:
         print(summary.render(args.preset, time.perf_counter() - start), file=sys.stderr)
     return 0

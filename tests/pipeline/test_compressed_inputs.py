@@ -140,3 +140,15 @@ def test_pack_and_audit_read_compressed_corpus_files(tmp_path):
             (d.id, d.text) for d in expected
         ]
     assert [d["id"] for d in audit._jsonl(str(tmp_path / "zst"), "*.jsonl.zst")] == [d.id for d in expected]
+
+
+def test_clean_names_a_truncated_or_corrupt_file(tmp_path, capsys):
+    data = VARIANTS["zst"][1]((DATA / FIXTURES["nsmc"]).read_bytes())
+    (tmp_path / "cut.txt.zst").write_bytes(data[: len(data) // 2])
+    (tmp_path / "bad.txt.gz").write_bytes(b"\x1f\x8b" + b"\xff" * 40)
+    assert main(["clean", str(tmp_path / "cut.txt.zst")]) == 1
+    assert capsys.readouterr().err.endswith(
+        f"{tmp_path / 'cut.txt.zst'}: zstd stream ended before the end of its last frame (a truncated file)\n"
+    )
+    assert main(["clean", str(tmp_path / "bad.txt.gz")]) == 2
+    assert capsys.readouterr().err.startswith(f"kcorpus clean: {tmp_path / 'bad.txt.gz'}: ")
