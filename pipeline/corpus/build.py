@@ -26,6 +26,7 @@ from kcorpus.pipeline.corpus.dedup import LOSER_SPILL_ROWS, ExactDedup, NearDedu
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
 from kcorpus.pipeline.corpus.prepare import PrepareDocuments
+from kcorpus.pipeline.corpus.read import matched_inputs
 from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, spill_dir
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
 from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, WriteShardFn, loser_row, write_dead_letters
@@ -187,8 +188,10 @@ class BuildCorpus(beam.PTransform):
         )
         names = [s.name for s in cfg.sources]
         # Where each source was read from: what `kcorpus audit` needs to find a kept document's input again.
+        # With the files and bytes each source's patterns matched (a folder left out shows as a 0).
         inputs = {
-            s.name: {"format": s.format, "paths": list(s.paths), "options": dict(s.options)} for s in cfg.sources
+            s.name: {"format": s.format, "paths": list(s.paths), "options": dict(s.options), **matched_inputs(s.paths)}
+            for s in cfg.sources
         }
         # The filters each source ran with (the profile's, with its own keys over them), and those own keys.
         filters = {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources}

@@ -186,6 +186,25 @@ def input_bytes(patterns: Sequence[str]) -> int:
     return total
 
 
+def matched_inputs(patterns: Sequence[str]) -> dict[str, Any]:
+    """What a source's patterns match, for stats.json and the summaries: `files` and `bytes` in all (a folder
+    of a folder format counted by the files under it), and per pattern, so that a pattern (or a folder) that
+    matched nothing shows as a 0; a listing error is named."""
+    per_pattern = []
+    for pattern in patterns:
+        try:
+            found = matching.match(pattern)
+        except (BeamIOError, OSError, ValueError) as err:
+            per_pattern.append({"pattern": pattern, "files": 0, "bytes": 0, "error": str(err)})
+            continue
+        per_pattern.append({"pattern": pattern, "files": len(found), "bytes": sum(size for _, size in found)})
+    return {
+        "files": sum(p["files"] for p in per_pattern),
+        "bytes": sum(p["bytes"] for p in per_pattern),
+        "matched": per_pattern,
+    }
+
+
 class ClassifyRecords(beam.DoFn):
     """Route records to documents / dead_letter / dropped, counting `read:<source>:<outcome>`."""
 

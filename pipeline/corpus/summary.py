@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-COLUMNS = ("source", "in", "kept", "dropped", "dead-lettered")
+COLUMNS = ("source", "files", "bytes", "in", "kept", "dropped", "dead-lettered")
+WIDTHS = (7, 10, 15, 15, 15, 15)
 # The profile key behind each drop reason a typo can make universal (the rest name themselves).
 REASON_KEYS = {
     "too_short": "filters.min_chars",
@@ -23,15 +24,49 @@ REASON_KEYS = {
 
 
 def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
-    """Per source (and in total): records in, kept, dropped, dead-lettered; then where the corpus is."""
-    rows = [(name, b["input"], b["kept"], b["dropped"], b["dead_lettered"]) for name, b in stats["sources"].items()]
+    """Per source (and in total): the files and bytes its patterns matched, records in, kept, dropped,
+    dead-lettered; a line for each pattern that matched nothing; then where the corpus is."""
+    inputs = stats.get("inputs") or {}
+    rows = [(name, *_matched(inputs.get(name)), b["input"], b["kept"], b["dropped"], b["dead_lettered"])
+            for name, b in stats["sources"].items()]
     total = stats["total"]
-    rows.append(("total", total["input"], total["kept"], total["dropped"], total["dead_lettered"]))
+    files = [r[1] for r in rows if r[1] != ""]
+    matched = (sum(files), sum(r[2] for r in rows if r[2] != "")) if files else ("", "")
+    rows.append(("total", *matched, total["input"], total["kept"], total["dropped"], total["dead_lettered"]))
     width = max(len(COLUMNS[0]), *(len(r[0]) for r in rows))
-    lines = [f"{COLUMNS[0]:<{width}}" + "".join(f"{c:>15}" for c in COLUMNS[1:])]
-    lines += [f"{r[0]:<{width}}" + "".join(f"{n:>15,}" for n in r[1:]) for r in rows]
+    lines = [f"{COLUMNS[0]:<{width}}" + "".join(f"{c:>{w}}" for c, w in zip(COLUMNS[1:], WIDTHS, strict=True))]
+    for r in rows:
+        cells = (_count(r[1]), size_text(r[2]), *(_count(n) for n in r[3:]))
+        lines.append(f"{r[0]:<{width}}" + "".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
+    for name in stats["sources"]:
+        for item in (inputs.get(name) or {}).get("matched") or []:
+            if item.get("files") == 0:
+                why = f"cannot be listed: {item['error']}" if item.get("error") else "matched no file"
+                lines.append(f"source {name!r}: {item['pattern']} {why}")
     lines.append(f"corpus: {out_dir}  (text/, docs/, rejected/, stats.json)")
     return "\n".join(lines)
+
+
+def size_text(n: int | str) -> str:
+    """Bytes as `0 B`, `512 B`, `1.2 MB`, `963.4 MB`, `1.3 GB` (powers of 1000); "" stays ""."""
+    if n == "":
+        return ""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            break
+        n /= 1000
+    return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+
+
+def _matched(block: Mapping[str, Any] | None) -> tuple[int | str, int | str]:
+    """A source's matched files and bytes from stats.json's `inputs`, or blanks (a corpus built before them)."""
+    if not block or "files" not in block:
+        return "", ""
+    return block["files"], block["bytes"]
+
+
+def _count(n: int | str) -> str:
+    return n if isinstance(n, str) else f"{n:,}"
 
 
 def loss_problems(

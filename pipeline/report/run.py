@@ -160,6 +160,35 @@ def _stages_section(stages: Mapping[str, Mapping[str, Any]]) -> Section:
     )
 
 
+def _sources_table(corpus: Mapping[str, Any], sources: list[str]) -> tuple[tuple[list[str], list[list[str]]], list[str]]:
+    """Per source: the files and bytes its patterns matched, documents and characters in and out, drops; and a
+    note for each pattern that matched nothing."""
+    per_in, inputs, scan = corpus["per_source_in"], corpus.get("inputs") or {}, corpus["scan"]
+    # a corpus built before stats.json recorded what each source matched has no files/bytes columns
+    matched_keys = ("files", "bytes") if any("files" in (inputs.get(s) or {}) for s in sources) else ()
+    rows = []
+    for src in sources:
+        counts = per_in.get(src, {})
+        counters = counts.get("counters") or {}
+        chars_in = counters.get("read:characters")
+        matched = inputs.get(src) or {}
+        rows.append([
+            src, *(fmt_number(matched[k]) if k in matched else "" for k in matched_keys),
+            fmt_number(counts["input"]) if "input" in counts else "",
+            fmt_number(chars_in) if chars_in is not None else "",
+            fmt_number(scan.documents[src]), fmt_number(scan.characters[src]), fmt_number(scan.sentences[src]),
+            fmt_number(counts["dropped"]) if "dropped" in counts else "",
+            fmt_number(counts["dead_lettered"]) if "dead_lettered" in counts else "",
+        ])  # fmt: skip
+    header = ["source", *(("files", "bytes in") if matched_keys else ()), "docs in", "chars in", "docs out",
+              "chars out", "sentences out", "dropped", "dead-lettered"]  # fmt: skip
+    unmatched = [
+        f"Source {src}: {m['pattern']} matched no file{': ' + m['error'] if m.get('error') else ''}."
+        for src in sources for m in (inputs.get(src) or {}).get("matched") or [] if m.get("files") == 0
+    ]
+    return (header, rows), unmatched
+
+
 def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     total, scan = corpus["total"], corpus["scan"]
     n_in = total.get("input", 0)
@@ -175,22 +204,9 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
     )  # fmt: skip
     per_in = corpus["per_source_in"]
     sources = sorted(set(per_in) | set(scan.documents))
-    rows = []
-    for src in sources:
-        counts = per_in.get(src, {})
-        counters = counts.get("counters") or {}
-        chars_in = counters.get("read:characters")
-        rows.append([
-            src, fmt_number(counts["input"]) if "input" in counts else "",
-            fmt_number(chars_in) if chars_in is not None else "",
-            fmt_number(scan.documents[src]), fmt_number(scan.characters[src]), fmt_number(scan.sentences[src]),
-            fmt_number(counts["dropped"]) if "dropped" in counts else "",
-            fmt_number(counts["dead_lettered"]) if "dead_lettered" in counts else "",
-        ])  # fmt: skip
-    totals.tables.append((
-        ["source", "docs in", "chars in", "docs out", "chars out", "sentences out", "dropped", "dead-lettered"],
-        rows,
-    ))  # fmt: skip
+    table, unmatched = _sources_table(corpus, sources)
+    totals.tables.append(table)
+    totals.notes += unmatched
     totals.charts.append(svg_hbars("Documents out per source", sources, [scan.documents[s] for s in sources]))
     totals.charts.append(
         svg_hbars("Characters out per source", sources, [scan.characters[s] for s in sources])

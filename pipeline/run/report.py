@@ -294,6 +294,7 @@ def collect(
             "near_duplicate_pairs": near_duplicate_pairs(examples, scan.texts),
             "filters": stats.get("filters") or {},
             "filter_overrides": stats.get("filter_overrides") or {},
+            "inputs": stats.get("inputs") or {},
         }
     vocab_manifest = read_json(fs.join(out, "vocab", "manifest.json"))
     tokens = load_vocab_tokens(fs.join(out, "vocab"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -156,9 +158,17 @@ def test_allow_missing_lets_a_glob_match_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["build-corpus", "--config", profile, "--out", str(out), "--local-mode", "in_memory"]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert table[0].split() == ["source", "in", "kept", "dropped", "dead-lettered"]
-    assert table[1].split()[:2] == ["later", "1"] and table[1].split()[-1] == "1"
-    assert table[2].split()[0] == "nsmc" and table[-1] == f"corpus: {out}  (text/, docs/, rejected/, stats.json)"
+    assert table[0].split() == ["source", "files", "bytes", "in", "kept", "dropped", "dead-lettered"]
+    # the source that matched nothing shows 0 files, 0 bytes, and its pattern is named
+    assert table[1].split()[:5] == ["later", "0", "0", "B", "1"] and table[1].split()[-1] == "1"
+    size = NSMC.stat().st_size
+    assert table[2].split()[:4] == ["nsmc", "1", f"{size / 1000:.1f}", "KB"]
+    assert table[4] == f"source 'later': {tmp_path / 'incoming' / '*.jsonl'} matched no file"
+    assert table[-1] == f"corpus: {out}  (text/, docs/, rejected/, stats.json)"
+    inputs = json.loads((out / "stats.json").read_text())["inputs"]
+    assert {k: v for k, v in inputs["nsmc"].items() if k in ("files", "bytes", "matched")} == {
+        "files": 1, "bytes": size, "matched": [{"pattern": str(NSMC), "files": 1, "bytes": size}]}
+    assert inputs["later"]["files"] == 0 and inputs["later"]["matched"][0]["files"] == 0
 
 
 def test_a_tsv_without_the_text_column_ends_with_exit_1_and_the_counts(tmp_path, capsys):

@@ -247,8 +247,9 @@ def test_chars_in_are_the_characters_read(real_run: Path) -> None:
         read_docs = docs(read(fmt, path, source))
         chars_in = sum(len(d.text) for d in read_docs)
         assert chars_in > 0
-        row = next(line for line in md.splitlines() if line.startswith(f"| {source} | {len(read_docs)} | "))
-        assert row.split(" | ")[2] == f"{chars_in:,}", row
+        # the files and bytes its pattern matched, then documents and characters in
+        row = next(line for line in md.splitlines() if line.startswith(f"| {source} | 1 | {path.stat().st_size:,} | "))
+        assert row.split(" | ")[3:5] == [f"{len(read_docs):,}", f"{chars_in:,}"], row
 
 
 def test_report_shows_the_settings_used(real_run: Path) -> None:
