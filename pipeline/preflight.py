@@ -106,10 +106,11 @@ def corpus_problem(path: str, input_format: str = "auto") -> str | None:
     from kcorpus.transforms.corpus_layout import LAYOUTS
 
     layouts = list(LAYOUTS) if input_format == "auto" else [input_format]
-    patterns = [posixpath.join(path, LAYOUTS[layout]) for layout in layouts]
+    patterns = [posixpath.join(path, glob) for layout in layouts for glob in LAYOUTS[layout]]
     if any(input_problem(p) is None for p in patterns):
         return None
-    return f"--corpus {path}: no corpus files ({' or '.join(patterns)}); expected a build-corpus output folder"
+    wanted = " or ".join(posixpath.join(path, LAYOUTS[layout][0]) for layout in layouts)  # and their .zst twins
+    return f"--corpus {path}: no corpus files ({wanted}); expected a build-corpus output folder"
 
 
 def source_problems(raw: Any, base_dir: str) -> list[str]:

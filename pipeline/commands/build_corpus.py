@@ -8,6 +8,7 @@ import sys
 from kcorpus.pipeline.corpus.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
+from kcorpus.transforms.corpus_layout import COMPRESSIONS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-shards", type=int, help="overrides output.num_shards")
     parser.add_argument("--split-backend", help=f"overrides split.backend ({', '.join(SPLIT_BACKENDS)})")
     parser.add_argument("--dropped", choices=DROPPED_MODES, help="overrides output.dropped")
+    parser.add_argument(
+        "--compression",
+        choices=COMPRESSIONS,
+        help="overrides output.compression: zstd (text/, docs/, rejected/ as .zst) or none (plain files)",
+    )
     batch_size = default_of(BuildCorpusJob, "batch_size")
     parser.add_argument(
         "--batch-size", type=int, default=batch_size, help=f"documents per Beam element ({batch_size})"
@@ -66,6 +72,8 @@ def main(args: argparse.Namespace) -> int:
         overrides.append(f"split.backend={args.split_backend}")
     if args.dropped:
         overrides.append(f"output.dropped={args.dropped}")
+    if args.compression:
+        overrides.append(f"output.compression={args.compression}")
     out = args.out or _profile_out(args.config, overrides)
     outputs = {"--out" if args.out else "output.dir": out} if out else {}
     config = check_profile(args.config, overrides, outputs=outputs).corpus

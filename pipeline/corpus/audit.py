@@ -19,8 +19,9 @@ from typing import Any
 
 from kcorpus.pipeline.errors import UserError
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
-from kcorpus.transforms import corpus_layout, files, matching
+from kcorpus.transforms import corpus_layout, matching
 from kcorpus.transforms.audit import GroupSample, condensed, diff_counts, word_diff
+from kcorpus.transforms.files import open_binary
 
 AUDIT_FILES = ("audit.md", "audit.html", "audit.json")
 
@@ -88,7 +89,7 @@ def run_audit(job: AuditJob) -> dict[str, Any]:
 def build_audit(job: AuditJob, stats: Mapping[str, Any]) -> dict[str, Any]:
     """The audit as plain data: the corpus's counts, the kept sample with diffs, the drop sample per rule."""
     kept = GroupSample(job.per_source, job.seed)
-    for doc in _jsonl(job.corpus, corpus_layout.DOCS_GLOB):
+    for doc in _jsonl(job.corpus, corpus_layout.DOCS_GLOBS):
         kept.add(doc["source"], doc["id"], doc)
     by_source = kept.groups()
     inputs, notes = find_inputs(
@@ -107,7 +108,7 @@ def build_audit(job: AuditJob, stats: Mapping[str, Any]) -> dict[str, Any]:
                 row.update(input_chars=len(original), counts=diff_counts(runs), diff=condensed(runs))
             rows.append(row)
     dropped = GroupSample(job.per_rule, job.seed)
-    for record in _jsonl(job.corpus, f"{corpus_layout.REJECTED_DIR}/*.jsonl"):
+    for record in _jsonl(job.corpus, corpus_layout.REJECTED_GLOBS):
         dropped.add(drop_rule(record), f"{record.get('id', '')}\x00{record.get('source', '')}", record)
     return {
         "corpus": os.path.abspath(job.corpus),
@@ -196,9 +197,9 @@ def _counts(block: Mapping[str, Any]) -> dict[str, Any]:
     return {k: block.get(k) for k in keys}
 
 
-def _jsonl(corpus: str, pattern: str) -> Iterator[dict[str, Any]]:
-    for path in sorted(glob.glob(os.path.join(corpus, pattern))):
-        with io.TextIOWrapper(files.open_binary(path), encoding="utf-8") as f:
+def _jsonl(corpus: str, patterns: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    for path in sorted(p for pattern in patterns for p in glob.glob(os.path.join(corpus, pattern))):
+        with io.TextIOWrapper(open_binary(path), encoding="utf-8") as f:
             for line in f:
                 if line.strip():
                     yield json.loads(line)

@@ -184,7 +184,7 @@ class BuildCorpus(beam.PTransform):
         dead = (
             prepared["dead_letter"]
             | "AllDeadLetters" >> beam.combiners.ToList()
-            | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out)
+            | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out, cfg.output.compression)
         )
         names = [s.name for s in cfg.sources]
         # Where each source was read from: what `kcorpus audit` needs to find a kept document's input again.
@@ -197,7 +197,7 @@ class BuildCorpus(beam.PTransform):
         filters = {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources}
         overrides = {s.name: dict(s.filters) for s in cfg.sources}
         extra = {
-            "output": {"num_shards": n, "dropped": cfg.output.dropped},
+            "output": {"num_shards": n, "dropped": cfg.output.dropped, "compression": cfg.output.compression},
             "inputs": inputs,
             "filters": filters,
             "filter_overrides": overrides,

@@ -100,9 +100,9 @@ class WriteShardFn(beam.DoFn):
     def process(self, element: tuple[tuple[str, int], Iterable[Any]]) -> Iterator[Any]:
         (kind, shard), values = element
         runs, losers = shard_inputs(values)
-        n = self.output.num_shards
+        n, compression = self.output.num_shards, self.output.compression
         if kind == KIND_DROPPED:
-            with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n)}") as f:
+            with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n, compression=compression)}") as f:
                 for _, payload in merge_runs(runs, RECORDS):
                     f.write(payload + "\n")
             progress.add("write", records=1)
@@ -110,9 +110,9 @@ class WriteShardFn(beam.DoFn):
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         kept: collections.Counter[str] = collections.Counter()  # by source, added to `counts` at the end
         sentences: collections.Counter[str] = collections.Counter()
-        docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n)}")
-        text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n)}")
-        dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n)}")
+        docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n, compression=compression)}")
+        text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n, compression=compression)}")
+        dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n, compression=compression)}")
         # Lines are joined and written a few hundred at a time: one write per line costs more than the line.
         doc_lines: list[str] = []
         text_lines: list[str] = []
@@ -178,14 +178,14 @@ def _write_lines(
     return False
 
 
-def write_dead_letters(items: list[tuple[str, DeadLetter]], out_dir: str) -> int:
+def write_dead_letters(items: list[tuple[str, DeadLetter]], out_dir: str, compression: str) -> int:
     """All dead letters, sorted, in one file (they are few; a run that makes many has a broken input)."""
     rows = []
     for source, dl in items:
         obj = dataclasses.asdict(dl)
         obj["source"] = source
         rows.append(((dl.path, dl.line or -1, dl.offset or -1, dl.stage, dl.reason, dl.raw, source), obj))
-    with AtomicTextFile(f"{out_dir}/{corpus_layout.DEAD_LETTER_FILE}") as f:
+    with AtomicTextFile(f"{out_dir}/{corpus_layout.dead_letter_file(compression=compression)}") as f:
         for _, obj in sorted(rows, key=lambda r: r[0]):
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
     return len(rows)

@@ -27,7 +27,14 @@ from kcorpus.pipeline import (
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms import files
-from kcorpus.transforms.corpus_layout import LAYOUTS, STATS_FILE, docs_shard, text_shard
+from kcorpus.transforms.corpus_layout import (
+    COMPRESSIONS,
+    LAYOUTS,
+    NO_COMPRESSION,
+    STATS_FILE,
+    docs_shard,
+    text_shard,
+)
 from kcorpus.transforms.packing.corpus_files import line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
@@ -55,13 +62,13 @@ def resolve_corpus(corpus: str, input_format: str = "auto") -> CorpusInput:
         refuse_empty(corpus, stats)
     layouts = list(LAYOUTS) if input_format == "auto" else [input_format]
     for layout in layouts:
-        pattern = FileSystems.join(corpus, LAYOUTS[layout])
-        matched = FileSystems.match([pattern])[0].metadata_list
+        patterns = [FileSystems.join(corpus, glob) for glob in LAYOUTS[layout]]
+        matched = [m for found in FileSystems.match(patterns) for m in found.metadata_list]
         if matched:
             sizes = {m.path: m.size_in_bytes for m in matched}
             files = sorted(sizes) if stats is None else listed_shards(corpus, layout, stats, sorted(sizes))
             return CorpusInput(layout, tuple(files), sum(sizes[f] for f in files))
-    wanted = " or ".join(FileSystems.join(corpus, LAYOUTS[layout]) for layout in layouts)
+    wanted = " or ".join(FileSystems.join(corpus, glob) for layout in layouts for glob in LAYOUTS[layout])
     raise FileNotFoundError(f"no corpus files: nothing matches {wanted}")
 
 
@@ -93,12 +100,14 @@ def refuse_empty(corpus: str, stats: dict[str, Any]) -> None:
 
 
 def listed_shards(corpus: str, layout: str, stats: dict[str, Any], matched: list[str]) -> list[str]:
-    """The shards build-corpus wrote (`output.num_shards` in stats.json); others are named and left out."""
-    num_shards = (stats.get("output") or {}).get("num_shards")
-    if not isinstance(num_shards, int) or num_shards < 1:
+    """The shards build-corpus wrote (`output.num_shards` and `compression` in stats.json); others are named
+    and left out."""
+    output = stats.get("output") or {}
+    num_shards, compression = output.get("num_shards"), output.get("compression", NO_COMPRESSION)
+    if not isinstance(num_shards, int) or num_shards < 1 or compression not in COMPRESSIONS:
         return matched
     shard = docs_shard if layout == "docs" else text_shard
-    listed = [FileSystems.join(corpus, shard(i, num_shards)) for i in range(num_shards)]
+    listed = [FileSystems.join(corpus, shard(i, num_shards, compression=compression)) for i in range(num_shards)]
     missing = sorted(set(listed) - set(matched))
     if missing:
         raise FileNotFoundError(

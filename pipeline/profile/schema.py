@@ -49,6 +49,7 @@ from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.profile.defaults import default_of
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
+from kcorpus.transforms.corpus_layout import COMPRESSIONS
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
 from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
 from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
@@ -180,6 +181,7 @@ SplitSection = _section("SplitSection", SplitConfig, backend=_choice(SplitConfig
 OutputSection = _section(
     "OutputSection", OutputConfig, dir=(ProfilePath | None, None),
     dropped=_choice(OutputConfig, "dropped", DROPPED_MODES),
+    compression=_choice(OutputConfig, "compression", COMPRESSIONS),
 )  # fmt: skip
 _SourceFields = _section(
     "_SourceFields", SourceConfig,

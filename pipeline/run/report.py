@@ -26,7 +26,7 @@ from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline.report.render import render_html, render_markdown
 from kcorpus.pipeline.report.run import build_sections, find_key, run_page
 from kcorpus.pipeline.report.run_context import near_duplicate_pairs, near_duplicate_survivors
-from kcorpus.transforms import corpus_layout
+from kcorpus.transforms import corpus_layout, files
 from kcorpus.transforms.dedup import EXACT, NEAR
 from kcorpus.transforms.korean import SPECIAL_TOKENS, is_hangul_syllable
 
@@ -109,12 +109,13 @@ def read_json(path: str | Path) -> dict[str, Any] | None:
 def scan_documents(
     corpus_dir: str | Path, max_bytes: int = DEFAULT_SCAN_BYTES, keep: Collection[tuple[str, str]] = ()
 ) -> CorpusScan:
-    """Documents, characters and sentences per source from `docs/*.jsonl`, reading whole shards up to a budget,
+    """Documents, characters and sentences per source from `docs/` (plain or .zst), reading whole shards up to a
+    budget (of stored bytes),
     and the texts of the documents `keep` names by (id, source) among those read.
 
     Characters count the document text without the newlines between its sentences.
     """
-    shards = _files_matching(str(corpus_dir), corpus_layout.DOCS_GLOB)
+    shards = _files_matching(str(corpus_dir), corpus_layout.DOCS_GLOBS)
     scan = CorpusScan(shards_total=len(shards))
     budget = max_bytes
     for shard, size in shards.items():
@@ -122,7 +123,7 @@ def scan_documents(
             break
         budget -= size
         scan.shards_read += 1
-        with io.TextIOWrapper(fs.open_read(shard), encoding="utf-8") as f:
+        with io.TextIOWrapper(files.open_binary(shard), encoding="utf-8") as f:
             for line in f:
                 if not line.strip():
                     continue
@@ -142,14 +143,12 @@ def scan_documents(
     return scan
 
 
-def _files_matching(folder: str, pattern: str) -> dict[str, int]:
-    """Path -> size of the files of a local or remote folder matching a one-level glob (`docs/*.jsonl`)."""
-    import fnmatch
-
+def _files_matching(folder: str, patterns: tuple[str, ...]) -> dict[str, int]:
+    """Path -> size of the files of a local or remote folder matching one-level globs (`docs/*.jsonl`), sorted."""
     return {
         fs.join(folder, rel): size
-        for rel, size in fs.list_files(folder).items()
-        if fnmatch.fnmatchcase(rel, pattern) and rel.count("/") == pattern.count("/")
+        for rel, size in sorted(fs.list_files(folder).items())
+        if corpus_layout.matches(rel, patterns)
     }
 
 
@@ -228,7 +227,7 @@ def sequence_lengths(pack_dir: str | Path, max_length: int, max_bytes: int = DEF
     # The last bin holds only full-length sequences.
     hist = Histogram.empty((*range(0, max_length, step), max_length), top=max_length)
     budget = max_bytes
-    for shard, size in _files_matching(str(pack_dir), "train/*.arrow").items():
+    for shard, size in _files_matching(str(pack_dir), ("train/*.arrow",)).items():
         if hist.total and budget <= 0:
             break
         budget -= size

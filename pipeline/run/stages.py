@@ -8,7 +8,6 @@ function that runs its job: the same functions the `kcorpus` sub-commands call.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -62,9 +61,11 @@ def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) 
     launcher samples a large gs:// corpus without reading all of it. Local and remote runs pick the same ones.
     """
     corpus_dir = str(corpus_dir)
-    files = [fs.join(corpus_dir, rel) for rel in fs.list_files(corpus_dir) if _matches(rel, corpus_layout.TEXT_GLOB)]
+    files = [
+        fs.join(corpus_dir, rel) for rel in fs.list_files(corpus_dir) if corpus_layout.matches(rel, corpus_layout.TEXT_GLOBS)
+    ]
     if not files:
-        raise RunError(f"{corpus_dir}: no {corpus_layout.TEXT_GLOB} shards; is it a build-corpus output?")
+        raise RunError(f"{corpus_dir}: no {corpus_layout.TEXT_GLOBS[0]} shards; is it a build-corpus output?")
     if max_sentences is None:
         return files
     try:
@@ -98,11 +99,6 @@ def in_profile_words(text: str, stage: Stage) -> str:
 
 # The stages whose profile section holds their command's flags as keys (`vocab:`, `vocab_report:`, `pack:`).
 PROFILE_SECTIONS = ("vocab", "vocab_report", "pack")
-
-
-def _matches(rel: str, pattern: str) -> bool:
-    """A glob match where `*` stays within one folder, as on a filesystem."""
-    return fnmatch.fnmatchcase(rel, pattern) and rel.count("/") == pattern.count("/")
 
 
 def plan_stages(profile: Profile) -> list[Stage]:

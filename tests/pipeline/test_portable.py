@@ -96,7 +96,7 @@ def test_build_corpus_through_the_portable_job_api(worker_pool: tuple[str, Path]
     assert cli(["build-corpus", "--config", str(profile), "--out", str(portable), "--",
                 *portable_args(worker_pool)]) == 0  # fmt: skip
     expected = read_tree(local)
-    assert {"stats.json", "docs/part-00000-of-00002.jsonl", "text/part-00001-of-00002.txt"} <= set(expected)
+    assert {"stats.json", "docs/part-00000-of-00002.jsonl.zst", "text/part-00001-of-00002.txt.zst"} <= set(expected)
     assert read_tree(portable) == expected
     assert workers_started(worker_pool) > before  # the pool's workers ran the job
 

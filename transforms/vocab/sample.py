@@ -40,13 +40,15 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     """Files named by paths, globs or directories (walked recursively), sorted, without duplicates
     (`transforms/matching.py`: symlinked folders followed as the shell does).
 
-    A build-corpus output dir (with `stats.json` and `text/`) stands for its `text/*.txt` shards only, so
-    `docs/` does not count every sentence twice and `rejected/` stays out.
+    A build-corpus output dir (with `stats.json` and `text/`) stands for its `text/*.txt` (or `.txt.zst`) shards
+    only, so `docs/` does not count every sentence twice and `rejected/` stays out.
     """
     found: set[str] = set()
     for pattern in patterns:
         if os.path.isdir(pattern) and _is_corpus_dir(pattern):
-            found.update(path for path, _ in matching.match(os.path.join(pattern, corpus_layout.TEXT_GLOB)))
+            found.update(
+                path for g in corpus_layout.TEXT_GLOBS for path, _ in matching.match(os.path.join(pattern, g))
+            )
             continue
         matches = [path for path, _ in matching.match(pattern)]
         if not matches or not all(os.path.isfile(m) for m in matches):

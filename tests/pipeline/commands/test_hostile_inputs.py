@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from apache_beam.io.filesystems import FileSystems
+from corpus_files import read_bytes
 
 from kcorpus.pipeline.cli import main
 from kcorpus.pipeline.commands import train_vocab as train_vocab_command
@@ -37,7 +38,8 @@ DEEP_JSON = '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
 
 
 def jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The rows of a JSON-lines file, plain or `.zst`."""
+    return [json.loads(line) for line in read_bytes(path).decode("utf-8").splitlines()]
 
 
 def sample_profile(tmp_path: Path, nsmc_rows: int = 300, petitions: int = 20, extra: str = "") -> Path:
@@ -147,7 +149,7 @@ def test_pack_reads_the_shards_build_corpus_wrote_and_names_a_stray_file(small_c
     assert f"1 file(s) that build-corpus did not write are not packed: {stray}" in caplog.text
     counts = [json.loads((tmp_path / out / "manifest.json").read_text())["counts"] for out in "ab"]
     assert counts[0] == counts[1] and counts[0]["documents"] > 0
-    (corpus / "docs" / "part-00001-of-00002.jsonl").unlink()
+    (corpus / "docs" / "part-00001-of-00002.jsonl.zst").unlink()
     assert main(["pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(tmp_path / "c")]) == 2
 
 
@@ -272,7 +274,7 @@ def test_build_corpus_on_a_full_disk_removes_its_partial_output(tmp_path, capsys
         assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 1
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"kcorpus build-corpus: error: --out {out}: no space left on device (ENOSPC) writing "
-                           f"{out}/docs/part-00001-of-00002.jsonl; the partial output was removed")
+                           f"{out}/docs/part-00001-of-00002.jsonl.zst; the partial output was removed")
     assert [p.name for p in out.rglob("*")] == [".kcorpus-owned.json"]
 
 
@@ -392,7 +394,7 @@ def test_build_corpus_dead_letters_a_broken_symlink_as_read_does(tmp_path, capsy
         out = tmp_path / "out"
         assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory",
                      "--overwrite"]) == 0
-        (dead,) = jsonl(out / "rejected" / "dead_letter.jsonl")
+        (dead,) = jsonl(out / "rejected" / "dead_letter.jsonl.zst")
         assert (dead["path"], dead["reason"]) == (str(folder / "b.txt"), reason)
         stats = json.loads((out / "stats.json").read_text())["sources"]["nsmc"]
         assert (stats["input"], stats["dead_lettered"], stats["reconciled"]) == (51, 1, True)
@@ -413,8 +415,8 @@ def test_a_huge_line_dropped_as_too_long_is_stored_cut_with_its_length_and_diges
         "filters": {"max_chars": 1000}, "output": {"num_shards": 1, "dropped": "all"}}), encoding="utf-8")
     out = tmp_path / "out"
     assert main(["build-corpus", "--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 0
-    (record,) = [r for r in jsonl(out / "rejected" / "dropped-00000-of-00001.jsonl") if r["id"] == "nsmc:99999999"]
+    (record,) = [r for r in jsonl(out / "rejected" / "dropped-00000-of-00001.jsonl.zst") if r["id"] == "nsmc:99999999"]
     text = huge.strip()
     assert record["reason"] == "too_long" and record["text"] == text[:10_000]
     assert (record["text_chars"], record["text_sha256"]) == (len(text), hashlib.sha256(text.encode()).hexdigest())
-    assert (out / "rejected" / "dropped-00000-of-00001.jsonl").stat().st_size < 100_000
+    assert len(read_bytes(out / "rejected" / "dropped-00000-of-00001.jsonl.zst")) < 100_000

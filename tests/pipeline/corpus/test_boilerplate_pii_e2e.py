@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus_files import read_shard, rows
 
 from kcorpus.pipeline.commands.build_corpus import run
 from testdata_paths import TESTDATA
@@ -72,7 +73,7 @@ output: {{num_shards: 1}}
 
 
 def test_no_boilerplate_and_no_pii_reach_text(built):
-    text = (built / "text" / "part-00000-of-00001.txt").read_text(encoding="utf-8")
+    text = read_shard(built, "text/part-00000-of-00001.txt")
     assert [s for s in BOILERPLATE if s in text] == []
     assert [s for s in PII if s in text] == []
     # What stays: the quoting comment, the news body, numbers that are not PII, the typed tokens.
@@ -134,7 +135,7 @@ def test_every_removal_is_counted_per_source_set_and_rule(built):
         "boilerplate:news:trailer": 1,
     }
     assert sources["news"]["dropped_by_reason"] == {"boilerplate": 1}
-    dropped = [json.loads(line) for p in sorted((built / "rejected").glob("dropped*")) for line in p.open()]
+    dropped = rows(built, "rejected/dropped*.jsonl")
     assert sorted(d["id"] for d in dropped if d["reason"] == "boilerplate") == [
         "comments:comments.txt:158",  # ids are byte offsets: the five notice lines
         "comments:comments.txt:185",

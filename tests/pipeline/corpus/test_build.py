@@ -7,6 +7,7 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
+from corpus_files import read_shard, rows
 
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
@@ -30,11 +31,11 @@ def read_tree(out: Path) -> dict[str, bytes]:
 
 
 def docs_of(out: Path) -> list[dict]:
-    return [json.loads(line) for p in sorted((out / "docs").glob("*.jsonl")) for line in p.open()]
+    return rows(out, "docs/*.jsonl")
 
 
 def rejected_of(out: Path, prefix: str) -> list[dict]:
-    return [json.loads(line) for p in sorted((out / "rejected").glob(f"{prefix}*")) for line in p.open()]
+    return rows(out, f"rejected/{prefix}*.jsonl")
 
 
 def planted_config(tmp_path: Path) -> Path:
@@ -86,14 +87,14 @@ def test_existing_output_needs_overwrite(tmp_path):
     out = tmp_path / "out"
     config = load_config(str(planted_config(tmp_path)), ["dedup.near.enabled=false"])
     (out / "text").mkdir(parents=True)
-    (out / "text" / "part-00000-of-00009.txt").write_text("stale")
+    (out / "text" / "part-00000-of-00009.txt.zst").write_text("stale")
     write_marker(str(out), "build-corpus")  # a previous build-corpus output
     with pytest.raises(OutputError, match="--overwrite"):
         run_build(config, str(out), local_mode="in_memory")
     run_build(config, str(out), local_mode="in_memory", overwrite=True)
     assert sorted(p.name for p in (out / "text").iterdir()) == [
-        "part-00000-of-00002.txt",
-        "part-00001-of-00002.txt",
+        "part-00000-of-00002.txt.zst",
+        "part-00001-of-00002.txt.zst",
     ]
     assert not [p for p in out.iterdir() if p.name.startswith(".tmp")]
 
@@ -121,20 +122,20 @@ def test_sample_end_to_end_exact_counts(sample_run):
     assert near_pairs == EXPECTED_NEAR_PAIRS
     out = sample_run
     assert sorted(p.name for p in (out / "text").iterdir()) == [
-        f"part-0000{i}-of-00004.txt" for i in range(4)
+        f"part-0000{i}-of-00004.txt.zst" for i in range(4)
     ]
     assert sorted(p.name for p in (out / "docs").iterdir()) == [
-        f"part-0000{i}-of-00004.jsonl" for i in range(4)
+        f"part-0000{i}-of-00004.jsonl.zst" for i in range(4)
     ]
     docs = docs_of(out)
     assert len(docs) == total["kept"]
     assert all(set(d) == {"id", "text", "source", "metadata"} for d in docs)
     # Sorted by id inside each shard; one sentence per line, one blank line between documents.
-    for path in sorted((out / "docs").glob("*.jsonl")):
-        ids = [(d["id"], d["source"]) for d in map(json.loads, path.open())]
+    for i in range(4):
+        ids = [(d["id"], d["source"]) for d in rows(out, f"docs/part-0000{i}-of-00004.jsonl")]
         assert ids == sorted(ids)
-    text = (out / "text" / "part-00000-of-00004.txt").read_text(encoding="utf-8")
-    first_docs = [json.loads(line)["text"] for line in (out / "docs" / "part-00000-of-00004.jsonl").open()]
+    text = read_shard(out, "text/part-00000-of-00004.txt")
+    first_docs = [d["text"] for d in rows(out, "docs/part-00000-of-00004.jsonl")]
     assert text == "\n".join(t + "\n" for t in first_docs)
     assert sum(len(t.split("\n")) for t in (d["text"] for d in docs)) == total["sentences"]
     dropped = rejected_of(out, "dropped") + rejected_of(out, "duplicates")

@@ -7,6 +7,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
+from corpus_files import rows
 
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.build import run_build
@@ -46,7 +47,7 @@ output: {{num_shards: 2}}
 
 
 def jsonl(out: Path, pattern: str) -> list[dict]:
-    return [json.loads(line) for p in sorted(out.glob(pattern)) for line in p.open(encoding="utf-8")]
+    return rows(out, pattern)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """Near dedup sees through numbers where a source's format says so: templated Wikipedia stubs filled with
 other dates survive once, NSMC comments that differ only by their score all stay."""
 
-import json
 from pathlib import Path
+
+from corpus_files import shard_rows
 
 from kcorpus.pipeline.commands.build_corpus import run
 from testdata_paths import TESTDATA
@@ -27,8 +28,8 @@ output: {{num_shards: 1, dropped: all}}
     )
     out = tmp_path / name
     assert run(["--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 0
-    kept = {json.loads(line)["id"] for line in (out / "docs" / "part-00000-of-00001.jsonl").open(encoding="utf-8")}
-    rows = [json.loads(line) for line in (out / "rejected" / "duplicates-00000-of-00001.jsonl").open()]
+    kept = {d["id"] for d in shard_rows(out, "docs/part-00000-of-00001.jsonl")}
+    rows = shard_rows(out, "rejected/duplicates-00000-of-00001.jsonl")
     return kept, {r["id"]: r["duplicate_of"]["id"] for r in rows if r["reason"] == "near_duplicate"}
 
 

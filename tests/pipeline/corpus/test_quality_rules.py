@@ -3,6 +3,8 @@ counters that say what each rule did."""
 
 import json
 
+from corpus_files import read_shard
+
 from kcorpus.pipeline.commands.build_corpus import run
 from testdata_paths import TESTDATA
 
@@ -30,7 +32,7 @@ output: {{num_shards: 1}}
         "prepare:rewritten:masks": 1,
         "prepare:rewritten:punctuation_runs": 1,
     }
-    text = (out / "text" / "part-00000-of-00001.txt").read_text(encoding="utf-8")
+    text = read_shard(out, "text/part-00000-of-00001.txt")
     assert sorted(line for line in text.split("\n") if line) == [
         "JSON에서 온 NUL 문자와 색깔 코드가 섞인 댓글입니다",
         "OOO 같은 소리 하고 있네 진짜로 평가과 OOO씨에게",

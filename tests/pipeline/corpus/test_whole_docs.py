@@ -1,6 +1,8 @@
 import json
 from pathlib import Path
 
+from corpus_files import rows
+
 from kcorpus.pipeline.commands.build_corpus import run
 from testdata_paths import TESTDATA
 
@@ -26,7 +28,7 @@ output: {{num_shards: 2, dropped: {dropped}, dropped_sample_rate: {rate}}}
 
 
 def records(out: Path, folder: str) -> list[dict]:
-    return [json.loads(line) for p in sorted((out / folder).glob("*.jsonl")) for line in p.open(encoding="utf-8")]
+    return rows(out, f"{folder}/*.jsonl")
 
 
 def test_sentences_removed_from_kept_documents_are_written_and_their_characters_reconcile(tmp_path):

@@ -1,3 +1,10 @@
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from corpus_files import read_bytes, read_shard
+
 from kcorpus.pipeline.corpus.config import OutputConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS
 from kcorpus.pipeline.corpus.runs import RECORDS
@@ -18,9 +25,38 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
     fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none"))
     counts = dict(fn.process(((KIND_DOCS, 0), [str(tmp_path / "a.run"), str(tmp_path / "b.run")])))
 
-    docs = (out / "docs" / "part-00000-of-00001.jsonl").read_text(encoding="utf-8")
-    text = (out / "text" / "part-00000-of-00001.txt").read_text(encoding="utf-8")
+    docs = read_shard(out, "docs/part-00000-of-00001.jsonl")
+    text = read_shard(out, "text/part-00000-of-00001.txt")
     assert docs == "".join(payload + "\n" for _, payload, _ in records)
     assert text == "".join(("" if i == 0 else "\n") + t + "\n" for i, (_, _, t) in enumerate(records))
     assert counts[("nsmc", "write:kept")] == count
     assert counts[("nsmc", "write:sentences")] == sum(1 + i % 3 for i in range(count))
+
+
+def written_shard(tmp_path, compression: str) -> tuple[list, Path]:
+    records = [((f"doc-{i}", "nsmc"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)]
+    write_run(str(tmp_path / f"{compression}.run"), records, RECORDS)
+    out = tmp_path / compression
+    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none", compression=compression))
+    list(fn.process(((KIND_DOCS, 0), [str(tmp_path / f"{compression}.run")])))
+    return records, out
+
+
+def test_shards_are_zstd_by_default_and_plain_with_none(tmp_path):
+    records, zst = written_shard(tmp_path, "zstd")
+    _, plain = written_shard(tmp_path, "none")
+    assert sorted(p.name for p in (zst / "docs").iterdir()) == ["part-00000-of-00001.jsonl.zst"]
+    assert sorted(p.name for p in (plain / "docs").iterdir()) == ["part-00000-of-00001.jsonl"]
+    for rel in ("docs/part-00000-of-00001.jsonl", "text/part-00000-of-00001.txt"):
+        data = (zst / f"{rel}.zst").read_bytes()
+        assert data.startswith(b"\x28\xb5\x2f\xfd")  # a zstd frame
+        assert read_bytes(zst / f"{rel}.zst") == (plain / rel).read_bytes()
+    assert (plain / "docs/part-00000-of-00001.jsonl").read_text() == "".join(p + "\n" for _, p, _ in records)
+
+
+@pytest.mark.skipif(shutil.which("zstdcat") is None, reason="no zstdcat")
+def test_zstdcat_reads_a_compressed_shard(tmp_path):
+    _, zst = written_shard(tmp_path, "zstd")
+    shard = zst / "text/part-00000-of-00001.txt.zst"
+    out = subprocess.run(["zstdcat", str(shard)], check=True, capture_output=True).stdout
+    assert out.decode() == "문장 0\n\n문장 1\n\n문장 2\n"

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from corpus_files import shard_rows
 from report_checks import korean_without_lang, literal_markdown
 
 from kcorpus.pipeline.report.render import svg_hbars
@@ -292,10 +293,7 @@ def test_report_shows_the_filters_each_source_ran_with(real_run: Path) -> None:
 def test_report_shows_a_kept_near_duplicate_beside_the_dropped_one(real_run: Path) -> None:
     _, md_path = write_report(real_run)
     md = Path(md_path).read_text(encoding="utf-8")
-    kept = next(
-        json.loads(line) for line in (real_run / "corpus" / "docs" / "part-00000-of-00001.jsonl").open()
-        if json.loads(line)["id"] == "petitions:559"
-    )  # fmt: skip
+    kept = next(d for d in shard_rows(real_run / "corpus", "docs/part-00000-of-00001.jsonl") if d["id"] == "petitions:559")
     assert "| near duplicate (sampled pair) |  | text |" in md
     assert "| petitions:560 | dropped | 문재인 대통령님께 드리는 편지 및 이상적인 제안.(수정안..) ⏎ " in md
     assert f"| petitions:559 | kept | {kept['text'][:200].replace(chr(10), ' ⏎ ')}" in md

@@ -82,7 +82,7 @@ def test_every_stage_and_the_report_are_written_remotely(remote_run: dict) -> No
     for stage in STAGES:
         assert f"{stage}/{STAGE_MANIFEST}" in run_files
     assert {"report.html", "report.md", "report.json"} <= set(run_files)
-    assert {"corpus/stats.json", "corpus/text/part-00000-of-00002.txt", "vocab/vocab.txt",
+    assert {"corpus/stats.json", "corpus/text/part-00000-of-00002.txt.zst", "vocab/vocab.txt",
             "vocab/manifest.json", "vocab-report/report.json", "pack/manifest.json",
             "pack/train/state.json", "pack/validation/dataset_info.json"} <= set(run_files)  # fmt: skip
     assert not [f for f in run_files if ".partial/" in f or ".tmp" in f]
@@ -100,8 +100,8 @@ def test_rerun_skips_every_stage(remote_run: dict, capsys) -> None:
 def test_remote_outputs_are_byte_identical_to_a_local_run(remote_run: dict) -> None:
     assert [r.status for r in remote_run["local_results"]] == ["ran"] * 4
     local = remote_run["local"]
-    for rel in ("vocab/vocab.txt", "vocab/tokenizer.json", "corpus/text/part-00000-of-00002.txt",
-                "corpus/docs/part-00001-of-00002.jsonl", "pack/train/state.json"):  # fmt: skip
+    for rel in ("vocab/vocab.txt", "vocab/tokenizer.json", "corpus/text/part-00000-of-00002.txt.zst",
+                "corpus/docs/part-00001-of-00002.jsonl.zst", "pack/train/state.json"):  # fmt: skip
         assert fs.read_bytes(f"{RUN}/{rel}") == (local / rel).read_bytes(), rel
     remote_pack = remote_json(f"{RUN}/pack/manifest.json")
     local_pack = json.loads((local / "pack" / "manifest.json").read_text(encoding="utf-8"))
@@ -113,10 +113,10 @@ def test_remote_outputs_are_byte_identical_to_a_local_run(remote_run: dict) -> N
 def test_launcher_stages_record_the_remote_paths_they_read(remote_run: dict) -> None:
     vocab = remote_json(f"{RUN}/vocab/manifest.json")
     assert [f["path"] for f in vocab["input"]["files"]] == [
-        f"{RUN}/corpus/text/part-0000{i}-of-00002.txt" for i in (0, 1)
+        f"{RUN}/corpus/text/part-0000{i}-of-00002.txt.zst" for i in (0, 1)
     ]
     stage = remote_json(f"{RUN}/vocab/{STAGE_MANIFEST}")
-    assert stage["job"]["inputs"] == [f"{RUN}/corpus/text/part-0000{i}-of-00002.txt" for i in (0, 1)]
+    assert stage["job"]["inputs"] == [f"{RUN}/corpus/text/part-0000{i}-of-00002.txt.zst" for i in (0, 1)]
     assert stage["job"]["out"] == f"{RUN}/vocab.partial"
     report = fs.read_bytes(f"{RUN}/vocab-report/report.json").decode("utf-8")
     assert "kcorpus-launcher-" not in report and "kcorpus-launcher-" not in json.dumps(vocab)
