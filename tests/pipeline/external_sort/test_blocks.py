@@ -1,4 +1,8 @@
 import pickle
+import struct
+
+import pytest
+import zstandard
 
 from kcorpus.pipeline.external_sort.blocks import BlockWriter, read_blocks, read_blocks_at, write_blocks
 
@@ -21,8 +25,24 @@ def test_block_writer_says_where_each_block_lies(tmp_path):
     assert list(read_blocks(path)) == [["a"], ["b", "c"], ["d"]]
 
 
-def test_blocks_are_pickled_one_after_another(tmp_path):
-    # The format of today's spill files (compression would change this test only).
+def test_blocks_are_zstd_frames_of_their_pickles_each_after_its_length(tmp_path):
+    blocks = [[1], ["문장 하나. " * 200, 3]]
+    write_blocks(str(tmp_path / "a"), blocks)
+    data = (tmp_path / "a").read_bytes()
+    stored = []
+    while data:
+        (length,) = struct.unpack("<Q", data[:8])
+        frame, data = data[8 : 8 + length], data[8 + length :]
+        assert frame.startswith(b"\x28\xb5\x2f\xfd")  # a zstd frame
+        stored.append(pickle.loads(zstandard.ZstdDecompressor().decompress(frame)))
+    assert stored == blocks
+    assert (tmp_path / "a").stat().st_size < len(pickle.dumps(blocks[1])) / 10  # repeated text compresses
+
+
+def test_a_truncated_spill_file_is_an_error_not_a_shorter_run(tmp_path):
     write_blocks(str(tmp_path / "a"), [[1], [2, 3]])
-    with open(tmp_path / "a", "rb") as f:
-        assert pickle.load(f) == [1] and pickle.load(f) == [2, 3]
+    data = (tmp_path / "a").read_bytes()
+    for cut in (len(data) - 1, 4):
+        (tmp_path / "b").write_bytes(data[:cut])
+        with pytest.raises(OSError, match="a block cut short"):
+            list(read_blocks(str(tmp_path / "b")))
