@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     from kcorpus.data import BatchRequest, MLMCollator, PackedDataLoader, PackedDataset
     from kcorpus.pipeline.pack.build import PackJob, run
-    from kcorpus.transforms.packing.blocks import PackConfig
+    from kcorpus.transforms.pack.blocks import PackConfig
 
     work = Path(tempfile.mkdtemp(prefix="bench_collate_"))
     try:

@@ -106,7 +106,7 @@ def median_time(fn, repeats: int) -> tuple[float, object]:
 
 def encode_worker(sentences_file: str, tokenizer: str) -> dict:
     """The baseline, in its own process: `encode_batch` over the sentences, timed around the call only."""
-    from kcorpus.transforms.packing.tokenize import tokenizer_from_bytes
+    from kcorpus.transforms.pack.tokenize import tokenizer_from_bytes
 
     sentences = json.loads(Path(sentences_file).read_text(encoding="utf-8"))
     tok = tokenizer_from_bytes((Path(tokenizer) / "tokenizer.json").read_bytes())

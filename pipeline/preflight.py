@@ -89,7 +89,7 @@ def output_file_problem(path: str, what: str = "--out") -> str | None:
 
 def tokenizer_problem(path: str) -> str | None:
     """Why pack cannot find a `tokenizer.json` at `path` (a folder holding one, or the file), or None."""
-    from kcorpus.transforms.packing.tokenize import TOKENIZER_FILE, tokenizer_file
+    from kcorpus.transforms.pack.tokenize import TOKENIZER_FILE, tokenizer_file
 
     file = tokenizer_file(path)
     if is_remote(file):

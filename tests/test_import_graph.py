@@ -98,7 +98,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_imports_of_every_kind():
     graph = import_graph()
-    assert "kcorpus.transforms.packing.nsp" in graph["kcorpus.transforms.packing.packer"]
+    assert "kcorpus.transforms.pack.nsp" in graph["kcorpus.transforms.pack.packer"]
     assert "kcorpus.pipeline.outputs.folders" in graph["kcorpus.pipeline.outputs.claim"]
     assert "kcorpus.pipeline.outputs.claim" in graph["kcorpus.pipeline.outputs"]
 

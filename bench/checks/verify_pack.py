@@ -39,10 +39,10 @@ def shard_facts(path: Path) -> dict:
 def repack(out: Path, manifest: dict, shard: dict) -> bool:
     """Whether `shard` is the bytes of packing its corpus documents sorted in one place."""
     from kcorpus.pipeline.pack.read import read_corpus_range, resolve_corpus
-    from kcorpus.transforms.packing import arrow_shards
-    from kcorpus.transforms.packing.blocks import PackConfig, ids_dtype
-    from kcorpus.transforms.packing.chunks import pack_sorted
-    from kcorpus.transforms.packing.tokenize import special_ids, tokenize_wire, tokenizer_from_bytes
+    from kcorpus.transforms.pack import arrow_shards
+    from kcorpus.transforms.pack.blocks import PackConfig, ids_dtype
+    from kcorpus.transforms.pack.chunks import pack_sorted
+    from kcorpus.transforms.pack.tokenize import special_ids, tokenize_wire, tokenizer_from_bytes
     from kcorpus.transforms.record import Document
     from kcorpus.transforms.sharding import split_and_shard
 

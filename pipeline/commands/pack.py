@@ -9,8 +9,8 @@ from functools import partial
 
 from kcorpus.pipeline.pack.job import RESHUFFLE_CHOICES, PackJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
-from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
-from kcorpus.transforms.packing.stats import padding_warning
+from kcorpus.transforms.pack.blocks import LAYOUTS, NSP_RULES, PackConfig
+from kcorpus.transforms.pack.stats import padding_warning
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

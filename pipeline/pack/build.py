@@ -42,7 +42,7 @@ from kcorpus.pipeline.pack.tokenize import TokenizeDocuments, TokenizerInfo, ins
 from kcorpus.pipeline.pack.write import WriteShards, packs_per_document, shard_counts
 from kcorpus.pipeline.progress import progress_display
 from kcorpus.pipeline.stage_metrics import metered_map, report_stages
-from kcorpus.transforms.packing.blocks import ids_dtype
+from kcorpus.transforms.pack.blocks import ids_dtype
 
 __all__ = ["PackJob", "build", "run"]
 

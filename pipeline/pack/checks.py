@@ -16,7 +16,7 @@ from typing import Any
 
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.transforms import files
-from kcorpus.transforms.packing.tokenize import tokenizer_file
+from kcorpus.transforms.pack.tokenize import tokenizer_file
 
 TOKENIZER_CONFIG = "tokenizer_config.json"
 # transformers writes a huge number (int(1e30)) for "no limit"

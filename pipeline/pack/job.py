@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from kcorpus.transforms.packing import arrow_shards
-from kcorpus.transforms.packing.blocks import PackConfig
-from kcorpus.transforms.packing.corpus_files import LAYOUTS
+from kcorpus.transforms.pack import arrow_shards
+from kcorpus.transforms.pack.blocks import PackConfig
+from kcorpus.transforms.pack.corpus_files import LAYOUTS
 
 RESHUFFLE_CHOICES = ("auto", "always", "never")
 

@@ -15,9 +15,9 @@ from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import CorpusInput
 from kcorpus.pipeline.pack.tokenize import TokenizerInfo
-from kcorpus.transforms.packing import arrow_shards
-from kcorpus.transforms.packing.stats import PackStats
-from kcorpus.transforms.packing.tokenize import source_path
+from kcorpus.transforms.pack import arrow_shards
+from kcorpus.transforms.pack.stats import PackStats
+from kcorpus.transforms.pack.tokenize import source_path
 from kcorpus.transforms.record import DeadLetter, Dropped
 
 SPLITS = ("train", "validation")

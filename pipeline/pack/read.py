@@ -35,7 +35,7 @@ from kcorpus.transforms.corpus_layout import (
     docs_shard,
     text_shard,
 )
-from kcorpus.transforms.packing.corpus_files import line_ranges, parse_corpus_bytes
+from kcorpus.transforms.pack.corpus_files import line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
 log = logging.getLogger(__name__)

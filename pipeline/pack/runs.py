@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kcorpus.pipeline.external_sort import RunCodec, run_path, write_run
-from kcorpus.transforms.packing.blocks import WireDoc
-from kcorpus.transforms.packing.chunks import PackedChunk, concat_chunks, doc_rows, tie_key
-from kcorpus.transforms.packing.stats import PackStats
+from kcorpus.transforms.pack.blocks import WireDoc
+from kcorpus.transforms.pack.chunks import PackedChunk, concat_chunks, doc_rows, tie_key
+from kcorpus.transforms.pack.stats import PackStats
 
 # Bytes of a block of a run (pickled): what one run costs a merge in memory.
 BLOCK_BYTES = 1 << 20

@@ -14,9 +14,9 @@ from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.read import DocTuple
 from kcorpus.pipeline.pack.runs import DOCS, ROWS, SPILL_BYTES, SpillBuffer
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.packing.blocks import PackConfig, SpecialIds
-from kcorpus.transforms.packing.chunks import pack_chunk
-from kcorpus.transforms.packing.tokenize import (
+from kcorpus.transforms.pack.blocks import PackConfig, SpecialIds
+from kcorpus.transforms.pack.chunks import pack_chunk
+from kcorpus.transforms.pack.tokenize import (
     full_vocab_size,
     read_tokenizer_bytes,
     sha256_hex,

@@ -33,12 +33,12 @@ from kcorpus.pipeline.external_sort import FAN_IN, merge_runs, reduce_runs
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.pack.runs import DOCS, ROWS, RunRef
 from kcorpus.pipeline.stage_metrics import Metered
-from kcorpus.transforms.packing import arrow_shards, chunks
-from kcorpus.transforms.packing.blocks import PackConfig, PackedColumns, SpecialIds, concat_columns
-from kcorpus.transforms.packing.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
-from kcorpus.transforms.packing.stats import PackStats, merge_source_counts, source_counts
-from kcorpus.transforms.packing.stream_chunks import STREAM_LAYOUTS, StreamPacker
+from kcorpus.transforms.pack import arrow_shards, chunks
+from kcorpus.transforms.pack.blocks import PackConfig, PackedColumns, SpecialIds, concat_columns
+from kcorpus.transforms.pack.chunks import PackedChunk, block_from_wire, sort_wire  # noqa: F401 (re-exported)
+from kcorpus.transforms.pack.chunks import pack_sorted as pack_wire_shard  # noqa: F401 (re-exported)
+from kcorpus.transforms.pack.stats import PackStats, merge_source_counts, source_counts
+from kcorpus.transforms.pack.stream_chunks import STREAM_LAYOUTS, StreamPacker
 
 ShardKey = tuple[str, int]
 # Tokens of the documents a writer hands its `StreamPacker` at once.

@@ -51,8 +51,8 @@ from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.corpus_layout import COMPRESSIONS
 from kcorpus.transforms.dedup import SCOPES, ExactDedupConfig, NearDedupConfig
-from kcorpus.transforms.packing.blocks import LAYOUTS, NSP_RULES, PackConfig
-from kcorpus.transforms.packing.corpus_files import LAYOUTS as CORPUS_LAYOUTS
+from kcorpus.transforms.pack.blocks import LAYOUTS, NSP_RULES, PackConfig
+from kcorpus.transforms.pack.corpus_files import LAYOUTS as CORPUS_LAYOUTS
 from kcorpus.transforms.rules.decontaminate import ACTIONS as DECONTAMINATE_ACTIONS
 from kcorpus.transforms.rules.decontaminate import DecontaminateConfig
 from kcorpus.transforms.rules.filters import FilterConfig

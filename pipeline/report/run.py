@@ -23,7 +23,7 @@ from kcorpus.pipeline.report.run_context import (
     pack_sources,
     settings_section,
 )
-from kcorpus.transforms.packing.stats import padding_warning
+from kcorpus.transforms.pack.stats import padding_warning
 
 
 def find_key(obj: Any, key: str) -> Any:

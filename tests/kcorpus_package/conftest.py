@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir, spm_tokenizer_dir
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from kcorpus.data import EpochPlan, MLMCollator, PackedDataLoader, PackedDataset
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 
 

@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 from kcorpus.data import PackedDataLoader, PackedDataset
 from kcorpus.data.prefetch import _PinnedSlot, prefetch_to_device
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 
 NOT_COPIED = -7

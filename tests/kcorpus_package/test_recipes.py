@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.blocks import LAYOUTS
+from kcorpus.transforms.pack.blocks import LAYOUTS
 
 from .conftest import build_pack
 

@@ -18,9 +18,9 @@ from kcorpus.pipeline.errors import OutputError
 from kcorpus.pipeline.outputs.marker import is_bookkeeping
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.pipeline.pack.write import pack_wire_shard
-from kcorpus.transforms.packing.blocks import PackConfig
-from kcorpus.transforms.packing.packer import content_tokens
-from kcorpus.transforms.packing.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
+from kcorpus.transforms.pack.blocks import PackConfig
+from kcorpus.transforms.pack.packer import content_tokens
+from kcorpus.transforms.pack.tokenize import special_ids, tokenize_documents, tokenizer_from_bytes
 from kcorpus.transforms.sharding import split_and_shard
 from packing_fixtures import (
     CORPUS,

@@ -12,7 +12,7 @@ import pytest
 
 from kcorpus.data import PackedDataset
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from kcorpus.transforms.vocab.files import write_wordpiece_dir
 from packing_fixtures import CORPUS, kcbert_vocab
 

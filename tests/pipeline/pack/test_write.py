@@ -9,10 +9,10 @@ import pytest
 from kcorpus.pipeline import external_sort
 from kcorpus.pipeline.pack import runs
 from kcorpus.pipeline.pack.write import ShardStream, sort_wire, write_nsp, write_rows, write_stream
-from kcorpus.transforms.packing import arrow_shards, chunks
-from kcorpus.transforms.packing.blocks import PackConfig, TokenizedDoc
-from kcorpus.transforms.packing.chunks import pack_sorted
-from kcorpus.transforms.packing.tokenize import special_ids, tokenize_wire, tokenizer_from_bytes
+from kcorpus.transforms.pack import arrow_shards, chunks
+from kcorpus.transforms.pack.blocks import PackConfig, TokenizedDoc
+from kcorpus.transforms.pack.chunks import pack_sorted
+from kcorpus.transforms.pack.tokenize import special_ids, tokenize_wire, tokenizer_from_bytes
 from kcorpus.transforms.sharding import split_and_shard
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
 

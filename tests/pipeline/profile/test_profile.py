@@ -12,7 +12,7 @@ from kcorpus.pipeline.profile.schema import resolve_path
 from kcorpus.pipeline.profile.validate import ProfileError, config_from_dict, profile_from_dict
 from kcorpus.pipeline.vocab.train import TrainVocabJob
 from kcorpus.transforms.dedup import NearDedupConfig
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from kcorpus.transforms.rules.filters import FilterConfig
 from kcorpus.transforms.vocab.train import SentencePieceConfig, WordPieceConfig
 from testdata_paths import ROOT

@@ -25,7 +25,7 @@ from kcorpus.pipeline.run.cache import PARTIAL_SUFFIX, STAGE_MANIFEST
 from kcorpus.pipeline.run.errors import RunError, StageFailed
 from kcorpus.pipeline.vocab.report import VocabReportJob
 from kcorpus.pipeline.vocab.train import TrainVocabJob
-from kcorpus.transforms.packing.blocks import PackConfig
+from kcorpus.transforms.pack.blocks import PackConfig
 from kcorpus.transforms.vocab.checks import VocabCheckError
 from kcorpus.transforms.vocab.train import WordPieceConfig
 

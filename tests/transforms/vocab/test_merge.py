@@ -222,7 +222,7 @@ def test_a_stock_sentencepiece_base_gets_bert_specials_with_a_notice(tmp_path, s
     import sentencepiece as spm
     from transformers import AutoTokenizer
 
-    from kcorpus.transforms.packing.tokenize import special_ids, tokenizer_from_bytes
+    from kcorpus.transforms.pack.tokenize import special_ids, tokenizer_from_bytes
 
     stock = spm.SentencePieceProcessor(model_file=str(stock_spm[model_type]))
     assert [stock.id_to_piece(i) for i in range(3)] == ["<unk>", "<s>", "</s>"]

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import (
+from kcorpus.transforms.pack.blocks import (
     DocBlock,
     PackConfig,
     PackedColumns,
@@ -39,8 +39,8 @@ from kcorpus.transforms.packing.blocks import (
     segment_sums,
     sentence_units,
 )
-from kcorpus.transforms.packing.nsp import pack_nsp
-from kcorpus.transforms.packing.stream_chunks import STREAM_LAYOUTS, pack_stream
+from kcorpus.transforms.pack.nsp import pack_nsp
+from kcorpus.transforms.pack.stream_chunks import STREAM_LAYOUTS, pack_stream
 
 
 class _LazyRng:

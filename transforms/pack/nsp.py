@@ -39,7 +39,7 @@ import random
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import (
+from kcorpus.transforms.pack.blocks import (
     DocBlock,
     PackConfig,
     PackedColumns,

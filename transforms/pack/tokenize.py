@@ -17,8 +17,8 @@ import numpy as np
 
 from kcorpus.transforms import files
 from kcorpus.transforms.korean import CLS, PAD, SEP
-from kcorpus.transforms.packing.blocks import SpecialIds, TokenizedDoc, WireDoc
-from kcorpus.transforms.packing.word_starts import word_start_flags
+from kcorpus.transforms.pack.blocks import SpecialIds, TokenizedDoc, WireDoc
+from kcorpus.transforms.pack.word_starts import word_start_flags
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

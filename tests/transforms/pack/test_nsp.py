@@ -11,12 +11,12 @@ import random
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing import chunks
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
-from kcorpus.transforms.packing.nsp import pack_nsp, plan_nsp
-from kcorpus.transforms.packing.packer import pack_block_by_document
-from kcorpus.transforms.packing.stats import PackStats, documents_by_source
-from kcorpus.transforms.packing.tokenize import tokenize_documents
+from kcorpus.transforms.pack import chunks
+from kcorpus.transforms.pack.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
+from kcorpus.transforms.pack.nsp import pack_nsp, plan_nsp
+from kcorpus.transforms.pack.packer import pack_block_by_document
+from kcorpus.transforms.pack.stats import PackStats, documents_by_source
+from kcorpus.transforms.pack.tokenize import tokenize_documents
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 SPECIAL = SpecialIds(cls=2, sep=3, pad=0)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kcorpus.transforms.packing.corpus_files import PARSERS, line_ranges, parse_corpus_bytes
+from kcorpus.transforms.pack.corpus_files import PARSERS, line_ranges, parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
 DOCS = [

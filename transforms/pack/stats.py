@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import PackedColumns
+from kcorpus.transforms.pack.blocks import PackedColumns
 
 SourceCounts = dict[str, dict[str, int]]  # {source: {"documents", "sequences", "tokens"}}
 NSP_ONLY = ("random_next", "left_out_documents", "left_out_tokens")

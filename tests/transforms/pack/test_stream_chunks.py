@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, PackedColumns, SpecialIds, TokenizedDoc
-from kcorpus.transforms.packing.packer import pack_block, pack_block_by_document
-from kcorpus.transforms.packing.stats import PackStats
-from kcorpus.transforms.packing.stream_chunks import StreamPacker
-from kcorpus.transforms.packing.tokenize import tokenize_documents
+from kcorpus.transforms.pack.blocks import DocBlock, PackConfig, PackedColumns, SpecialIds, TokenizedDoc
+from kcorpus.transforms.pack.packer import pack_block, pack_block_by_document
+from kcorpus.transforms.pack.stats import PackStats
+from kcorpus.transforms.pack.stream_chunks import StreamPacker
+from kcorpus.transforms.pack.tokenize import tokenize_documents
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 SPECIAL = SpecialIds(cls=2, sep=3, pad=0)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import (
+from kcorpus.transforms.pack.blocks import (
     DocBlock,
     PackConfig,
     PackedColumns,
@@ -26,8 +26,8 @@ from kcorpus.transforms.packing.blocks import (
     WireDoc,
     concat_columns,
 )
-from kcorpus.transforms.packing.packer import pack_block, pack_block_by_document
-from kcorpus.transforms.packing.stats import PackStats, documents_by_source
+from kcorpus.transforms.pack.packer import pack_block, pack_block_by_document
+from kcorpus.transforms.pack.stats import PackStats, documents_by_source
 
 TIE_BYTES = 8
 # (row doc ids, row sources, row tie keys, row lengths as uint32, input_ids, token_type_ids, special_tokens_mask,
@@ -127,7 +127,7 @@ def pack_chunk(docs: Iterable[WireDoc], config: PackConfig, special: SpecialIds)
     keyed = sorted(((d[0], tie_key(d[1])), d) for d in docs)
     block = block_from_wire([d for _, d in keyed])
     if config.layout == "nsp":
-        from kcorpus.transforms.packing.nsp import pack_nsp
+        from kcorpus.transforms.pack.nsp import pack_nsp
 
         columns, doc_index = pack_nsp(block, config, special)
     else:

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from kcorpus.transforms import sharding
-from kcorpus.transforms.packing.blocks import PackedColumns
+from kcorpus.transforms.pack.blocks import PackedColumns
 
 ROWS_PER_BATCH = 1024
 

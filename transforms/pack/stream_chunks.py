@@ -21,7 +21,7 @@ import collections
 
 import numpy as np
 
-from kcorpus.transforms.packing.blocks import (
+from kcorpus.transforms.pack.blocks import (
     DocBlock,
     PackConfig,
     PackedColumns,

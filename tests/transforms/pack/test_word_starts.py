@@ -9,15 +9,15 @@ import re
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds
-from kcorpus.transforms.packing.packer import pack_block
-from kcorpus.transforms.packing.tokenize import (
+from kcorpus.transforms.pack.blocks import DocBlock, PackConfig, SpecialIds
+from kcorpus.transforms.pack.packer import pack_block
+from kcorpus.transforms.pack.tokenize import (
     encode_flat,
     sentence_lines,
     tokenize_documents,
     tokenizer_from_bytes,
 )
-from kcorpus.transforms.packing.word_starts import space_mask, word_start_flags
+from kcorpus.transforms.pack.word_starts import space_mask, word_start_flags
 from packing_fixtures import CORPUS, kcbert_vocab, spm_tokenizer_dir, wordpiece_tokenizer
 
 

@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing import arrow_shards, chunks
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
-from kcorpus.transforms.packing.chunks import PackedChunk
-from kcorpus.transforms.packing.packer import pack_block_by_document
-from kcorpus.transforms.packing.tokenize import tokenize_wire
+from kcorpus.transforms.pack import arrow_shards, chunks
+from kcorpus.transforms.pack.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc
+from kcorpus.transforms.pack.chunks import PackedChunk
+from kcorpus.transforms.pack.packer import pack_block_by_document
+from kcorpus.transforms.pack.tokenize import tokenize_wire
 from packing_fixtures import CORPUS, kcbert_vocab, wordpiece_tokenizer
 
 SPECIAL = SpecialIds(cls=2, sep=3, pad=0)

@@ -8,10 +8,10 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from kcorpus.transforms.packing.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc, ids_dtype
-from kcorpus.transforms.packing.packer import content_tokens, pack_block, pack_documents
-from kcorpus.transforms.packing.stats import PackStats, padding_warning
-from kcorpus.transforms.packing.tokenize import (
+from kcorpus.transforms.pack.blocks import DocBlock, PackConfig, SpecialIds, TokenizedDoc, ids_dtype
+from kcorpus.transforms.pack.packer import content_tokens, pack_block, pack_documents
+from kcorpus.transforms.pack.stats import PackStats, padding_warning
+from kcorpus.transforms.pack.tokenize import (
     full_vocab_size,
     sentence_lines,
     special_ids,
@@ -173,8 +173,8 @@ def test_bad_config_is_rejected(kwargs):
 @pytest.mark.parametrize("layout", ["pair", "single"])
 @pytest.mark.parametrize("max_length", [32, 512])
 def test_array_planned_documents_match_the_per_document_plan(docs, layout, max_length):
-    from kcorpus.transforms.packing.blocks import DocBlock
-    from kcorpus.transforms.packing.packer import _LazyRng, _plan_block, _plan_document
+    from kcorpus.transforms.pack.blocks import DocBlock
+    from kcorpus.transforms.pack.packer import _LazyRng, _plan_block, _plan_document
 
     config = PackConfig(max_length=max_length, layout=layout)
     block = DocBlock.from_docs(docs + [doc("empty")] + [doc("zeros", 0, 3, 0)])
