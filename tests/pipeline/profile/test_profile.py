@@ -40,7 +40,7 @@ def test_minimal_profile_gets_documented_defaults():
     assert cfg.filters.min_chars == 10
     assert cfg.dedup.exact.scope == "global" and cfg.dedup.near.num_perm == 128
     assert cfg.split.backend == "kcorpus"
-    assert cfg.output.num_shards == 4
+    assert cfg.output.num_shards == 4 and cfg.output.compression == "zstd"
     assert cfg == CorpusConfig(sources=(src,))
 
 
@@ -110,6 +110,7 @@ def test_sections_of_the_later_stages_are_validated_unknown_keys_are_errors():
         ({**MINIMAL, "dedup": {"near": {"threshold": 2}}}, "dedup.near.threshold must be in (0, 1]"),
         ({**MINIMAL, "output": {"dir": 5}}, "output.dir: expected a string, got 5"),
         ({**MINIMAL, "output": {"dropped": "some"}}, "output.dropped: expected 'all', 'sample' or 'none'"),
+        ({**MINIMAL, "output": {"compression": "gzip"}}, "output.compression: expected 'zstd' or 'none'"),
         ({**MINIMAL, "vocab": {"kind": "bpe-ish", "vocab_size": 10}}, "vocab.kind: expected 'wordpiece' or"),
         (
             {**MINIMAL, "vocab": {"vocab_size": -5}},
