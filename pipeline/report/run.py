@@ -190,6 +190,22 @@ def _sources_table(corpus: Mapping[str, Any], sources: list[str]) -> tuple[tuple
 
 
 def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
+    """The corpus's sections: documents in and out, drops per rule, histograms, examples."""
+    return [
+        _totals_section(corpus),
+        _drops_section(corpus),
+        _histograms_section(corpus["scan"]),
+        examples_section(corpus.get("examples", [])),
+    ]
+
+
+def _sources(corpus: Mapping[str, Any]) -> list[str]:
+    """Every source the corpus counted in or the scan read out."""
+    return sorted(set(corpus["per_source_in"]) | set(corpus["scan"].documents))
+
+
+def _totals_section(corpus: Mapping[str, Any]) -> Section:
+    """Documents in, kept, dropped and dead-lettered (and whether they reconcile), then per source."""
     total, scan = corpus["total"], corpus["scan"]
     n_in = total.get("input", 0)
     totals = Section(
@@ -202,8 +218,7 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
               else "NO"]],
         )],
     )  # fmt: skip
-    per_in = corpus["per_source_in"]
-    sources = sorted(set(per_in) | set(scan.documents))
+    sources = _sources(corpus)
     table, unmatched = _sources_table(corpus, sources)
     totals.tables.append(table)
     totals.notes += unmatched
@@ -216,7 +231,14 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
             f"Output figures (docs/chars/sentences out, histograms) come from the first {scan.shards_read} of "
             f"{scan.shards_total} docs shards (the report's read budget); stats.json counts are complete."
         )
+    return totals
 
+
+def _drops_section(corpus: Mapping[str, Any]) -> Section:
+    """Documents dropped per rule, the filters per source, sentences dropped and what rules removed inside kept
+    documents, dedup, near-duplicate pairs."""
+    total = corpus["total"]
+    n_in = total.get("input", 0)
     reasons = sorted((total.get("dropped_by_reason") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
     drops = Section(
         "Drops per rule",
@@ -242,6 +264,22 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
         drops.charts.append(
             svg_hbars("Dropped sentences per rule", list(sentences), list(sentences.values()))
         )
+    _add_removed_inside_kept(drops, corpus)
+    dedup = corpus["dedup"]
+    drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
+                         [[r, fmt_number(c), pct(share)] for r, c, share in dedup]))  # fmt: skip
+    if not dedup:
+        drops.notes.append("No dedup reason among the drops (dedup off, or no duplicates found).")
+    pairs = corpus.get("near_duplicate_pairs") or []
+    if pairs:
+        drops.tables.append(near_duplicate_table(pairs))
+    return drops
+
+
+def _add_removed_inside_kept(drops: Section, corpus: Mapping[str, Any]) -> None:
+    """The sentences and spans rules took out of documents they kept, per source and rule (when any)."""
+    per_in, scan = corpus["per_source_in"], corpus["scan"]
+    sources = _sources(corpus)
     removed = [
         (src, rule, figures) for src in sources
         for rule, figures in (per_in.get(src, {}).get("removed_inside_kept") or {}).items()
@@ -261,15 +299,11 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
             "of one or replaced (`clean:url`, `prepare:placeholders`; one that took Hangul is written to "
             'rejected/ with "level": "span"), with the characters they took.'
         )
-    dedup = corpus["dedup"]
-    drops.tables.append((["dedup rule", "duplicates removed", "share of input"],
-                         [[r, fmt_number(c), pct(share)] for r, c, share in dedup]))  # fmt: skip
-    if not dedup:
-        drops.notes.append("No dedup reason among the drops (dedup off, or no duplicates found).")
-    pairs = corpus.get("near_duplicate_pairs") or []
-    if pairs:
-        drops.tables.append(near_duplicate_table(pairs))
-    hist = Section(
+
+
+def _histograms_section(scan: Any) -> Section:
+    """Characters per sentence, sentences and characters per document, as charts and tables."""
+    return Section(
         "Sentence and length histograms",
         charts=[
             svg_histogram("Characters per sentence", scan.sentence_chars.labels(), scan.sentence_chars.counts, "characters"),
@@ -284,7 +318,6 @@ def _corpus_sections(corpus: Mapping[str, Any]) -> list[Section]:
             ["histogram", *scan.doc_chars.labels()], [["documents", *map(fmt_number, scan.doc_chars.counts)]],
         )],
     )  # fmt: skip
-    return [totals, drops, hist, examples_section(corpus.get("examples", []))]
 
 
 def _vocab_section(vocab: Mapping[str, Any], report: Mapping[str, Any] | None) -> Section:
