@@ -7,7 +7,7 @@ Global flags, anywhere before `--`: `-v/--verbose` (kcorpus's and Beam's INFO lo
 traceback for user errors too) and `--progress`/`--no-progress` (the progress bars of the Beam commands;
 default: shown when stderr is a terminal). A `UserError` is printed as `kcorpus <command>: error: <line>` per problem
 and exits 2 (`DataLossError`: 1); any other exception is a bug or an infrastructure failure and keeps its
-traceback.
+traceback. Ctrl-C and SIGTERM end a command with one line and exit 130 / 143 (`pipeline/process/interrupt.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 
 from kcorpus.pipeline.errors import UserError
 
@@ -48,6 +49,7 @@ def split_global_flags(argv: list[str]) -> tuple[list[str], set[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv_given = argv is not None
     argv, flags = split_global_flags(list(sys.argv[1:] if argv is None else argv))
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         usage = "\n".join(f"  {name:<14} {help_}" for name, (_, help_) in COMMANDS.items())
@@ -57,6 +59,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nkcorpus: unknown command {argv[0]!r}", file=sys.stderr)
         return 0 if known else 2
     name, rest = argv[0], argv[1:]
+    from kcorpus.pipeline.process import interrupt
+
+    # The program itself (argv None) ends at once after an interrupted command's line (interrupt.say).
+    with interrupt.handle_signals(name, debug="debug" in flags, restore=argv_given):
+        try:
+            return _run_command(name, rest, flags)
+        except BaseException as err:
+            if not (interrupt.stopping() or isinstance(err, KeyboardInterrupt)):
+                raise
+            # Whatever the signal unwound into (Beam may wrap it), the command ends with one line.
+            if "debug" in flags:
+                traceback.print_exc()
+            line, code = interrupt.closing_line(err)
+            interrupt.say(line, exit_now=not argv_given, code=code)
+            return code
+
+
+def _run_command(name: str, rest: list[str], flags: set[str]) -> int:
     from kcorpus.pipeline.console import configure_logging
     from kcorpus.pipeline.progress import set_mode as set_progress_mode
 
@@ -82,10 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         for line in err.errors:
             print(f"kcorpus {name}: error: {line}", file=sys.stderr)
         return err.exit_code
-    except KeyboardInterrupt:
-        print(f"kcorpus {name}: interrupted", file=sys.stderr)
-        return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TypeVar
@@ -25,9 +26,12 @@ from kcorpus.pipeline.profile.defaults import LOCAL_MODES
 
 T = TypeVar("T", bound=PipelineOptions)
 
-# The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place.
+# The worker command FnApiRunner starts in multi_processing mode, and kcorpus's quiet one in its place. Beam
+# runs it through `sh -c`: `trap '' INT` has the worker ignore the terminal's Ctrl-C from its first instruction
+# (an ignored signal stays ignored through exec, and Python keeps it so), and `exec` makes it the launcher's
+# own child, which the launcher stops on Ctrl-C or SIGTERM (pipeline/process/interrupt.py).
 BEAM_WORKER_COMMAND = f"{sys.executable} -m apache_beam.runners.worker.sdk_worker_main"
-QUIET_WORKER_COMMAND = f"{sys.executable} -m kcorpus.pipeline.beam_worker"
+QUIET_WORKER_COMMAND = f"trap '' INT; exec {shlex.quote(sys.executable)} -m kcorpus.pipeline.beam_worker"
 # Input bytes that pay for one more local worker (its start-up and per-stage bundles, ~2 CPU s): build-corpus
 # spends ~0.5-1 CPU s per MB, pack ~5x less.
 BUILD_BYTES_PER_WORKER = 8 << 20

@@ -24,6 +24,14 @@ LOCK_FILE = ".kcorpus.lock"
 TAKEOVER_FILE = ".kcorpus.lock.takeover"  # held while a dead holder's lock is replaced: one taker at a time
 
 log = logging.getLogger(__name__)
+# The locks this process holds (folder -> token): a second Ctrl-C releases them on its way out
+# (pipeline/process/interrupt.py).
+_held: dict[str, str] = {}
+
+
+def held_locks() -> dict[str, str]:
+    """The folders this process holds the lock of, and their tokens."""
+    return dict(_held)
 
 
 def read_lock(out: str) -> dict[str, Any] | None:
@@ -88,6 +96,7 @@ def acquire_lock(out: str, command: str) -> str:
     if folders.is_remote(out):
         if folders.read_text(lock) is None:
             folders.write_text(lock, text)
+            _held[out] = token
             return token
     else:
         tmp = os.path.join(out, f".kcorpus.lock.{token}")
@@ -95,9 +104,11 @@ def acquire_lock(out: str, command: str) -> str:
             f.write(text)
         try:
             os.link(tmp, lock)  # fails when the lock exists: the holder check and the create are one step
+            _held[out] = token
             return token
         except FileExistsError:
             if _take_over(out, tmp):
+                _held[out] = token
                 return token
         finally:
             os.remove(tmp)
@@ -140,3 +151,5 @@ def release_lock(out: str, token: str) -> None:
     holder = read_lock(out)
     if holder is not None and holder.get("token") == token:
         folders.remove_entry(out, LOCK_FILE)
+    if _held.get(out) == token:
+        del _held[out]

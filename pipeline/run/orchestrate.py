@@ -25,6 +25,7 @@ from kcorpus.pipeline.errors import OutputError, UserError
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.outputs.folders import list_entries
 from kcorpus.pipeline.outputs.marker import is_bookkeeping, owned_by, read_marker, write_marker
+from kcorpus.pipeline.process import interrupt
 from kcorpus.pipeline.profile.schema import Profile
 from kcorpus.pipeline.run.cache import (
     PARTIAL_SUFFIX,
@@ -101,7 +102,7 @@ def execute_stage(
     started, t0 = _now(), time.perf_counter()
     words = functools.partial(in_profile_words, stage=stage)  # messages name the profile keys, not flags
     try:
-        with _logged_in_profile_words(stage):
+        with _logged_in_profile_words(stage), interrupt.activity(f"stage {stage.name}"):
             runner(job, beam_args)
     except UserError as err:
         # A data-loss or user error keeps its exit code; the message says where the stage's output is.

@@ -21,6 +21,7 @@ from typing import Any
 
 from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
+from kcorpus.pipeline.process import interrupt
 from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab, unk_rate
 from kcorpus.transforms.vocab.files import (
     sentencepiece_tokenizer,
@@ -116,15 +117,16 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     alphabet = None
     if isinstance(config, WordPieceConfig):
         alphabet = config.alphabet(text.char_counts, text.continuing)
-        tokens = train_wordpiece(
-            sample.sentences(), config, alphabet=alphabet, length=len(sample), progress=progress
+        tokens = interrupt.in_thread(
+            train_wordpiece,
+            sample.sentences(), config, alphabet=alphabet, length=len(sample), progress=progress,
         )
         written = write_wordpiece_dir(job.out, tokens, model_max_length=job.model_max_length)
         tokenizer = wordpiece_tokenizer(tokens)
     else:
         import sentencepiece as spm
 
-        proto = _train_sentencepiece(sample, text, config, progress=progress, logs=trainer_logs)
+        proto = interrupt.in_thread(_train_sentencepiece, sample, text, config, progress=progress, logs=trainer_logs)
         written = write_sentencepiece_dir(job.out, proto, model_max_length=job.model_max_length)
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]

@@ -1,0 +1,249 @@
+"""Ctrl-C and SIGTERM: one line on the console, the lock released, exit 130 / 143 (docs/run.md#stopping-a-run).
+
+`handle_signals` (the CLI's, around a whole command) gives SIGTERM the path Ctrl-C takes: the first signal
+raises `Interrupted` (a KeyboardInterrupt) in the main thread, so every `finally` runs: `claim_output` removes
+the run's temporary files, marks the output unfinished and releases the lock. Before it raises, the console
+goes quiet: file descriptor 2 (log records, the tracebacks of Beam's threads, gRPC's errors from a pipeline
+torn down mid-bundle) is pointed at a log file that the closing line names, and the local Beam workers, the
+children of this process, are sent SIGTERM. They ignore the terminal's SIGINT (`beam_worker`), so the launcher
+alone ends them, and Beam's shutdown, which waits for its workers, returns at once. A second signal while
+stopping ends the process at once: the workers are killed, the locks it holds released, the line printed.
+`--debug` keeps the console as it is and prints the interrupted traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
+CHILD_CHECK_SECONDS = 0.2
+
+
+class Interrupted(KeyboardInterrupt):
+    """The command was stopped by a signal (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(SIGNAL_NAMES.get(signum, f"signal {signum}"))
+        self.signum = signum
+
+
+class _Stop:
+    """What the signal handler knows: the command, the first signal, where the console went."""
+
+    def __init__(self, command: str, debug: bool) -> None:
+        self.command, self.debug = command, debug
+        self.signum: int | None = None
+        self.log_path: str | None = None
+        self.console_fd: int | None = None  # the real stderr once fd 2 points at the log file
+        self.log_fd: int | None = None
+        self.said = False
+        self.activity: str | None = None  # e.g. "stage pack", set by `kcorpus run`
+        self.folders: list[str] = []  # the folders locked when the signal came
+
+
+_stop: _Stop | None = None
+
+
+def stopping() -> bool:
+    """Whether a signal has started stopping the command."""
+    return _stop is not None and _stop.signum is not None
+
+
+@contextlib.contextmanager
+def activity(what: str) -> Iterator[None]:
+    """Names what the command is doing in the closing line ("interrupted during stage pack")."""
+    previous = _stop.activity if _stop else None
+    if _stop:
+        _stop.activity = what
+    try:
+        yield
+    finally:
+        if _stop and not stopping():
+            _stop.activity = previous
+
+
+@contextlib.contextmanager
+def handle_signals(command: str, *, debug: bool = False, restore: bool = True) -> Iterator[None]:
+    """SIGINT and SIGTERM stop `command` in order inside the block (module docstring).
+
+    `restore`: put the console and the handlers back at the end (a caller that goes on running); the
+    `kcorpus` program keeps them until it exits, so what Beam's threads log while the process ends stays off
+    the console too.
+    """
+    global _stop
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    _stop = _Stop(command, debug)
+    previous = {signum: signal.signal(signum, _on_signal) for signum in EXIT_CODES}
+    try:
+        yield
+    finally:
+        if restore:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            if _stop.console_fd is not None:
+                sys.stderr.flush()
+                os.dup2(_stop.console_fd, 2)
+                os.close(_stop.console_fd)
+                os.close(_stop.log_fd)
+            _stop = None
+
+
+def closing_line(err: BaseException | None = None) -> tuple[str, int]:
+    """The one line that ends an interrupted command, and its exit status (130 for SIGINT, 143 for SIGTERM)."""
+    from kcorpus.pipeline.outputs.lock import held_locks
+
+    state = _stop or _Stop("?", False)
+    signum = state.signum or getattr(err, "signum", signal.SIGINT)
+    line = f"kcorpus {state.command}: interrupted by {SIGNAL_NAMES.get(signum, f'signal {signum}')}"
+    folders = state.folders or list(held_locks())
+    if state.activity:
+        line += f" during {state.activity}"
+    if state.command == "run":
+        line += "; the finished stages are kept: run the same command to resume"
+    elif folders:
+        line += f"; {folders[-1]} is left unfinished: the same command starts it over"
+    if state.log_path and os.path.exists(state.log_path):
+        if os.path.getsize(state.log_path) > 0:
+            line += f" (what Beam printed while stopping: {state.log_path})"
+        else:
+            os.remove(state.log_path)
+    return line, EXIT_CODES.get(signum, 128 + signum)
+
+
+def say(line: str, *, exit_now: bool = False, code: int = 0) -> None:
+    """Print `line` on the console (the real stderr, also after fd 2 went to the log file).
+
+    `exit_now`: then end the process with `code` at once: what is left of an interrupted command is its
+    threads, which Python would wait for (Beam's, a trainer's), and their noise.
+    """
+    fd = 2
+    if _stop and _stop.console_fd is not None:
+        fd = _stop.console_fd
+        os.dup2(_stop.log_fd, 2)  # again: a `finally` on the way out may have put the console back
+    with contextlib.suppress(ValueError, OSError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    from kcorpus.pipeline import progress
+
+    # A new line after the terminal's ^C or a progress bar's line (bars end their line with \r, not \n).
+    prefix = "\n" if os.isatty(fd) or progress.wanted() else ""
+    os.write(fd, (prefix + line + "\n").encode("utf-8", "replace"))
+    if _stop:
+        _stop.said = True
+    if exit_now:
+        os._exit(code)
+
+
+def in_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` in a daemon thread while the main thread waits for it.
+
+    Python runs a signal handler only between the main thread's bytecodes: a trainer's C++ or Rust loop in
+    the main thread would keep Ctrl-C and SIGTERM waiting until it returns. A waiting main thread stops at
+    once; the thread is left to the end of the process.
+    """
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except BaseException as err:  # noqa: BLE001 (raised again in the caller)
+            outcome["error"] = err
+
+    thread = threading.Thread(target=target, name=f"kcorpus-{getattr(fn, '__name__', 'task')}", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.5)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    assert _stop is not None
+    if _stop.signum is not None:
+        _stop_now(signum)
+    from kcorpus.pipeline.outputs.lock import held_locks
+
+    _stop.signum = signum
+    _stop.folders = list(held_locks())
+    if not _stop.debug:
+        _quiet_console()
+    # Beam starts each worker from a thread of its own: one may start after this signal, and Beam's shutdown
+    # waits for every worker. So the workers are ended again until the process ends.
+    threading.Thread(target=_end_children, name="kcorpus-stop-workers", daemon=True).start()
+    raise Interrupted(signum)
+
+
+def _quiet_console() -> None:
+    """Point fd 2 at a log file, keeping the real stderr for the closing line."""
+    assert _stop is not None
+    _stop.log_fd, _stop.log_path = tempfile.mkstemp(prefix=f"kcorpus-{_stop.command}-", suffix=".log")
+    console = 2
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        sys.stderr.flush()
+        console = sys.stderr.fileno()  # the real stderr while fd 2 feeds a trainer's log reader (spm_progress)
+    _stop.console_fd = os.dup(console)
+    os.dup2(_stop.log_fd, 2)
+
+
+def _stop_now(signum: int) -> None:
+    """The second signal: kill the workers, release the locks, print the line and exit without unwinding."""
+    from kcorpus.pipeline.outputs.lock import held_locks, release_lock
+
+    assert _stop is not None
+    code = EXIT_CODES.get(signum, 128 + signum)
+    if _stop.said:  # the closing line is out: only the process's end is left
+        os._exit(code)
+    _signal_children(signal.SIGKILL)
+    for out, token in list(held_locks().items()):
+        with contextlib.suppress(Exception):
+            release_lock(out, token)
+    line, _ = closing_line()
+    say(line.replace(": interrupted", ": stopped at once (second signal), interrupted", 1), exit_now=True, code=code)
+
+
+def _end_children() -> None:
+    while True:
+        _signal_children(signal.SIGTERM)
+        time.sleep(CHILD_CHECK_SECONDS)
+
+
+def _signal_children(signum: int) -> None:
+    for pid in child_pids(os.getpid()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+
+
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (Linux's /proc; elsewhere `pgrep -P`)."""
+    if os.path.isdir("/proc/self"):
+        pids = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            # pid (comm) state ppid ...: comm may hold spaces and parentheses; the last ')' ends it.
+            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == parent:
+                pids.append(int(name))
+        return pids
+    import subprocess
+
+    found = subprocess.run(["pgrep", "-P", str(parent)], capture_output=True, text=True, check=False)
+    return [int(p) for p in found.stdout.split()]
