@@ -139,7 +139,7 @@ def test_pack_and_audit_read_compressed_corpus_files(tmp_path):
         assert [(d.id, d.text) for d in read_corpus_range(path, "docs", 0, -1, 1)] == [
             (d.id, d.text) for d in expected
         ]
-    assert [d["id"] for d in audit._jsonl(str(tmp_path / "zst"), "*.jsonl.zst")] == [d.id for d in expected]
+    assert [d["id"] for d in audit._jsonl(str(tmp_path / "zst"), ("*.jsonl.zst",))] == [d.id for d in expected]
 
 
 def test_clean_names_a_truncated_or_corrupt_file(tmp_path, capsys):
