@@ -55,6 +55,35 @@ def has_filesystem(path: str) -> bool:
     return True
 
 
+# The storage behind a scheme and the Beam extra that installs its filesystem; gs:// is kcorpus's own
+# `dataflow` extra (pyproject.toml), which is apache-beam[gcp].
+FILESYSTEM_EXTRAS = {
+    "gs": ("Cloud Storage", "gcp"),
+    "s3": ("Amazon S3", "aws"),
+    "azfs": ("Azure Blob Storage", "azure"),
+}
+
+
+def missing_filesystem(path: str) -> str | None:
+    """The one line naming the extra to install when Beam has no filesystem for a remote path here, or None."""
+    if not is_remote(path) or has_filesystem(path):
+        return None
+    import apache_beam
+
+    scheme = str(path).split("://", 1)[0]
+    if scheme not in FILESYSTEM_EXTRAS:
+        known = ", ".join(f"{s}://" for s in FILESYSTEM_EXTRAS)
+        return f"{path}: Beam has no filesystem for {scheme}:// (remote paths: {known})"
+    storage, extra = FILESYSTEM_EXTRAS[scheme]
+    line = (
+        f"{path}: {scheme}:// needs Beam's {storage} filesystem, which is not installed: "
+        f"pip install 'apache-beam[{extra}]=={apache_beam.__version__}'"
+    )
+    if extra == "gcp":
+        line += " (kcorpus's dataflow extra; from a kcorpus checkout: pip install '.[dataflow]')"
+    return line
+
+
 def folder_exists(folder: str) -> bool:
     """Whether a local folder exists, or a remote prefix has files under it."""
     folder = str(folder)

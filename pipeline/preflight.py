@@ -29,9 +29,22 @@ def _matches(pattern: str, folder_is_input: bool) -> list[str]:
     return [path for path, _ in matching.match(pattern, folder_is_input)]
 
 
+def remote_problem(path: str) -> str | None:
+    """For a remote path whose filesystem is not installed (gs:// without its extra): the line naming the
+    extra and the `pip install` that installs it; None otherwise."""
+    if not is_remote(path):
+        return None
+    from kcorpus.pipeline.filesystems import missing_filesystem
+
+    return missing_filesystem(path)
+
+
 def input_problem(pattern: str, fmt: str | None = None) -> str | None:
     """Why `pattern` (a path, glob or folder) gives a reader nothing to read, or None when it matches a file."""
     folder_is_input = fmt in READERS and READERS[fmt].folder_is_input
+    missing = remote_problem(pattern)
+    if missing:
+        return missing
     try:
         matches = _matches(pattern, folder_is_input)
     except Exception as err:  # noqa: BLE001 (a listing error of any filesystem is the user's to see)
@@ -68,7 +81,8 @@ def output_problem(path: str, what: str = "--out") -> str | None:
     if not path:
         return f"{what}: no output location given"
     if is_remote(path):
-        return None
+        missing = remote_problem(path)
+        return f"{what} {missing}" if missing else None
     if os.path.exists(path) and not os.path.isdir(path):
         return f"{what} {path}: is a file; expected a folder (or a path where one can be created)"
     problem = _uncreatable(path)
@@ -78,7 +92,8 @@ def output_problem(path: str, what: str = "--out") -> str | None:
 def output_file_problem(path: str, what: str = "--out") -> str | None:
     """Why a local output file cannot be written (a folder is there, its folder cannot be made), or None."""
     if is_remote(path):
-        return None
+        missing = remote_problem(path)
+        return f"{what} {missing}" if missing else None
     if os.path.isdir(path):
         return f"{what} {path}: is a folder; expected a file name"
     if os.path.exists(path) and not os.access(path, os.W_OK):
@@ -93,6 +108,8 @@ def tokenizer_problem(path: str) -> str | None:
 
     file = tokenizer_file(path)
     if is_remote(file):
+        if missing := remote_problem(file):
+            return f"--tokenizer {missing}"
         return None if _matches(file, False) else f"--tokenizer {path}: no {file}"
     if not os.path.isfile(file):
         return f"--tokenizer {path}: no {file}; expected a folder with {TOKENIZER_FILE} (train-vocab's output)"
@@ -124,7 +141,7 @@ def source_problems(raw: Any, base_dir: str) -> list[str]:
         return []
     problems = []
     for index, source in enumerate(raw["sources"]):
-        if not isinstance(source, Mapping) or source.get("allow_missing") is True:
+        if not isinstance(source, Mapping):
             continue
         paths = source.get("paths")
         paths = [paths] if isinstance(paths, str) else paths
@@ -134,9 +151,12 @@ def source_problems(raw: Any, base_dir: str) -> list[str]:
         for at, pattern in enumerate(paths):
             if not isinstance(pattern, str):
                 continue
-            problem = input_problem(resolve_path(pattern, base_dir), fmt)
-            if problem:
-                where = f"sources[{index}].paths" + (f"[{at}]" if len(paths) > 1 else "")
+            path = resolve_path(pattern, base_dir)
+            where = f"sources[{index}].paths" + (f"[{at}]" if len(paths) > 1 else "")
+            missing = remote_problem(path)  # allow_missing does not cover a filesystem that is not installed
+            if missing:
+                problems.append(f"{where}: {missing}")
+            elif source.get("allow_missing") is not True and (problem := input_problem(path, fmt)):
                 problems.append(f"{where}: {problem} (allow_missing: true on the source allows that)")
     return problems
 

@@ -155,12 +155,9 @@ def check_out(out: str | Path, beam_args: Sequence[str]) -> str:
     A remote runner's workers cannot write a local folder, so with one the run folder must be remote.
     """
     if fs.is_remote(str(out)):
-        scheme = str(out).split("://", 1)[0]
-        if not fs.has_filesystem(str(out)):
-            raise RunError(
-                f"run folder {out}: Beam has no filesystem for {scheme}:// here (gs:// needs "
-                "`pip install 'kcorpus[dataflow]'`, i.e. apache-beam[gcp])"
-            )
+        missing = fs.missing_filesystem(str(out))
+        if missing:
+            raise RunError(f"run folder {missing}")
         return str(out).rstrip("/")
     runner = remote_runner(beam_args)
     if runner:

@@ -224,3 +224,45 @@ def test_kiwi_splitter_without_kiwipiepy_is_one_line(tmp_path, capsys, no_pipeli
         "pip install 'kcorpus[kiwi]'")
     ]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def no_gcs(monkeypatch):
+    """Beam as installed without its gcp extra: no filesystem for gs://."""
+    from apache_beam.io.filesystems import FileSystems
+
+    real = FileSystems.get_filesystem
+
+    def get_filesystem(path):
+        if str(path).startswith("gs://"):
+            raise ValueError(f"Unable to get filesystem from specified path, please use the correct path or "
+                             f"ensure the required dependency is installed, e.g., pip install apache-beam[gcp]. "
+                             f"Path specified: {path}")
+        return real(path)
+
+    monkeypatch.setattr(FileSystems, "get_filesystem", staticmethod(get_filesystem))
+
+
+def test_a_gs_source_without_the_gcs_extra_names_the_pip_install(tmp_path, capsys, no_pipeline, no_gcs):
+    import apache_beam
+
+    profile = write(tmp_path / "p.yaml", {
+        "sources": [{"name": "web", "format": "jsonl", "paths": ["gs://bucket/raw/*.jsonl"], "allow_missing": True}],
+    })
+    assert main(["build-corpus", "--config", profile, "--out", str(tmp_path / "out")]) == 2
+    # allow_missing does not cover it: the source could never be read
+    assert capsys.readouterr().err.splitlines() == [(
+        f"kcorpus build-corpus: error: {profile}: sources[0].paths: gs://bucket/raw/*.jsonl: gs:// needs Beam's "
+        f"Cloud Storage filesystem, which is not installed: pip install "
+        f"'apache-beam[gcp]=={apache_beam.__version__}' (kcorpus's dataflow extra; from a kcorpus checkout: "
+        "pip install '.[dataflow]')"
+    )]
+    assert not (tmp_path / "out").exists()
+
+
+def test_remote_outputs_and_inputs_without_their_filesystem(no_gcs):
+    assert output_problem("gs://bucket/out").startswith("--out gs://bucket/out: gs:// needs Beam's Cloud Storage ")
+    assert "pip install 'apache-beam[gcp]==" in input_problem("gs://bucket/corpus/text/*.txt")
+    assert input_problem("nosuchfs://b/x") == (
+        "nosuchfs://b/x: Beam has no filesystem for nosuchfs:// (remote paths: gs://, s3://, azfs://)"
+    )
