@@ -12,6 +12,7 @@ silently: undecodable bytes and bad JSON lines are counted with their location.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import dataclasses
 import json
 import os
@@ -112,6 +113,19 @@ def _open_bytes(path: str) -> IO[bytes]:
     return files.open_binary(path)
 
 
+def _lines(path: str, bar) -> Iterator[bytes]:
+    """A file's raw lines, advancing `bar` by bytes as stored (the bar's total): a compressed file's size once it
+    is read, as its lines are longer than what they take on disk."""
+    compressed = bar is not None and files.is_compressed(path)
+    with _open_bytes(path) as handle:
+        for raw in handle:
+            if bar is not None and not compressed:
+                bar.update(len(raw))
+            yield raw
+    if compressed:
+        bar.update(os.path.getsize(path))
+
+
 def iter_sentences(
     paths: Iterable[str],
     stats: InputStats,
@@ -141,12 +155,10 @@ def _sentences(paths: list[str], stats: InputStats, bar, positions: Iterator[int
         stats.files += 1
         jsonl = is_jsonl(path)
         in_document = False
-        with _open_bytes(path) as handle:
+        with contextlib.closing(_lines(path, bar)) as handle:
             for number, raw in enumerate(handle, 1):
                 stats.bytes += len(raw)
                 stats.lines += 1
-                if bar is not None:
-                    bar.update(len(raw))
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
@@ -348,10 +360,8 @@ def count_text_sentences(paths: Iterable[str], progress: bool = False) -> int | 
     count = 0
     try:
         for path in paths:
-            with _open_bytes(path) as handle:
+            with contextlib.closing(_lines(path, bar)) as handle:
                 for raw in handle:
-                    if bar is not None:
-                        bar.update(len(raw))
                     if not raw.strip(_ASCII_SPACE):
                         continue
                     if raw.isascii() or not raw.decode("utf-8", errors="replace").isspace():

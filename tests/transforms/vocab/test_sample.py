@@ -213,3 +213,21 @@ def test_sentences_at_positions_are_those_of_a_full_read_and_stats_count_everyth
     assert list(iter_sentences(files, stats, positions=positions)) == [everything[i] for i in positions]
     assert stats == full_stats and stats.sentences == 1347 + 300
     assert list(iter_sentences(files, InputStats(), positions=[])) == []
+
+
+def test_progress_counts_bytes_as_stored_for_compressed_files(tmp_path):
+    from kcorpus.transforms.vocab.sample import _lines
+
+    class Bar:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+    text = "".join(f"{i}번째 문장입니다\n" for i in range(2000)).encode()
+    (tmp_path / "a.txt").write_bytes(text)
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(text))
+    for name in ("a.txt", "a.txt.gz"):
+        bar = Bar()
+        assert b"".join(_lines(str(tmp_path / name), bar)) == text
+        assert bar.n == (tmp_path / name).stat().st_size  # the bar's total is the files' sizes on disk
