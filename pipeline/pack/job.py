@@ -9,34 +9,60 @@ from kcorpus.transforms.pack.blocks import PackConfig
 from kcorpus.transforms.pack.corpus_files import LAYOUTS
 
 RESHUFFLE_CHOICES = ("auto", "always", "never")
+# Field metadata: set by code or by a profile, not by a `kcorpus pack` flag.
+NO_FLAG = {"flag": False}
 
 
 @dataclasses.dataclass(frozen=True)
 class PackJob:
-    """Everything one `kcorpus pack` run needs besides the Beam options."""
+    """Everything one `kcorpus pack` run needs besides the Beam options.
 
-    corpus: str
-    tokenizer: str
-    out: str
+    A field's `metadata` holds the help and choices of its `kcorpus pack` flag (pipeline/profile/flags.py),
+    or says it has none (`NO_FLAG`).
+    """
+
+    corpus: str = dataclasses.field(
+        metadata={"help": "build-corpus output directory (docs/*.jsonl or text/*.txt)"}
+    )
+    tokenizer: str = dataclasses.field(
+        metadata={"help": "directory with tokenizer.json (or the file itself)"}
+    )
+    out: str = dataclasses.field(metadata={"help": "output directory (local or gs://)"})
     pack: PackConfig = dataclasses.field(default_factory=PackConfig)
-    input_format: str = "auto"
-    validation_fraction: float = 0.01
-    num_shards: int | None = None
+    input_format: str = dataclasses.field(default="auto", metadata={"choices": ("auto", *LAYOUTS)})
+    validation_fraction: float = dataclasses.field(default=0.01, metadata={"help": (
+        "share of documents (by a hash of the id) in validation/; 0 writes train only"
+    )})  # fmt: skip
+    num_shards: int | None = dataclasses.field(
+        default=None, metadata={"help": "train shards (default: from --shard-size-mb)"}
+    )
     num_validation_shards: int | None = None
-    shard_size_mb: float = 256.0
+    shard_size_mb: float = dataclasses.field(default=256.0, metadata={"help": "approximate shard size"})
     cls_token: str = "[CLS]"
     sep_token: str = "[SEP]"
     pad_token: str = "[PAD]"
     mask_token: str = "[MASK]"
-    batch_documents: int = 1024
-    batch_bytes: int = 1 << 18
-    rows_per_batch: int = arrow_shards.ROWS_PER_BATCH
+    batch_documents: int = dataclasses.field(default=1024, metadata=NO_FLAG)
+    batch_bytes: int = dataclasses.field(default=1 << 18, metadata=NO_FLAG)
+    rows_per_batch: int = dataclasses.field(default=arrow_shards.ROWS_PER_BATCH, metadata=NO_FLAG)
     # what one worker buffers before it spills sorted runs (pipeline/pack/runs.py); the output does not depend on it
-    spill_bytes: int = 64 << 20
-    overwrite: bool = False
-    reshuffle_batches: str = "auto"
-    profile_stages: bool = False
-    allow_longer_than_model: bool = False
+    spill_bytes: int = dataclasses.field(default=64 << 20, metadata=NO_FLAG)
+    overwrite: bool = dataclasses.field(
+        default=False, metadata={"help": "replace a previous pack in --out (only the files pack writes go)"}
+    )
+    reshuffle_batches: str = dataclasses.field(
+        default="auto",
+        metadata={"choices": RESHUFFLE_CHOICES, "help": (
+            "shuffle document batches before tokenizing (auto: when the local runner has fewer "
+            "than 2 corpus files per worker, and on distributed runners)"
+        )},
+    )  # fmt: skip
+    profile_stages: bool = dataclasses.field(default=False, metadata={"help": (
+        "print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json"
+    )})  # fmt: skip
+    allow_longer_than_model: bool = dataclasses.field(default=False, metadata={"help": (
+        "allow --max-length above the tokenizer's model_max_length (tokenizer_config.json)"
+    )})  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.input_format not in ("auto", *LAYOUTS):

@@ -27,14 +27,32 @@ UINT16_LIMIT = 1 << 16
 class PackConfig:
     """How sequences are laid out. `max_length` counts the special tokens."""
 
-    max_length: int = 512
-    layout: str = "pair"
-    single_segment_prob: float = 0.0
-    short_seq_prob: float | None = None  # None: SHORT_SEQ_PROB of the layout
-    min_target_length: int = 8
+    # `metadata`: the help and choices of `kcorpus pack`'s flag (pipeline/profile/flags.py).
+    max_length: int = dataclasses.field(
+        default=512, metadata={"help": "sequence length incl. special tokens"}
+    )
+    layout: str = dataclasses.field(default="pair", metadata={"choices": LAYOUTS, "help": (
+        "pair: [CLS] A [SEP] B [SEP] in one document; single: [CLS] A [SEP]; "
+        "cross_document: full-length sequences across documents separated by [SEP]; "
+        "full_sentences: whole sentences filled across documents (RoBERTa, DeBERTa); "
+        "nsp: Google BERT's next-sentence pairs with a next_sentence_label column"
+    )})  # fmt: skip
+    single_segment_prob: float = dataclasses.field(
+        default=0.0, metadata={"help": "pair layout: chance a sequence has one segment (ELECTRA: 0.1)"}
+    )
+    short_seq_prob: float | None = dataclasses.field(default=None, metadata={"help": (  # None: the layout's
+        "chance of a random shorter target length (ELECTRA: 0.05; default: 0.1 with --layout nsp, "
+        "Google BERT's, else 0)"
+    )})  # fmt: skip
+    min_target_length: int = dataclasses.field(default=8, metadata={"flag": False})
     seed: int = 0
-    word_start: bool = True
-    nsp_rule: str = "balanced"
+    word_start: bool = dataclasses.field(default=True, metadata={"help": (
+        "write the word_start column (True on the first token of every eojeol) for whole-word masking"
+    )})  # fmt: skip
+    nsp_rule: str = dataclasses.field(default="balanced", metadata={"choices": NSP_RULES, "help": (
+        "--layout nsp: balanced (random-next share 0.5 on any corpus: one-sentence documents chained, "
+        "the coin leaning against the imbalance) or google (create_pretraining_data.py's exact rule)"
+    )})  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:

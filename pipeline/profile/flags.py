@@ -1,0 +1,70 @@
+"""Command-line flags built from a job's dataclass fields: each option is written once, on its field.
+
+A field's flag is `--field-name`. Its type, its default (`default_of`) and whether it is required come from
+the dataclass; its help and its choices from the field's metadata, plain keys so that `transforms/` declares
+them without importing anything: `dataclasses.field(default=..., metadata={"help": "...", "choices": (...)})`.
+A bool that defaults to False is a switch (`--overwrite`); one that defaults to True can be turned off
+(`--word-start/--no-word-start`). A field whose type is a dataclass (a nested config, `PackJob.pack`) adds
+the flags of its own fields in its place; a field marked `"flag": False` (set by code or a profile) has none.
+`from_flags` builds the job back from the parsed flags.
+
+Its own module, light like defaults.py: a command's `--help` imports neither the profile schema nor Beam.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from typing import Any
+
+from kcorpus.pipeline.profile.defaults import default_of
+
+# The metadata keys a field's flag reads.
+HELP, CHOICES, FLAG = "help", "choices", "flag"
+
+
+def _scalar(tp: Any) -> Any:
+    """The type of a field's value when given: `int | None` is int."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0] if len(args) == 1 else str
+    return tp
+
+
+def _flag_fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
+    """`(field, value type)` of the fields of `cls` that take flags, in field order."""
+    hints = typing.get_type_hints(cls)
+    return [(f, _scalar(hints[f.name])) for f in dataclasses.fields(cls) if f.metadata.get(FLAG, True)]
+
+
+def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """A flag per field of `cls`, a nested dataclass's flags in its place, in field order."""
+    for f, tp in _flag_fields(cls):
+        if dataclasses.is_dataclass(tp):
+            add_flags(parser, tp)
+            continue
+        kwargs: dict[str, Any] = {}
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kwargs["required"] = True
+        else:
+            kwargs["default"] = default_of(cls, f.name)
+        if tp is bool:
+            kwargs["action"] = argparse.BooleanOptionalAction if kwargs.get("default") else "store_true"
+        elif tp in (int, float):
+            kwargs["type"] = tp
+        if CHOICES in f.metadata:
+            kwargs["choices"] = f.metadata[CHOICES]
+        if HELP in f.metadata:
+            kwargs["help"] = f.metadata[HELP]
+        parser.add_argument("--" + f.name.replace("_", "-"), **kwargs)
+
+
+def from_flags(cls: type, args: argparse.Namespace) -> Any:
+    """`cls` built from the flags `add_flags(parser, cls)` added; fields without a flag keep their default."""
+    values = {
+        f.name: from_flags(tp, args) if dataclasses.is_dataclass(tp) else getattr(args, f.name)
+        for f, tp in _flag_fields(cls)
+    }
+    return cls(**values)

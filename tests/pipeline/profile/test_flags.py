@@ -1,0 +1,56 @@
+"""Flags built from dataclass fields (`pipeline/profile/flags.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+import pytest
+
+from kcorpus.pipeline.profile.flags import add_flags, from_flags
+
+
+@dataclasses.dataclass(frozen=True)
+class Inner:
+    seed: int = 0
+    word_start: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    corpus: str = dataclasses.field(metadata={"help": "the corpus"})
+    inner: Inner = dataclasses.field(default_factory=Inner)
+    layout: str = dataclasses.field(default="pair", metadata={"choices": ("pair", "single")})
+    shards: int | None = None
+    share: float = 0.5
+    overwrite: bool = dataclasses.field(default=False, metadata={"help": "replace it"})
+    spill_bytes: int = dataclasses.field(default=64, metadata={"flag": False})
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="t")
+    add_flags(p, Job)
+    return p
+
+
+def test_a_flag_per_field_with_its_type_default_and_a_nested_configs_flags_in_its_place():
+    args = parser().parse_args(["--corpus", "c", "--shards", "3", "--share", "0.25", "--no-word-start"])
+    assert from_flags(Job, args) == Job(corpus="c", inner=Inner(word_start=False), shards=3, share=0.25)
+    args = parser().parse_args(["--corpus", "c", "--overwrite", "--seed", "7"])
+    assert from_flags(Job, args) == Job(corpus="c", inner=Inner(seed=7), overwrite=True)
+    flags = [a.option_strings[-1] for a in parser()._actions[1:]]
+    assert flags == ["--corpus", "--seed", "--no-word-start", "--layout", "--shards", "--share", "--overwrite"]
+
+
+def test_help_and_choices_come_from_the_metadata_and_flag_false_has_none():
+    text = parser().format_help()
+    assert "the corpus" in text and "replace it" in text and "{pair,single}" in text
+    assert "--spill-bytes" not in text and "--inner" not in text
+
+
+def test_a_field_without_default_is_a_required_flag_and_choices_are_checked(capsys):
+    with pytest.raises(SystemExit):
+        parser().parse_args([])
+    assert "--corpus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--corpus", "c", "--layout", "triple"])
