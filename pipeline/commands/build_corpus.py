@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="replace a previous corpus in --out (only the files build-corpus writes are removed)",
     )
     parser.add_argument(
+        "--keep-units",
+        action="store_true",
+        help="keep the finished input units in <out>/.kcorpus-units when the build completes, so that a "
+        "rebuild with new input files prepares only those (a killed build always resumes from them)",
+    )
+    parser.add_argument(
         "--profile-stages",
         action="store_true",
         help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
@@ -88,6 +94,7 @@ def main(args: argparse.Namespace) -> int:
             local_mode=args.local_mode,
             overwrite=args.overwrite,
             profile_stages=args.profile_stages,
+            keep_units=args.keep_units,
         )
         stats = build_corpus(job, args.beam_args)
     except (FileExistsError, FileNotFoundError) as exc:

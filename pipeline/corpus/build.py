@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import sys
 import time
 import uuid
 from typing import Any
@@ -29,6 +30,7 @@ from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.read import matched_inputs
 from kcorpus.pipeline.corpus.spill import BucketTables, bucket_count, spill_dir
 from kcorpus.pipeline.corpus.stats import check_metrics, write_stats
+from kcorpus.pipeline.corpus.units import UNITS_DIR
 from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, WriteShardFn, loser_row, write_dead_letters
 from kcorpus.pipeline.options import is_local
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
@@ -37,31 +39,240 @@ from kcorpus.transforms import corpus_layout
 
 log = logging.getLogger(__name__)
 
-RANGES_PER_WORKER = 4
-MIN_RANGE_BYTES = 256 << 10
-
 
 def _tag(source: str) -> Any:
     return beam.Map(lambda item, s=source: (s, item))
 
 
-def _range_bytes(options: Any, sources: list[Any]) -> int:
-    """Byte ranges of line-based files: about four per local worker (the local runner hands each worker a
-    static share of a stage's elements), between 256 KB and `RANGE_BYTES`."""
-    from apache_beam.options.pipeline_options import DirectOptions
+def unit_sources(config: CorpusConfig) -> list[Any]:
+    """The sources build-corpus reads itself, in input units (`BatchSource`s, in profile order)."""
+    from kcorpus.pipeline.corpus.read_batches import BatchSource, uses_fast_path
 
-    from kcorpus.pipeline.corpus.read import input_bytes
-    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES
+    return [
+        BatchSource(s.format, tuple(s.paths), dict(s.options) or None, s.name)
+        for s in config.sources
+        if uses_fast_path(s.format, dict(s.options) or None)
+    ]
 
-    if not is_local(options):
-        return RANGE_BYTES
-    workers = options.view_as(DirectOptions).direct_num_workers or 1
-    total = sum(input_bytes(list(s.patterns)) for s in sources)
-    return int(min(RANGE_BYTES, max(MIN_RANGE_BYTES, total / (RANGES_PER_WORKER * workers))))
+
+class ReadAndPrepare(beam.PTransform):
+    """Every source read and its documents prepared -> `{counts, meta, run, dead_letter, examples}` (`meta`: a
+    tuple of collections, bucketed where they are made).
+
+    The sources read in input units (`units`, planned by `plan_units`) go through `PrepareUnits`, which
+    commits each unit to `units_dir` and replays a finished one; the others (dump pages, comment threads)
+    are read by `ReadDocuments` and prepared in batches, again on every run.
+    """
+
+    def __init__(
+        self,
+        config: CorpusConfig,
+        tmp_dir: str,
+        units_dir: str,
+        units: list[Any],
+        *,
+        batch_size: int,
+        reshuffle: bool,
+        eval_index: beam.PCollection | None,
+    ) -> None:
+        super().__init__()
+        self.config, self.tmp_dir, self.units_dir, self.units = config, tmp_dir, units_dir, units
+        self.batch_size, self.reshuffle, self.eval_index = batch_size, reshuffle, eval_index
+
+    def expand(self, pbegin: Any) -> dict[str, Any]:
+        from kcorpus.pipeline.corpus.prepare_units import PrepareUnits
+        from kcorpus.pipeline.corpus.units import Unit
+
+        parts = []
+        sources = unit_sources(self.config)
+        if sources:
+            label = "Read[" + ",".join(b.source for b in sources) + "]"
+            units = pbegin | label >> SpreadUnits(self.units)
+            whole = any(isinstance(u, Unit) and u.end < 0 for _, u in self.units)
+            prepare = PrepareUnits(
+                self.config, self.tmp_dir, self.units_dir, sources, self.batch_size, self.eval_index, whole
+            )
+            prepared = units | "PrepareDocuments" >> prepare
+            parts.append({tag: prepared[tag] for tag in PrepareDocuments.TAGS})
+            parts[-1]["meta"] = (prepared["meta"],)
+        batches = self._read_others(pbegin, {b.source for b in sources})
+        if batches:
+            prepare_batches = PrepareDocuments(self.config, self.tmp_dir, self.eval_index)
+            parts.append(tuple(batches) | "PrepareOtherDocuments" >> prepare_batches)
+        merged: dict[str, Any] = {"meta": tuple(m for part in parts for m in part["meta"])}
+        for tag in PrepareDocuments.TAGS:
+            if tag != "meta":
+                merged[tag] = [part[tag] for part in parts]
+        return merged
+
+    def _read_others(self, pbegin: Any, done: set[str]) -> list[beam.PCollection]:
+        """Batches of `(source, record)` of the sources not read in units, one collection per source."""
+        from kcorpus.pipeline.corpus.read import ReadDocuments
+
+        batches = []
+        for s in self.config.sources:
+            if s.name in done:
+                continue
+            outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
+                s.format, list(s.paths), options=dict(s.options) or None, source=s.name, rebalance=False
+            )
+            tagged = [
+                outputs[k] | f"Tag[{s.name}:{k}]" >> _tag(s.name)
+                for k in ("documents", "dead_letter", "dropped")
+            ]
+            batch = beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+            merged = tagged | f"Merge[{s.name}]" >> beam.Flatten() | f"Batch[{s.name}]" >> batch
+            if self.reshuffle:
+                merged = merged | f"Reshuffle[{s.name}]" >> beam.Reshuffle()
+            batches.append(merged)
+        return batches
+
+
+class SpreadUnits(beam.PTransform):
+    """The planned units as a collection spread over the workers."""
+
+    def __init__(self, units: list[Any]) -> None:
+        super().__init__()
+        self.units = units
+
+    def expand(self, pbegin: Any) -> beam.PCollection:
+        return pbegin | "Units" >> beam.Create(self.units) | "SpreadUnits" >> beam.Reshuffle()
+
+
+class Deduplicate(beam.PTransform):
+    """Dedup keys (`meta` collections) -> `{"losers", "counts"}`: exact and near duplicates, each enabled apart."""
+
+    def __init__(self, config: Any, buckets: int, spill: str | None) -> None:
+        super().__init__()
+        self.config, self.buckets, self.spill = config, buckets, spill
+
+    def expand(self, meta: tuple[beam.PCollection, ...]) -> dict[str, list[beam.PCollection]]:
+        losers, counts = [], []
+        if self.config.exact.enabled:
+            exact = ExactDedup(self.config.exact.scope, self.buckets, self.spill)
+            losers.append(meta | "ExactDedup" >> exact)
+        if self.config.near.enabled:
+            near = meta | "NearDedup" >> NearDedup(self.config.near, self.buckets, self.spill)
+            losers.append(near["losers"])
+            counts.append(near["counts"])
+        if not losers:
+            losers.append(meta[0].pipeline | "NoDedup" >> beam.Create([]))
+        return {"losers": losers, "counts": counts}
+
+
+class WriteCorpusShards(beam.PTransform):
+    """`(runs, losers)` -> every shard's files: a writer per (kind, shard) merges its runs, dedup losers routed
+    to `rejected/`. Returns the writers' `counts` and `examples`."""
+
+    def __init__(self, config: CorpusConfig, out_dir: str, tmp_dir: str, spill: str | None) -> None:
+        super().__init__()
+        self.config, self.out_dir, self.tmp_dir, self.spill = config, out_dir, tmp_dir, spill
+
+    def expand(self, inputs: tuple[beam.PCollection, beam.PCollection]) -> Any:
+        runs, losers = inputs
+        n = self.config.output.num_shards
+        # Dedup losers go to the writer of their shard through the same grouping as its runs (spilled to
+        # files on the local runner): no worker holds every loser, as a side input would make each one do.
+        by_shard = BucketTables(
+            "LosersByShard",
+            loser_row,
+            n,
+            spill_dir=spill_dir(self.spill, "losers"),
+            spill_rows=LOSER_SPILL_ROWS,
+            columns=LOSER_COLUMNS,
+        )
+        keyed_losers = (
+            losers
+            | "LosersByShard" >> by_shard
+            | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
+        )
+        shards = runs.pipeline | "AllShards" >> beam.Create(
+            [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
+        )
+        keyed_runs = runs | "KeyRuns" >> beam.MapTuple(lambda kind, shard, ref: ((kind, shard), ref))
+        write = WriteShardFn(self.out_dir, self.config.output, self.tmp_dir)
+        return (
+            (shards, keyed_runs, keyed_losers)
+            | "RunsAndShards" >> beam.Flatten()
+            | "GroupRunsByShard" >> beam.GroupByKey()
+            | "WriteShards"
+            >> beam.ParDo(Metered("WriteShards", write)).with_outputs("examples", main="counts")
+        )
+
+
+class WriteSummaries(beam.PTransform):
+    """`(counts, examples, dead letters)` -> `examples/`, `rejected/dead_letter.jsonl` and `stats.json`."""
+
+    def __init__(self, config: CorpusConfig, out_dir: str, eval_summary: beam.PCollection | None) -> None:
+        super().__init__()
+        self.config, self.out_dir, self.eval_summary = config, out_dir, eval_summary
+
+    def expand(self, inputs: tuple[beam.PCollection, beam.PCollection, beam.PCollection]) -> beam.PCollection:
+        counts, examples, dead_letters = inputs
+        out = self.out_dir
+        _ = examples | "Examples" >> WriteExamples(out)
+        dead = (
+            dead_letters
+            | "AllDeadLetters" >> beam.combiners.ToList()
+            | "WriteDeadLetters"
+            >> metered_map("WriteDeadLetters", write_dead_letters, out, self.config.output.compression)
+        )
+        names = [s.name for s in self.config.sources]
+        summary = [] if self.eval_summary is None else [beam.pvalue.AsSingleton(self.eval_summary)]
+        return (
+            counts
+            | "SumCounts" >> beam.CombinePerKey(sum)
+            | "CountsList" >> beam.combiners.ToList()
+            | "WriteStats"
+            >> metered_map(
+                "WriteStats",
+                write_stats,
+                out,
+                names,
+                stats_extra(self.config),
+                beam.pvalue.AsSingleton(dead),
+                *summary,
+            )
+        )
+
+
+def stats_extra(cfg: CorpusConfig) -> dict[str, Any]:
+    """What stats.json records besides the counts: shards, where each source was read from (what `kcorpus
+    audit` needs to find a kept document's input again) with the files and bytes its patterns matched (a
+    folder left out shows as a 0), the filters each source ran with (the profile's, with its own keys over
+    them) and those own keys."""
+    inputs = {
+        s.name: {
+            "format": s.format,
+            "paths": list(s.paths),
+            "options": dict(s.options),
+            **matched_inputs(s.paths),
+        }
+        for s in cfg.sources
+    }
+    return {
+        "output": {
+            "num_shards": cfg.output.num_shards,
+            "dropped": cfg.output.dropped,
+            "compression": cfg.output.compression,
+        },
+        "inputs": inputs,
+        "filters": {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources},
+        "filter_overrides": {s.name: dict(s.filters) for s in cfg.sources},
+    }
+
+
+def _flat(label: str, parts: list[beam.PCollection]) -> beam.PCollection:
+    return parts[0] if len(parts) == 1 else tuple(parts) | label >> beam.Flatten()
 
 
 class BuildCorpus(beam.PTransform):
-    """The whole build-corpus pipeline, applied to a `Pipeline` (PBegin)."""
+    """The whole build-corpus pipeline, applied to a `Pipeline` (PBegin).
+
+    Args:
+        units_dir: the units folder (`units.py`); default `<out_dir>/.kcorpus-units`.
+        units: the planned units (`prepare_units.plan_units`); planned here when not given.
+    """
 
     def __init__(
         self,
@@ -71,53 +282,41 @@ class BuildCorpus(beam.PTransform):
         *,
         batch_size: int = 1000,
         reshuffle: bool = False,
+        units_dir: str | None = None,
+        units: list[Any] | None = None,
     ) -> None:
         super().__init__()
-        self.config = config
-        self.out_dir = out_dir
-        self.tmp_dir = tmp_dir
-        self.batch_size = batch_size
-        self.reshuffle = reshuffle
+        self.config, self.out_dir, self.tmp_dir = config, out_dir, tmp_dir
+        self.batch_size, self.reshuffle = batch_size, reshuffle
+        self.units_dir = units_dir or f"{out_dir}/{UNITS_DIR}"
+        self.units = plan_build_units(config) if units is None else units
 
-    def _read(self, pbegin: Any) -> list[beam.PCollection]:
-        """Batches of `(source, record)`: one collection for the line-based sources the fast path reads (in
-        byte ranges, several per worker), one for its whole-file sources (a file is one element: its batches
-        are reshuffled so that one large file does not run in one bundle), plus one per other source. They
-        are never flattened: each gets its own prepare step, fused with its reading."""
-        from kcorpus.pipeline.corpus.read import ReadDocuments
-        from kcorpus.pipeline.corpus.read_batches import BatchSource, ReadSourceBatches, uses_fast_path
-        from kcorpus.transforms.readers import reader_for
-
-        fast, whole, batches = [], [], []
-        for s in self.config.sources:
-            options = dict(s.options) or None
-            if uses_fast_path(s.format, options):
-                group = fast if reader_for(s.format).range_based else whole
-                group.append(BatchSource(s.format, tuple(s.paths), options, s.name))
-                continue
-            outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
-                s.format, list(s.paths), options=options, source=s.name, rebalance=False
-            )
-            tagged = [
-                outputs[k] | f"Tag[{s.name}:{k}]" >> _tag(s.name)
-                for k in ("documents", "dead_letter", "dropped")
-            ]
-            batches.append(
-                tagged
-                | f"Merge[{s.name}]" >> beam.Flatten()
-                | f"Batch[{s.name}]"
-                >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
-            )
-        if whole:
-            names = ",".join(b.source for b in whole)
-            read = pbegin | f"Read[{names}]" >> ReadSourceBatches(whole, batch_size=self.batch_size)
-            batches.insert(0, read | f"Spread[{names}]" >> beam.Reshuffle())
-        if fast:
-            label = "Read[" + ",".join(b.source for b in fast) + "]"
-            range_bytes = _range_bytes(pbegin.pipeline.options, fast)
-            read = ReadSourceBatches(fast, batch_size=self.batch_size, range_bytes=range_bytes)
-            batches.insert(0, pbegin | label >> read)
-        return batches
+    def expand(self, pbegin: Any) -> beam.PCollection:
+        cfg = self.config
+        evals = None
+        if cfg.dedup.decontaminate.enabled:
+            evals = pbegin | "EvalIndex" >> BuildEvalIndex(cfg.dedup.decontaminate)
+        prepared = pbegin | "ReadAndPrepare" >> ReadAndPrepare(
+            cfg,
+            self.tmp_dir,
+            self.units_dir,
+            self.units,
+            batch_size=self.batch_size,
+            reshuffle=self.reshuffle,
+            eval_index=evals["index"] if evals else None,
+        )
+        buckets, spill = self._dedup_buckets(pbegin.pipeline.options)
+        dedup = prepared["meta"] | "Deduplicate" >> Deduplicate(cfg.dedup, buckets, spill)
+        runs = _flat("AllRuns", prepared["run"])
+        losers = _flat("AllLosers", dedup["losers"])
+        written = (runs, losers) | "WriteCorpusShards" >> WriteCorpusShards(
+            cfg, self.out_dir, self.tmp_dir, spill
+        )
+        counts = _flat("AllCounts", [*prepared["counts"], *dedup["counts"], written.counts])
+        examples = _flat("AllExamples", [*prepared["examples"], written.examples])
+        dead = _flat("AllDeadLettersIn", prepared["dead_letter"])
+        summary = evals["summary"] if evals else None
+        return (counts, examples, dead) | "WriteSummaries" >> WriteSummaries(cfg, self.out_dir, summary)
 
     def _dedup_buckets(self, options: Any) -> tuple[int, str | None]:
         """Dedup buckets from the input size, and the folder their records spill to on the local runner."""
@@ -126,91 +325,50 @@ class BuildCorpus(beam.PTransform):
         total = sum(input_bytes(list(s.paths)) for s in self.config.sources)
         return bucket_count(total), (self.tmp_dir if is_local(options) else None)
 
-    def expand(self, pbegin: Any) -> beam.PCollection:
-        cfg, out = self.config, self.out_dir
-        n = cfg.output.num_shards
-        batches = self._read(pbegin)
-        if self.reshuffle:
-            batches = [b | f"Reshuffle[{i}]" >> beam.Reshuffle() for i, b in enumerate(batches)]
-        evals = None
-        if cfg.dedup.decontaminate.enabled:
-            evals = pbegin | "EvalIndex" >> BuildEvalIndex(cfg.dedup.decontaminate)
-        prepared = tuple(batches) | "PrepareDocuments" >> PrepareDocuments(
-            cfg, self.tmp_dir, evals["index"] if evals else None
-        )
-        losers = []
-        counts = [prepared["counts"]]
-        buckets, spill = self._dedup_buckets(pbegin.pipeline.options)
-        if cfg.dedup.exact.enabled:
-            exact = ExactDedup(cfg.dedup.exact.scope, buckets, spill)
-            losers.append(prepared["meta"] | "ExactDedup" >> exact)
-        if cfg.dedup.near.enabled:
-            near = prepared["meta"] | "NearDedup" >> NearDedup(cfg.dedup.near, buckets, spill)
-            losers.append(near["losers"])
-            counts.append(near["counts"])
-        # Dedup losers go to the writer of their shard through the same grouping as its runs (spilled to
-        # files on the local runner): no worker holds every loser, as a side input would make each one do.
-        losers_by_shard = (
-            tuple(losers or [pbegin | "NoDedup" >> beam.Create([])])
-            | "LosersByShard"
-            >> BucketTables(
-                "LosersByShard",
-                loser_row,
-                n,
-                spill_dir=spill_dir(spill, "losers"),
-                spill_rows=LOSER_SPILL_ROWS,
-                columns=LOSER_COLUMNS,
+
+def plan_build_units(config: CorpusConfig) -> list[Any]:
+    """The units of a build (`prepare_units.plan_units`), keyed by the build's identity."""
+    from kcorpus import __version__
+    from kcorpus.pipeline.corpus.prepare_units import plan_units
+    from kcorpus.pipeline.corpus.units import build_identity, eval_fingerprint
+
+    evals = eval_fingerprint(config.dedup.decontaminate.paths) if config.dedup.decontaminate.enabled else []
+    return plan_units(unit_sources(config), build_identity(config, __version__, evals))
+
+
+class UnitsPlan:
+    """A build's input units, how many an earlier run finished (`reused`: the console line), and what is
+    left of the units folder once the build completes (`finish`)."""
+
+    def __init__(self, config: CorpusConfig, folder: str, keep: bool, batch_size: int) -> None:
+        from kcorpus.pipeline.corpus.units import Unit, finished_batches, finished_keys
+
+        self.folder, self.keep = folder, keep
+        self.units = plan_build_units(config)
+        planned = [u for _, u in self.units if isinstance(u, Unit)]
+        finished = finished_keys(folder)
+        done = [
+            u
+            for u in planned
+            if u.key in finished or (u.end < 0 and finished_batches(folder, u.key, batch_size, finished))
+        ]
+        self.keys = {u.key for u in planned}
+        self.reused = ""
+        if done:
+            share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in planned), 1)
+            self.reused = (
+                f"reused {len(done)} of {len(planned)} input units ({share:.0%} of input bytes) "
+                f"from an earlier run ({folder})"
             )
-            | "KeyLosers" >> beam.MapTuple(lambda shard, value: ((KIND_DOCS, shard), value))
-        )
-        shards = pbegin | "AllShards" >> beam.Create(
-            [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
-        )
-        runs = prepared["run"] | "KeyRuns" >> beam.MapTuple(lambda kind, shard, path: ((kind, shard), path))
-        written = (
-            (shards, runs, losers_by_shard)
-            | "RunsAndShards" >> beam.Flatten()
-            | "GroupRunsByShard" >> beam.GroupByKey()
-            | "WriteShards"
-            >> beam.ParDo(Metered("WriteShards", WriteShardFn(out, cfg.output))).with_outputs(
-                "examples", main="counts"
-            )
-        )
-        _ = (
-            (prepared["examples"], written.examples)
-            | "AllExamples" >> beam.Flatten()
-            | "Examples" >> WriteExamples(out)
-        )
-        dead = (
-            prepared["dead_letter"]
-            | "AllDeadLetters" >> beam.combiners.ToList()
-            | "WriteDeadLetters" >> metered_map("WriteDeadLetters", write_dead_letters, out, cfg.output.compression)
-        )
-        names = [s.name for s in cfg.sources]
-        # Where each source was read from: what `kcorpus audit` needs to find a kept document's input again.
-        # With the files and bytes each source's patterns matched (a folder left out shows as a 0).
-        inputs = {
-            s.name: {"format": s.format, "paths": list(s.paths), "options": dict(s.options), **matched_inputs(s.paths)}
-            for s in cfg.sources
-        }
-        # The filters each source ran with (the profile's, with its own keys over them), and those own keys.
-        filters = {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources}
-        overrides = {s.name: dict(s.filters) for s in cfg.sources}
-        extra = {
-            "output": {"num_shards": n, "dropped": cfg.output.dropped, "compression": cfg.output.compression},
-            "inputs": inputs,
-            "filters": filters,
-            "filter_overrides": overrides,
-        }
-        summary = [beam.pvalue.AsSingleton(evals["summary"])] if evals else []
-        return (
-            (*counts, written.counts)
-            | "AllCounts" >> beam.Flatten()
-            | "SumCounts" >> beam.CombinePerKey(sum)
-            | "CountsList" >> beam.combiners.ToList()
-            | "WriteStats"
-            >> metered_map("WriteStats", write_stats, out, names, extra, beam.pvalue.AsSingleton(dead), *summary)
-        )
+
+    def finish(self) -> None:
+        """Removes the units folder, or keeps only this build's units in it (`keep`)."""
+        from kcorpus.pipeline.corpus.units import prune_units
+
+        if not self.keep:
+            _remove_tree(self.folder)
+        elif FileSystems.exists(self.folder):
+            prune_units(self.folder, self.keys)
 
 
 def _remove_tree(path: str) -> None:
@@ -248,11 +406,16 @@ def run_build(
     reshuffle: bool = False,
     overwrite: bool = False,
     profile_stages: bool = False,
+    units_dir: str | None = None,
+    keep_units: bool = False,
 ) -> dict[str, Any]:
     """Runs the pipeline to completion and returns the parsed stats.json.
 
     The output folder is checked before anything is written and claimed (locked, marked as kcorpus's, a
-    previous corpus's own files removed with `overwrite`) only when the pipeline is about to run.
+    previous corpus's own files removed with `overwrite`) only when the pipeline is about to run. Input
+    units finished by an earlier run of the same build (killed, or with fewer files) are reused from
+    `units_dir` (default `<out>/.kcorpus-units`); when the build completes, that folder is removed, or with
+    `keep_units` pruned to this build's units.
     """
     out_dir = out_dir.rstrip("/")
     inputs = [p for source in config.sources for p in source.paths]
@@ -261,7 +424,14 @@ def run_build(
     if config.dedup.decontaminate.enabled:
         check_eval_paths(config.dedup.decontaminate)
     with claim_output(plan):
-        return _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, reshuffle, profile_stages)
+        units = UnitsPlan(config, units_dir or f"{out_dir}/{UNITS_DIR}", keep_units, batch_size)
+        stats = _run_pipeline(
+            config, out_dir, list(beam_args), local_mode, batch_size, reshuffle, profile_stages, units
+        )
+        if units.reused:
+            print(f"build-corpus: {units.reused}", file=sys.stderr, flush=True)
+        units.finish()
+        return stats
 
 
 def check_readers(config: CorpusConfig) -> None:
@@ -284,6 +454,7 @@ def _run_pipeline(
     batch_size: int,
     reshuffle: bool,
     profile_stages: bool,
+    units: UnitsPlan,
 ) -> dict[str, Any]:
     from kcorpus.pipeline.corpus.read import input_bytes
     from kcorpus.pipeline.options import make_pipeline
@@ -291,9 +462,17 @@ def _run_pipeline(
 
     tmp_dir = f"{out_dir}/.tmp-build-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
-    pipeline = make_pipeline(list(beam_args), local_mode=local_mode, input_bytes=_input_size(config, beam_args))
+    pipeline = make_pipeline(
+        list(beam_args), local_mode=local_mode, input_bytes=_input_size(config, beam_args)
+    )
     _ = pipeline | "BuildCorpus" >> BuildCorpus(
-        config, out_dir, tmp_dir, batch_size=batch_size, reshuffle=reshuffle
+        config,
+        out_dir,
+        tmp_dir,
+        batch_size=batch_size,
+        reshuffle=reshuffle,
+        units_dir=units.folder,
+        units=units.units,
     )
     total = sum(input_bytes(list(s.paths)) for s in config.sources) if wanted(pipeline.options) else None
     shards = 2 * config.output.num_shards  # a docs and a dropped file per shard

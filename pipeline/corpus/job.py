@@ -21,6 +21,9 @@ class BuildCorpusJob:
         local_mode: the FnApiRunner mode when no runner is named in the Beam options.
         overwrite: replace an existing corpus in `out`.
         profile_stages: print the per-stage bundle table and write `<out>/stages.json`.
+        units_dir: where finished input units are kept between runs (default `<out>/.kcorpus-units`).
+        keep_units: keep the units once the build completes, so that a build with more input files reuses
+            them (`kcorpus run` does); otherwise they are removed then.
     """
 
     config: CorpusConfig
@@ -30,6 +33,8 @@ class BuildCorpusJob:
     local_mode: str = "multi_processing"
     overwrite: bool = False
     profile_stages: bool = False
+    units_dir: str | None = None
+    keep_units: bool = False
 
 
 def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str, Any]:
@@ -45,4 +50,6 @@ def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str
         reshuffle=job.reshuffle,
         overwrite=job.overwrite,
         profile_stages=job.profile_stages,
+        units_dir=job.units_dir,
+        keep_units=job.keep_units,
     )

@@ -58,6 +58,9 @@ class PrepareBatchFn(beam.DoFn):
     (`(source, DeadLetter)`), `examples` (the bundle's sample of rewrites and drops, `Example`s).
     """
 
+    # Whether `process` increments the Beam counters itself (a unit's counts are counted when it is replayed).
+    counts_metrics = True
+
     def __init__(self, config: CorpusConfig, tmp_dir: str) -> None:
         self.config = config
         self.tmp_dir = tmp_dir
@@ -182,7 +185,9 @@ class PrepareBatchFn(beam.DoFn):
                 continue
             counts["filter:kept"] += 1
             if prepared.sentence_reasons:
-                yield from self._sentence_drops(item, prepared.sentence_reasons, prepared.dropped_sentences, counts)
+                yield from self._sentence_drops(
+                    item, prepared.sentence_reasons, prepared.dropped_sentences, counts
+                )
             if prepared.removed:
                 yield from self._span_removals(item, prepared.removed, counts)
             kept.append((prepared.document, payload))
@@ -193,7 +198,8 @@ class PrepareBatchFn(beam.DoFn):
             kept = yield from self._decontaminate(kept, raw_texts, eval_index, tally)
         yield from self._emit_kept(kept, num_shards)
         for (source, name), n in _sorted_counts(tally):
-            Metrics.counter(METRICS_NAMESPACE, name).inc(n)
+            if self.counts_metrics:
+                Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
         self._progress()
 
@@ -219,7 +225,9 @@ class PrepareBatchFn(beam.DoFn):
                 details = {"contaminated_by": match.evidence(doc.text, config)}
                 evidence = details["contaminated_by"]
                 note = f"{evidence['id']} ({evidence['match']})"
-                self.examples.note(DOCUMENT_DROP, CONTAMINATED, doc.id, doc.source, evidence["text"], note=note)
+                self.examples.note(
+                    DOCUMENT_DROP, CONTAMINATED, doc.id, doc.source, evidence["text"], note=note
+                )
                 dropped = Dropped(doc.id, doc.source, "decontaminate", CONTAMINATED, raw, details)
                 yield from self._spill_dropped(dropped, self.config.output)
                 continue
@@ -230,7 +238,11 @@ class PrepareBatchFn(beam.DoFn):
         return out
 
     def _sentence_drops(
-        self, doc: Document, reasons: Sequence[str], sentences: Sequence[str], counts: collections.Counter[str]
+        self,
+        doc: Document,
+        reasons: Sequence[str],
+        sentences: Sequence[str],
+        counts: collections.Counter[str],
     ) -> Iterator[Any]:
         """The sentences that left a kept document: counted (`filter:sentences_removed:<reason>` and their
         characters, `filter:chars_removed:<reason>`) and written to `rejected/` with `"level": "sentence"`,
@@ -275,7 +287,9 @@ class PrepareBatchFn(beam.DoFn):
         near = self.config.dedup.near
         if near.enabled:
             folded = self.folded
-            shingled = [fold_digits(t) if d.source in folded else t for (d, _), t in zip(kept, texts, strict=True)]
+            shingled = [
+                fold_digits(t) if d.source in folded else t for (d, _), t in zip(kept, texts, strict=True)
+            ]
             keys, signatures = lsh_keys_and_signatures(shingled, near)
         else:
             keys, signatures = [[] for _ in kept], [b"" for _ in kept]
@@ -315,7 +329,6 @@ class PrepareBatchFn(beam.DoFn):
             )
 
 
-
 def _folds_digits(source: SourceConfig) -> bool:
     """Whether near dedup folds this source's numbers: its `fold_digits`, or its format's default."""
     return reader_for(source.format).fold_digits if source.fold_digits is None else source.fold_digits
@@ -336,7 +349,9 @@ class PrepareDocuments(beam.PTransform):
 
     TAGS = ("counts", "meta", "run", "dead_letter", "examples")
 
-    def __init__(self, config: CorpusConfig, tmp_dir: str, eval_index: beam.PCollection | None = None) -> None:
+    def __init__(
+        self, config: CorpusConfig, tmp_dir: str, eval_index: beam.PCollection | None = None
+    ) -> None:
         super().__init__()
         self.config, self.tmp_dir, self.eval_index = config, tmp_dir, eval_index
 
@@ -347,8 +362,7 @@ class PrepareDocuments(beam.PTransform):
             | f"Prepare[{i}]"
             >> beam.ParDo(
                 Metered(f"Prepare[{i}]", PrepareBatchFn(self.config, self.tmp_dir)), *side
-            ).with_outputs("meta", "run", "dead_letter", "examples", main="counts"
-            )
+            ).with_outputs("meta", "run", "dead_letter", "examples", main="counts")
             for i, b in enumerate(batches)
         ]
         # `meta` stays one collection per input: the dedup steps bucket it where it is made (see `spill`).

@@ -38,6 +38,11 @@ def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
     return not reader.has_pages and not reader.threaded(as_options(options))
 
 
+def splittable_range(reader: Any, path: str, options: Any) -> bool:
+    """Whether a file can be read in byte ranges (a compressed file is read whole)."""
+    return reader.range_readable(path, options) and not (path.endswith(".zip") or is_compressed(path))
+
+
 def byte_ranges(path: str, size: int, range_bytes: int, splittable: bool) -> list[tuple[str, int, int]]:
     """`(path, start, end)` ranges covering a file; `end == -1` means the whole file, read by `read_file`
     (a compressed file, by its suffix or its first bytes, is always read whole)."""
@@ -83,6 +88,28 @@ class PlanRanges(beam.DoFn):
                 yield index, rng
 
 
+def read_batches(
+    source: BatchSource, options: Any, path: str, start: int, end: int, batch_size: int
+) -> Iterator[list[tuple[str, Any]]]:
+    """One range of a file (`end == -1`: the whole file) as batches of `(source, record)`, counted as read."""
+    if end < 0:
+        records = read_file(source.fmt, path, options, source.source)
+    else:
+        records = reader_for(source.fmt).read_range(path, options, source.source, start, end)
+    batch: list[tuple[str, Any]] = []
+    chars = 0
+    for record in records:
+        batch.append((source.source, record))
+        chars += len(getattr(record, "text", None) or "")
+        if len(batch) >= batch_size or chars >= BATCH_TEXT_CHARS:
+            yield batch
+            progress.add("read", records=len(batch))
+            batch, chars = [], 0
+    if batch:
+        yield batch
+    progress.add("read", records=len(batch), nbytes=progress.range_bytes(path, start, end))
+
+
 class ReadRangeBatches(beam.DoFn):
     """Reads one range or whole file into batches of `(source, record)`."""
 
@@ -94,29 +121,13 @@ class ReadRangeBatches(beam.DoFn):
 
     def process(self, element: tuple[int, Any]) -> Iterator[list[tuple[str, Any]]]:
         index, work = element
-        source = self.sources[index].source
+        source = self.sources[index]
         if isinstance(work, DeadLetter):
-            yield [(source, work)]
+            yield [(source.source, work)]
             progress.add("read", records=1)
             return
         path, start, end = work
-        fmt, options = self.sources[index].fmt, self._options[index]
-        if end < 0:
-            records = read_file(fmt, path, options, source)
-        else:
-            records = reader_for(fmt).read_range(path, options, source, start, end)
-        batch: list[tuple[str, Any]] = []
-        chars = 0
-        for record in records:
-            batch.append((source, record))
-            chars += len(getattr(record, "text", None) or "")
-            if len(batch) >= self.batch_size or chars >= BATCH_TEXT_CHARS:
-                yield batch
-                progress.add("read", records=len(batch))
-                batch, chars = [], 0
-        if batch:
-            yield batch
-        progress.add("read", records=len(batch), nbytes=progress.range_bytes(path, start, end))
+        yield from read_batches(source, self._options[index], path, start, end, self.batch_size)
 
     def finish_bundle(self) -> None:
         progress.flush()
@@ -145,7 +156,8 @@ class ReadSourceBatches(beam.PTransform):
             | "Patterns" >> beam.Create(work)
             | "MatchFiles" >> beam.ParDo(PlanRanges(self.sources, self.range_bytes))
             | "SpreadRanges" >> beam.Reshuffle()
-            | "ReadRanges" >> beam.ParDo(Metered("ReadRanges", ReadRangeBatches(self.sources, self.batch_size)))
+            | "ReadRanges"
+            >> beam.ParDo(Metered("ReadRanges", ReadRangeBatches(self.sources, self.batch_size)))
         )
 
 

@@ -20,16 +20,21 @@ from kcorpus.pipeline.atomic import AtomicTextFile
 from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
 from kcorpus.pipeline.corpus.runs import RECORDS
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
-from kcorpus.pipeline.external_sort import merge_runs
+from kcorpus.pipeline.external_sort import Run, RunSpan, merge_runs, reduce_runs
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler, duplicate_note
 from kcorpus.transforms.record import DeadLetter
 from kcorpus.transforms.sharding import shard_of
 
 LOSER_COLUMNS = ("node", "priority", "reason", "survivor")
+# Runs a shard's writer merges at once (a chunk of each in memory, up to ~130 KB): with input units, a shard
+# has a run or more per unit, so below this many units (~250 MB of 1 MB files) no extra merge pass is made.
+FAN_IN = 256
 
 
-def loser_row(loser: tuple[str, tuple[int, str, str]], num_shards: int) -> tuple[int, tuple[str, int, str, str]]:
+def loser_row(
+    loser: tuple[str, tuple[int, str, str]], num_shards: int
+) -> tuple[int, tuple[str, int, str, str]]:
     """One dedup loser `(node, (priority, reason, survivor))` as a row (`LOSER_COLUMNS`) in its shard's bucket."""
     node, (priority, reason, survivor) = loser
     return shard_of(node, num_shards), (node, priority, reason, survivor)
@@ -52,7 +57,9 @@ class ShardLosers:
         def value(i: int) -> tuple[int, str, str]:
             return priorities[i], reasons[i], survivors[i]
 
-        for i in sorted(range(len(nodes)), key=nodes.__getitem__):  # row numbers, not row tuples: less to hold
+        for i in sorted(
+            range(len(nodes)), key=nodes.__getitem__
+        ):  # row numbers, not row tuples: less to hold
             if self.nodes and self.nodes[-1] == nodes[i]:  # a document that lost twice: its smallest reason
                 last = (self.priorities[-1], self.reasons[-1], self.survivors[-1])
                 self.priorities[-1], self.reasons[-1], self.survivors[-1] = min(last, value(i))
@@ -73,11 +80,17 @@ class ShardLosers:
         return self.priorities[i], self.reasons[i], self.survivors[i]
 
 
-def shard_inputs(values: Iterable[Any]) -> tuple[list[str], ShardLosers]:
-    """A shard's grouped values -> its sorted run paths, and its dedup losers."""
+def _is_run(value: Any) -> bool:
+    return isinstance(value, RunSpan) or (isinstance(value, str) and bool(value))
+
+
+def shard_inputs(values: Iterable[Any]) -> tuple[list[Run], ShardLosers]:
+    """A shard's grouped values -> its sorted runs (paths and unit segments), and its dedup losers."""
     values = list(values)
-    runs = sorted(v for v in values if isinstance(v, str) and v)
-    return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, str)))
+    runs = sorted(
+        (v for v in values if _is_run(v)), key=lambda r: (r, 0) if isinstance(r, str) else (r.path, r.offset)
+    )
+    return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, (str, RunSpan))))
 
 
 # Kept documents buffered before one write to each of a shard's files.
@@ -87,23 +100,27 @@ WRITE_LINES = 512
 class WriteShardFn(beam.DoFn):
     """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
 
-    Input: `((kind, shard), values)`: run paths (str) and, for document shards, the shard's dedup losers
-    (`loser_row` rows as tables, or their spilled segments).
+    Input: `((kind, shard), values)`: runs (paths or `RunSpan`s of units) and, for document shards, the
+    shard's dedup losers (`loser_row` rows as tables, or their spilled segments). Runs beyond `FAN_IN`
+    are first merged in groups under `tmp_dir`.
 
     Main output: `((source, counter), n)` counts. Tagged `examples`: the shard's sample of dedup losers.
     """
 
-    def __init__(self, out_dir: str, output: Any) -> None:
+    def __init__(self, out_dir: str, output: Any, tmp_dir: str) -> None:
         self.out_dir = out_dir
         self.output = output
+        self.tmp_dir = tmp_dir
 
     def process(self, element: tuple[tuple[str, int], Iterable[Any]]) -> Iterator[Any]:
         (kind, shard), values = element
         runs, losers = shard_inputs(values)
         n, compression = self.output.num_shards, self.output.compression
         if kind == KIND_DROPPED:
-            with AtomicTextFile(f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n, compression=compression)}") as f:
-                for _, payload in merge_runs(runs, RECORDS):
+            with AtomicTextFile(
+                f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n, compression=compression)}"
+            ) as f:
+                for _, payload in self._merged(runs):
                     f.write(payload + "\n")
             progress.add("write", records=1)
             return
@@ -112,20 +129,24 @@ class WriteShardFn(beam.DoFn):
         sentences: collections.Counter[str] = collections.Counter()
         docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n, compression=compression)}")
         text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n, compression=compression)}")
-        dups = AtomicTextFile(f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n, compression=compression)}")
+        dups = AtomicTextFile(
+            f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n, compression=compression)}"
+        )
         # Lines are joined and written a few hundred at a time: one write per line costs more than the line.
         doc_lines: list[str] = []
         text_lines: list[str] = []
         first = True  # nothing written to `text` yet
         examples = ExampleSampler()
-        for (doc_id, source), payload, doc_text in merge_runs(runs, RECORDS):
+        for (doc_id, source), payload, doc_text in self._merged(runs):
             node = node_key(doc_id, source)
             loser = losers.get(node)
             if loser is not None:
                 _, reason, survivor = loser
                 counts[(source, f"dedup:dropped:{reason}")] += 1
                 sid, _, ssource = survivor.partition("\x00")
-                examples.note(DOCUMENT_DROP, reason, doc_id, source, doc_text, note=duplicate_note(sid, ssource))
+                examples.note(
+                    DOCUMENT_DROP, reason, doc_id, source, doc_text, note=duplicate_note(sid, ssource)
+                )
                 if self._keep_dropped(node):
                     record = {
                         "id": doc_id,
@@ -155,6 +176,10 @@ class WriteShardFn(beam.DoFn):
         for (source, name), value in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value
+
+    def _merged(self, runs: list[Run]) -> Any:
+        """A shard's records in order: its runs merged, in passes of `FAN_IN` when there are more."""
+        return merge_runs(reduce_runs(runs, RECORDS, f"{self.tmp_dir}/merged", FAN_IN), RECORDS)
 
     def finish_bundle(self) -> None:
         progress.flush()

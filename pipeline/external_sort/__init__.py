@@ -8,7 +8,7 @@ Every step that holds more than memory allows spills through this package:
 - dedup's bucket tables go to spill files of segments read back by `(offset, length)` (pipeline/corpus/spill.py).
 
 The modules: `blocks.py` (a spill file: pickled blocks; the one place their bytes are made and read) and
-`runs.py` (`RunCodec`, sorted runs, `merge_runs`, `reduce_runs`).
+`runs.py` (`RunCodec`, sorted runs: files or `RunSpan`s of one, `merge_runs`, `reduce_runs`).
 """
 
 from kcorpus.pipeline.external_sort.blocks import (
@@ -21,7 +21,9 @@ from kcorpus.pipeline.external_sort.blocks import (
 )
 from kcorpus.pipeline.external_sort.runs import (
     FAN_IN,
+    Run,
     RunCodec,
+    RunSpan,
     merge_runs,
     read_run,
     reduce_runs,
@@ -32,7 +34,9 @@ from kcorpus.pipeline.external_sort.runs import (
 __all__ = [
     "FAN_IN",
     "BlockWriter",
+    "Run",
     "RunCodec",
+    "RunSpan",
     "create",
     "merge_runs",
     "open_file",

@@ -119,10 +119,14 @@ def write_blocks(path: str, blocks: Iterable[Any]) -> None:
             writer.write(block)
 
 
-def read_blocks(path: str) -> Iterator[Any]:
-    """The blocks of a spill file in order, one in memory at a time."""
+def read_blocks(path: str, offset: int = 0, length: int = -1) -> Iterator[Any]:
+    """The blocks of a spill file in order, one in memory at a time; with `offset` and `length`, those of
+    that span (consecutive blocks, as `BlockWriter.write` placed them)."""
     with open_file(path) as f:
-        while True:
+        if offset:
+            f.seek(offset)
+        end = offset + length if length >= 0 else None
+        while end is None or f.tell() < end:
             try:
                 block = _read_block(f)
             except EOFError:

@@ -20,6 +20,23 @@ from kcorpus.pipeline.external_sort.blocks import read_blocks, write_blocks
 FAN_IN = 64
 
 
+@dataclasses.dataclass(frozen=True, order=True)
+class RunSpan:
+    """A sorted run stored inside a larger spill file: `length` bytes of consecutive blocks from `offset`
+    (build-corpus's input units keep every run of a unit in one file, pipeline/corpus/units.py)."""
+
+    path: str
+    offset: int
+    length: int
+
+
+Run = str | RunSpan  # a run file, or a run inside a spill file
+
+
+def _run_order(run: Run) -> tuple[str, int]:
+    return (run, 0) if isinstance(run, str) else (run.path, run.offset)
+
+
 @dataclasses.dataclass(frozen=True)
 class RunCodec:
     """How the records of a sorted run are stored.
@@ -42,13 +59,14 @@ def write_run(path: str, records: Iterable[Any], codec: RunCodec) -> None:
     write_blocks(path, codec.blocks(records))
 
 
-def read_run(path: str, codec: RunCodec) -> Iterator[Any]:
-    """The records of one run file in their (sorted) order, a block in memory at a time."""
-    for block in read_blocks(path):
+def read_run(run: Run, codec: RunCodec) -> Iterator[Any]:
+    """The records of one run (a file or a `RunSpan`) in their (sorted) order, a block in memory at a time."""
+    blocks = read_blocks(run) if isinstance(run, str) else read_blocks(run.path, run.offset, run.length)
+    for block in blocks:
         yield from codec.records(block)
 
 
-def merge_runs(paths: Sequence[str], codec: RunCodec) -> Iterator[Any]:
+def merge_runs(paths: Sequence[Run], codec: RunCodec) -> Iterator[Any]:
     """The records of sorted runs in key order, streaming (equal keys in the order of `paths`)."""
     return heapq.merge(*(read_run(p, codec) for p in paths), key=codec.key)
 
@@ -58,13 +76,13 @@ def run_path(folder: str) -> str:
     return f"{folder}/{uuid.uuid4().hex}.run"
 
 
-def reduce_runs(paths: Sequence[str], codec: RunCodec, folder: str, fan_in: int = FAN_IN) -> list[str]:
+def reduce_runs(paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int = FAN_IN) -> list[Run]:
     """At most `fan_in` runs holding the records of `paths` (sorted by path first): groups of `fan_in` runs
     merged into one in `folder`, as many passes as it takes. The runs merged are left for the temporary
     folder's removal (a retried merge reads them again)."""
     if fan_in < 2:
         raise ValueError(f"fan_in must be at least 2, got {fan_in}")
-    paths = sorted(paths)
+    paths = sorted(paths, key=_run_order)
     while len(paths) > fan_in:
         merged = []
         for i in range(0, len(paths), fan_in):

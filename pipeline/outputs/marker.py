@@ -13,6 +13,9 @@ from typing import Any
 from kcorpus.pipeline.outputs import folders
 
 MARKER_FILE = ".kcorpus-owned.json"
+# build-corpus's finished input units, kept between runs (pipeline/corpus/units.py): bookkeeping, never part
+# of an output, removed by the build that completes (or kept on purpose) and after a full disk.
+UNITS_ENTRY = ".kcorpus-units"
 
 _VOCAB_FILES = (
     "vocab.txt",
@@ -28,11 +31,24 @@ _ATOMIC_TMP = ".*.tmp-*"  # pipeline/atomic.py's temporary names
 # A folder named here (pack's `train/`) is kcorpus's as a whole; anything not named is the user's and stays.
 OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
     "build-corpus": (
-        "stats.json", "text", "docs", "rejected", "examples", "stages.json", ".tmp-build-*", _ATOMIC_TMP
+        "stats.json",
+        "text",
+        "docs",
+        "rejected",
+        "examples",
+        "stages.json",
+        ".tmp-build-*",
+        _ATOMIC_TMP,
     ),
     "pack": (
-        "manifest.json", "dataset_dict.json", "train", "validation", "rejected", "stages.json", ".tmp-pack-*",
-        _ATOMIC_TMP
+        "manifest.json",
+        "dataset_dict.json",
+        "train",
+        "validation",
+        "rejected",
+        "stages.json",
+        ".tmp-pack-*",
+        _ATOMIC_TMP,
     ),
     "train-vocab": _VOCAB_FILES,
     "vocab-merge": _VOCAB_FILES,
@@ -91,7 +107,7 @@ def read_marker(out: str) -> dict[str, Any] | None:
 
 
 def is_bookkeeping(name: str) -> bool:
-    """The marker, the lock and their temporary names: never part of a command's output."""
+    """The marker, the lock, the input units and their temporary names: never part of a command's output."""
     return name.startswith(".kcorpus")
 
 

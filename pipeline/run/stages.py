@@ -53,6 +53,15 @@ class Stage:
     beam: bool = False
 
 
+def corpus_units_dir(stage_out: str) -> str:
+    """Where the corpus stage keeps its input units between runs: `<run>/.kcorpus-units/corpus`, beside the
+    stage folders (a new file in a source then reuses the others' units; `pipeline/corpus/units.py`)."""
+    from kcorpus.pipeline.corpus.units import UNITS_DIR
+
+    run_dir = stage_out.rstrip("/").rsplit("/", 1)[0]
+    return fs.join(run_dir, UNITS_DIR, "corpus")
+
+
 def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) -> list[str]:
     """The sentence-per-line shards of a build-corpus output (local or remote), in shard order.
 
@@ -110,7 +119,7 @@ def plan_stages(profile: Profile) -> list[Stage]:
     stages = [
         Stage(
             "corpus", "build-corpus", (), profile.model_dump(mode="json", include=CORPUS_SECTIONS),
-            lambda dirs, out: BuildCorpusJob(corpus, out),
+            lambda dirs, out: BuildCorpusJob(corpus, out, units_dir=corpus_units_dir(out), keep_units=True),
             inputs=(*(p for source in corpus.sources for p in source.paths), *corpus.dedup.decontaminate.paths),
             beam=True,
         ),

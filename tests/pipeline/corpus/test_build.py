@@ -273,10 +273,11 @@ output: {{num_shards: 1}}
     ]
 
 
-def test_documents_are_prepared_in_the_stage_that_reads_them():
+def test_documents_are_prepared_in_the_step_that_reads_them():
     # The local runner pickles and buffers every input of a multi-input Flatten or shuffle: no Flatten or
     # shuffle may sit between reading the documents and preparing them. Line files and WikiExtractor files
-    # are all read in byte ranges by one read step, so one large file does not run in one bundle either.
+    # are all read in input units (byte ranges, pipeline/corpus/units.py) by the one step that prepares them,
+    # the units spread over the workers first, so one large file does not run in one bundle either.
     from kcorpus.pipeline.corpus.build import BuildCorpus
 
     config = load_config(str(ROOT / "configs" / "sample.yaml"))
@@ -286,14 +287,10 @@ def test_documents_are_prepared_in_the_stage_that_reads_them():
     producer = {
         pcoll: t for t in components.transforms.values() if not t.subtransforms for pcoll in t.outputs.values()
     }
-    prepares = {
-        t.unique_name: t
-        for t in producer.values()
-        if "/PrepareDocuments/" in t.unique_name and "/All[" not in t.unique_name
-    }
-    assert sorted(prepares) == ["BuildCorpus/PrepareDocuments/Prepare[0]/ParDo(PrepareBatchFn)"]
+    prepares = {t.unique_name: t for t in producer.values() if "/PrepareDocuments/" in t.unique_name}
+    assert sorted(prepares) == ["BuildCorpus/ReadAndPrepare/PrepareDocuments/PrepareUnits/ParDo(PrepareUnitFn)"]
     inputs = [producer[next(iter(t.inputs.values()))].unique_name for _, t in sorted(prepares.items())]
-    assert inputs == ["BuildCorpus/Read[nsmc,petitions,kowiki]/ReadRanges"]
+    assert inputs == ["BuildCorpus/ReadAndPrepare/Read[nsmc,petitions,kowiki]/SpreadUnits/RemoveRandomKeys"]
 
 
 @pytest.mark.slow
@@ -308,22 +305,3 @@ def test_multi_threading_loses_no_document(sample_run, tmp_path, batch_size, wor
     assert run(argv) == 0
     assert read_tree(out) == read_tree(sample_run)
     assert filecmp.cmp(sample_run / "stats.json", out / "stats.json", shallow=False)
-
-
-def test_line_ranges_are_about_four_per_worker_within_bounds(tmp_path):
-    from kcorpus.pipeline.corpus.build import _range_bytes
-    from kcorpus.pipeline.corpus.read_batches import RANGE_BYTES, BatchSource
-
-    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
-    with big.open("wb") as f:
-        f.truncate(40 << 20)
-    with small.open("wb") as f:
-        f.truncate(1 << 20)
-
-    def ranges(path, *args):
-        return _range_bytes(PipelineOptions(list(args)), [BatchSource("nsmc", (str(path),), None, "nsmc")])
-
-    assert ranges(big, "--direct_num_workers=16") == (40 << 20) // 64
-    assert ranges(big, "--direct_num_workers=1") == RANGE_BYTES
-    assert ranges(small, "--direct_num_workers=16") == 256 << 10
-    assert ranges(big, "--runner=DataflowRunner") == RANGE_BYTES

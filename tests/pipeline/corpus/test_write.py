@@ -16,13 +16,17 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
     # Past two buffers of lines, with texts of one and several sentences and an empty-looking payload.
     count = 2 * WRITE_LINES + 3
     records = [
-        ((f"doc-{i:05d}", "nsmc"), f'{{"id": "doc-{i:05d}", "n": {i}}}', "\n".join(["문장 하나"] * (1 + i % 3)))
+        (
+            (f"doc-{i:05d}", "nsmc"),
+            f'{{"id": "doc-{i:05d}", "n": {i}}}',
+            "\n".join(["문장 하나"] * (1 + i % 3)),
+        )
         for i in range(count)
     ]
     write_run(str(tmp_path / "a.run"), records[::2], RECORDS)
     write_run(str(tmp_path / "b.run"), records[1::2], RECORDS)
     out = tmp_path / "out"
-    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none"))
+    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none"), str(tmp_path / "tmp"))
     counts = dict(fn.process(((KIND_DOCS, 0), [str(tmp_path / "a.run"), str(tmp_path / "b.run")])))
 
     docs = read_shard(out, "docs/part-00000-of-00001.jsonl")
@@ -34,10 +38,14 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
 
 
 def written_shard(tmp_path, compression: str) -> tuple[list, Path]:
-    records = [((f"doc-{i}", "nsmc"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)]
+    records = [
+        ((f"doc-{i}", "nsmc"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)
+    ]
     write_run(str(tmp_path / f"{compression}.run"), records, RECORDS)
     out = tmp_path / compression
-    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none", compression=compression))
+    fn = WriteShardFn(
+        str(out), OutputConfig(num_shards=1, dropped="none", compression=compression), str(tmp_path / "tmp")
+    )
     list(fn.process(((KIND_DOCS, 0), [str(tmp_path / f"{compression}.run")])))
     return records, out
 

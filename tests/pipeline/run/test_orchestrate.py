@@ -158,7 +158,10 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
     ]
     assert fake.commands == ["build-corpus", "train-vocab", "vocab-report", "pack"]
     jobs = fake.jobs()
-    assert jobs["corpus"] == BuildCorpusJob(profile.corpus, str(out / "corpus.partial"))
+    units = str(out / ".kcorpus-units" / "corpus")  # kept between runs: a new input file reuses the others'
+    assert jobs["corpus"] == BuildCorpusJob(
+        profile.corpus, str(out / "corpus.partial"), units_dir=units, keep_units=True
+    )
     text_file = str(out / "corpus" / "text" / "part-00000-of-00001.txt")
     assert jobs["vocab"] == TrainVocabJob(
         inputs=(text_file,),
@@ -175,7 +178,12 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
     )  # fmt: skip
     assert [beam_args for _, _, beam_args in fake.calls] == [["--direct_running_mode=in_memory"], [], [], [
         "--direct_running_mode=in_memory"]]  # fmt: skip
-    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["corpus", "pack", "vocab", "vocab-report"]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "corpus",
+        "pack",
+        "vocab",
+        "vocab-report",
+    ]
     corpus = manifest(out, "corpus")
     assert corpus["outputs"] == {
         "stats.json": len((out / "corpus/stats.json").read_bytes()),
@@ -393,7 +401,10 @@ def test_bad_stage_settings_fail_before_anything_runs(project: Path, capsys) -> 
     assert cli.main(["run", str(project / "profile.yaml")]) == 2
     err = capsys.readouterr().err
     assert "pack.single_segment_probability: unknown key; valid keys: input_format" in err
-    assert "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp', got 'pairs'" in err
+    assert (
+        "pack.layout: expected 'pair', 'single', 'cross_document', 'full_sentences' or 'nsp', got 'pairs'"
+        in err
+    )
     assert not (project / "runs").exists()
 
 
@@ -417,7 +428,9 @@ def test_kcorpus_run_calls_the_stage_functions_with_typed_jobs(project: Path, mo
 
 def test_unreachable_remote_run_folder_is_refused_before_any_stage(project: Path) -> None:
     """A remote run folder is fine (tests/pipeline/run/test_run_remote.py); one Beam cannot reach is not."""
-    with pytest.raises(RunError, match=r"run folder nosuchfs://b/run: Beam has no filesystem for nosuchfs://"):
+    with pytest.raises(
+        RunError, match=r"run folder nosuchfs://b/run: Beam has no filesystem for nosuchfs://"
+    ):
         run(load_profile(project / "profile.yaml"), "nosuchfs://b/run")
     assert not (project / "runs").exists()
 

@@ -1,0 +1,232 @@
+"""Input units: build-corpus's per-document work committed piece by piece, so a killed build loses minutes.
+
+A unit is one byte range of one input file (or a whole file that cannot be read in ranges). Its ranges follow
+the file alone (`unit_ranges`: about four per file, 1-4 MB each), never the input's total size or the worker
+count, so a rerun, or a build with one more file, cuts the old files the same way. A unit's key is a digest of
+the build's identity (every setting that changes what preparing a document gives, and the kcorpus release;
+not the sources' paths) and of the file (path, size, modification time) and range.
+
+A file that cannot be read in ranges (compressed, or a format read whole) is one unit whose batches are units
+of their own (`BatchUnit`: read on one worker, then spread over all of them, as one large file needs), keyed
+by the file's unit key, the batch size and the batch's number; `<key>.batches` records how many there are.
+
+What preparing a unit gives (sorted runs of kept and dropped records per shard, dedup keys, counts, dead
+letters, examples) is written to the units folder: `<key>.data` (the runs and the dedup keys, as segments of
+pickled chunks) and then `<key>.done` (the counts, dead letters, examples and where each segment lies), each
+under a temporary name and renamed into place. `<key>.done` is the completion marker: a unit is finished
+when it exists and reads back; anything else in the folder is a leftover that the next build overwrites.
+A rerun replays a finished unit's outputs instead of reading and preparing it again.
+
+The units folder is `<out>/.kcorpus-units` for `kcorpus build-corpus` (removed when the build completes, unless
+`--keep-units`) and `<run>/.kcorpus-units/corpus` for `kcorpus run` (kept, so that a new file in a source reuses
+the others' work); a completed build deletes the units it did not use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import pickle
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from apache_beam.io.filesystems import FileSystems
+
+from kcorpus.pipeline import filesystems as fs
+from kcorpus.pipeline.atomic import naming, write_atomic
+from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord
+from kcorpus.pipeline.external_sort import BlockWriter, RunSpan, read_blocks
+from kcorpus.pipeline.outputs.marker import UNITS_ENTRY
+
+UNITS_DIR = UNITS_ENTRY  # the folder's name, a bookkeeping entry of the output folder (outputs/marker.py)
+DATA_SUFFIX, DONE_SUFFIX, BATCHES_SUFFIX = ".data", ".done", ".batches"
+# Unit size: about `RANGES_PER_FILE` per file, within these bounds (a file under the minimum is one unit).
+MIN_UNIT_BYTES, MAX_UNIT_BYTES = 1 << 20, 4 << 20
+RANGES_PER_FILE = 4
+# The format of a unit's files; a unit written by another format is done again.
+FORMAT = 1
+
+
+def unit_ranges(size: int, splittable: bool) -> list[tuple[int, int]]:
+    """`(start, end)` ranges of a file of `size` bytes; `(0, -1)` is the whole file (not splittable)."""
+    if not splittable or size <= 0:
+        return [(0, -1)]
+    step = min(MAX_UNIT_BYTES, max(MIN_UNIT_BYTES, -(-size // RANGES_PER_FILE)))
+    return [(start, min(start + step, size)) for start in range(0, size, step)]
+
+
+def build_identity(config: Any, version: str, eval_files: Sequence[Any] = ()) -> str:
+    """What a unit's result depends on besides its file: the build's settings without the sources' paths
+    (a file matched by another pattern is the same file), the kcorpus release and the evaluation files."""
+    settings = dataclasses.asdict(config)
+    for source in settings["sources"]:
+        source.pop("paths", None)
+    blob = json.dumps([settings, version, list(eval_files)], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """One unit of input: source index, file, byte range (`end == -1`: the whole file), size and key."""
+
+    source: int
+    path: str
+    start: int
+    end: int
+    nbytes: int
+    key: str
+
+
+def file_identity(path: str, size: int) -> tuple[str, int, int]:
+    """`(path, size, modification time)`: a file rewritten in place is another file."""
+    if fs.is_remote(path):
+        match = FileSystems.match([path])[0].metadata_list
+        return path, size, int(match[0].last_updated_in_seconds * 1e9) if match else 0
+    return path, size, os.stat(path).st_mtime_ns
+
+
+def make_unit(
+    identity: str, source_index: int, source: str, path: str, size: int, rng: tuple[int, int]
+) -> Unit:
+    start, end = rng
+    parts = [identity, source, *file_identity(path, size), start, end]
+    key = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:32]
+    return Unit(source_index, path, start, end, (end - start) if end >= 0 else size, key)
+
+
+def read_span(span: RunSpan) -> Iterator[Any]:
+    """The blocks of a span of a unit's data file (a dedup-key batch is one block)."""
+    return read_blocks(span.path, span.offset, span.length)
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchUnit:
+    """One batch of a file read whole (compressed, or a format without ranges): the batches of such a file
+    are units of their own, so that they spread over the workers. `batch` is None when it is finished."""
+
+    key: str
+    batch: list[Any] | None
+
+
+def batch_key(unit_key: str, batch_size: int, k: int) -> str:
+    """The key of the k-th batch of a whole-file unit (batches follow `batch_size`)."""
+    return f"{unit_key}-{batch_size}-{k:06d}"
+
+
+def write_batch_count(folder: str, unit_key: str, batch_size: int, batches: int) -> None:
+    """Records how many batches a whole-file unit has, so that a later run can tell it is finished."""
+    blob = json.dumps({"batch_size": batch_size, "batches": batches}).encode("utf-8")
+    write_atomic(fs.join(folder, unit_key + BATCHES_SUFFIX), blob)
+
+
+def finished_batches(folder: str, unit_key: str, batch_size: int, finished: set[str]) -> bool:
+    """Whether every batch of a whole-file unit is finished (its count recorded, each batch's marker there)."""
+    try:
+        count = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX)))
+    except (FileNotFoundError, OSError, ValueError):
+        return False
+    if count.get("batch_size") != batch_size:
+        return False
+    return all(batch_key(unit_key, batch_size, k) in finished for k in range(count.get("batches", 0)))
+
+
+@dataclasses.dataclass
+class UnitResult:
+    """A unit's outputs: runs `(kind, shard, RunSpan)`, dedup-key batches (spans), counts
+    `((source, counter), n)`, dead letters `(source, DeadLetter)` and examples; `nbytes` of input."""
+
+    runs: list[tuple[str, int, RunSpan]] = dataclasses.field(default_factory=list)
+    meta: list[Any] = dataclasses.field(default_factory=list)
+    counts: list[tuple[tuple[str, str], int]] = dataclasses.field(default_factory=list)
+    dead_letters: list[Any] = dataclasses.field(default_factory=list)
+    examples: list[Any] = dataclasses.field(default_factory=list)
+    nbytes: int = 0
+
+
+class UnitWriter:
+    """Writes one unit's data file under a temporary name: sorted runs and dedup-key batches as spans of blocks
+    (`external_sort`), then `commit` renames it and writes the completion marker."""
+
+    def __init__(self, folder: str, key: str) -> None:
+        self.folder, self.key = folder, key
+        self.path = fs.join(folder, key + DATA_SUFFIX)
+        self.tmp = fs.join(folder, f".{key}{DATA_SUFFIX}.tmp-{uuid.uuid4().hex[:12]}")
+        self.result = UnitResult()
+        self._writer = BlockWriter(self.tmp)
+
+    def _append(self, blocks: Iterable[Any]) -> RunSpan:
+        start = self._writer.offset
+        with naming(self.tmp):
+            for block in blocks:
+                self._writer.write(block)
+        return RunSpan(self.path, start, self._writer.offset - start)
+
+    def add_run(self, kind: str, shard: int, records: list[RunRecord]) -> None:
+        """One sorted run of a shard (sorted here)."""
+        self.result.runs.append((kind, shard, self._append(RECORDS.blocks(sorted(records)))))
+
+    def add_meta(self, batch: list[Any]) -> None:
+        self.result.meta.append(self._append([batch]))
+
+    def commit(self) -> UnitResult:
+        """Renames the data file into place, then writes the completion marker `<key>.done`."""
+        if self._writer.opened:
+            self._writer.close()
+            if FileSystems.exists(self.path):
+                FileSystems.delete([self.path])
+            FileSystems.rename([self.tmp], [self.path])
+        blob = pickle.dumps((FORMAT, self.result), protocol=pickle.HIGHEST_PROTOCOL)
+        write_atomic(fs.join(self.folder, self.key + DONE_SUFFIX), blob)
+        return self.result
+
+
+def load_unit(folder: str, key: str) -> UnitResult | None:
+    """A finished unit's result, or None when it is not finished (or unreadable: it is done again)."""
+    path = fs.join(folder, key + DONE_SUFFIX)
+    try:
+        version, result = pickle.loads(fs.read_bytes(path))
+    except FileNotFoundError:
+        return None
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, pickle.UnpicklingError):
+        return None
+    if version != FORMAT or not isinstance(result, UnitResult):
+        return None
+    missing = {s.path for _, _, s in result.runs} | {s.path for s in result.meta if isinstance(s, RunSpan)}
+    return result if all(fs.exists(p) for p in missing) else None
+
+
+def finished_keys(folder: str) -> set[str]:
+    """The keys of the units with a completion marker in `folder`."""
+    return (
+        {
+            name[: -len(DONE_SUFFIX)]
+            for name in fs.list_files(folder)
+            if name.endswith(DONE_SUFFIX) and "/" not in name
+        }
+        if fs.folder_exists(folder)
+        else set()
+    )
+
+
+def prune_units(folder: str, keep: Iterable[str]) -> int:
+    """Deletes every file of `folder` but those of the units in `keep`; returns how many files went."""
+    keep = set(keep)
+    removed = 0
+    for name in fs.list_files(folder):
+        if name.lstrip(".").split(".", 1)[0].split("-", 1)[0] in keep and ".tmp-" not in name:
+            continue
+        fs.delete_file(fs.join(folder, name))
+        removed += 1
+    return removed
+
+
+def eval_fingerprint(patterns: Sequence[str]) -> list[tuple[str, int, float]]:
+    """`(path, size, modification time)` of every evaluation file (decontamination): part of the identity."""
+    prints = []
+    for pattern in patterns:
+        for m in FileSystems.match([pattern])[0].metadata_list:
+            prints.append((m.path, m.size_in_bytes, m.last_updated_in_seconds))
+    return sorted(prints)

@@ -1,0 +1,195 @@
+"""Kill anywhere, lose one unit per worker: `kill -9` of a whole build at seeded moments (and once while the
+final shards are written), then the same command again, finishes with the bytes of an uninterrupted build; a
+build with one more input file reuses the other files' units and equals a build from scratch."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kcorpus.pipeline.commands.build_corpus import run
+from kcorpus.pipeline.corpus.units import DONE_SUFFIX, UNITS_DIR
+from kcorpus.pipeline.outputs.marker import is_bookkeeping
+from testdata_paths import TESTDATA
+
+SAMPLE = TESTDATA / "sample"
+KILLS = 5
+SEED = 38
+
+
+def split_lines(source: Path, folder: Path, parts: int, prefix: str, keep: int) -> list[Path]:
+    """The first `keep` lines of a sample file cut into `parts` files (more files: more units)."""
+    lines = source.read_bytes().splitlines(keepends=True)[:keep]
+    folder.mkdir(parents=True, exist_ok=True)
+    step = -(-len(lines) // parts)
+    paths = []
+    for i in range(parts):
+        path = folder / f"{prefix}_{i:02d}"
+        path.write_bytes(b"".join(lines[i * step : (i + 1) * step]))
+        paths.append(path)
+    return paths
+
+
+def make_inputs(root: Path, wiki_files: int = 3) -> None:
+    """~300 KB of the sample: NSMC comments in 4 files, Wikipedia articles in `wiki_files` files."""
+    split_lines(SAMPLE / "nsmc_ratings_test_head.txt", root / "nsmc", 4, "nsmc", 2000)
+    for i in range(wiki_files):
+        write_wiki(root, i)
+
+
+def write_wiki(root: Path, i: int) -> None:
+    """The i-th of three WikiExtractor files of 40 sample articles (whole <doc> elements)."""
+    text = (SAMPLE / "wiki_00_head").read_text(encoding="utf-8")
+    docs = [d + "</doc>\n" for d in text.split("</doc>\n") if d.strip()][:40]
+    (root / "wiki").mkdir(parents=True, exist_ok=True)
+    (root / "wiki" / f"wiki_{i:02d}").write_text("".join(docs[i::3]), encoding="utf-8")
+
+
+def profile(root: Path) -> Path:
+    path = root / "profile.yaml"
+    path.write_text(
+        f"""
+sources:
+  - {{name: nsmc, format: nsmc, paths: ["{root}/nsmc/nsmc_*"], preset: kcelectra}}
+  - {{name: kowiki, format: wikiextractor, paths: ["{root}/wiki/wiki_*"], preset: longform, split_sentences: true}}
+filters: {{min_chars: 10, min_sentences: 1}}
+dedup: {{near: {{enabled: true}}}}
+output: {{num_shards: 3}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def read_tree(out: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not is_bookkeeping(p.name) and UNITS_DIR not in p.parts
+    }
+
+
+def command(config: Path, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "kcorpus.pipeline.cli", "--no-progress", "build-corpus", "--config", str(config), "--out",
+            str(out), "--local-mode", "in_memory", *extra]  # fmt: skip
+
+
+def finished_units(out: Path) -> int:
+    return len(list((out / UNITS_DIR).glob(f"*{DONE_SUFFIX}")))
+
+
+def run_and_kill(argv: list[str], out: Path, after: float | None) -> bool:
+    """Starts a build in its own process group and kills the group with SIGKILL `after` seconds in, or (None)
+    as soon as a final shard file appears; False when the build ended first."""
+    proc = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    started = time.monotonic()
+    while proc.poll() is None:
+        writing = after is None and any((out / "docs").glob("*")) if (out / "docs").exists() else False
+        if writing or (after is not None and time.monotonic() - started >= after):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.005)
+    return False
+
+
+@pytest.mark.slow
+def test_kill_9_anywhere_then_the_same_command_gives_the_same_bytes(tmp_path):
+    make_inputs(tmp_path / "in")
+    config = profile(tmp_path / "in")
+    reference = tmp_path / "reference"
+    started = time.monotonic()
+    subprocess.run(command(config, reference), check=True, capture_output=True)
+    seconds = time.monotonic() - started
+    expected = read_tree(reference)
+    assert len(expected) == 3 + 3 + 7 + 1 + 2
+    rng = random.Random(SEED)
+    moments = sorted(rng.uniform(0.3, 0.95) * seconds for _ in range(KILLS - 1)) + [None]
+    killed = 0
+    for i, moment in enumerate(moments):
+        out = tmp_path / f"killed{i}"
+        argv = command(config, out)
+        killed += run_and_kill(argv, out, moment)
+        done = finished_units(out) if out.exists() else 0
+        rerun = subprocess.run(argv, check=False, capture_output=True, text=True)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        assert read_tree(out) == expected, f"kill {i} at {moment}"
+        reused = re.search(r"reused (\d+) of (\d+) input units", rerun.stderr)
+        assert (int(reused.group(1)) if reused else 0) == done
+        assert not (out / UNITS_DIR).exists()  # removed once the build completes
+    assert killed >= KILLS - 1
+
+
+def test_a_new_file_reuses_the_others_units_and_equals_a_build_from_scratch(tmp_path, capsys):
+    inputs = tmp_path / "in"
+    make_inputs(inputs, wiki_files=2)
+    config = profile(inputs)
+    out = tmp_path / "out"
+    assert run(["--config", str(config), "--out", str(out), "--local-mode", "in_memory", "--keep-units"]) == 0
+    assert finished_units(out) == 6
+    write_wiki(inputs, 2)  # a third Wikipedia file lands
+    capsys.readouterr()
+    argv = [
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--local-mode",
+        "in_memory",
+        "--keep-units",
+        "--overwrite",
+    ]
+    assert run(argv) == 0
+    message = capsys.readouterr().err
+    assert re.search(r"reused 6 of 7 input units \(\d+% of input bytes\)", message), message
+    assert finished_units(out) == 7
+    scratch = tmp_path / "scratch"
+    assert run(["--config", str(config), "--out", str(scratch), "--local-mode", "in_memory"]) == 0
+    assert read_tree(out) == read_tree(scratch)
+    assert not (scratch / UNITS_DIR).exists()
+
+
+def test_a_compressed_file_is_resumed_batch_by_batch(tmp_path, capsys):
+    # A .gz file cannot be read in ranges: it is one unit whose batches are units of their own.
+    plain = tmp_path / "plain"
+    split_lines(SAMPLE / "nsmc_ratings_test_head.txt", plain, 2, "nsmc", 600)
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    for path in plain.iterdir():
+        (packed / (path.name + ".gz")).write_bytes(gzip.compress(path.read_bytes(), mtime=0))
+    outs = {}
+    for name, folder in (("plain", plain), ("packed", packed)):
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(
+            f'sources: [{{name: nsmc, format: nsmc, paths: ["{folder}/*"]}}]\n', encoding="utf-8"
+        )
+        outs[name] = tmp_path / f"out-{name}"
+        argv = [
+            "--config",
+            str(config),
+            "--out",
+            str(outs[name]),
+            "--local-mode",
+            "in_memory",
+            "--batch-size",
+            "100",
+        ]
+        assert run([*argv, "--keep-units"]) == 0
+    units = outs["packed"] / UNITS_DIR
+    assert len(list(units.glob("*.batches"))) == 2 and finished_units(outs["packed"]) == 6
+    capsys.readouterr()
+    assert run([*argv, "--keep-units", "--overwrite"]) == 0
+    assert "reused 2 of 2 input units (100% of input bytes)" in capsys.readouterr().err
+    packed_tree, plain_tree = read_tree(outs["packed"]), read_tree(outs["plain"])
+    stats = [json.loads(tree.pop("stats.json"))["total"] for tree in (packed_tree, plain_tree)]
+    assert packed_tree == plain_tree and stats[0] == stats[1]  # stats.json names the inputs' paths
