@@ -28,7 +28,8 @@ AUDIT_FILES = ("audit.md", "audit.html", "audit.json")
 
 @dataclasses.dataclass(frozen=True)
 class AuditJob:
-    """Everything one `kcorpus audit` run needs.
+    """Everything one `kcorpus audit` run needs; a field's `metadata` is its flag's help
+    (pipeline/profile/flags.py).
 
     Attributes:
         corpus: a build-corpus output folder (`stats.json`, `docs/`, `rejected/`).
@@ -39,12 +40,14 @@ class AuditJob:
         overwrite: replace a previous audit in `out` (only its own files).
     """
 
-    corpus: str
-    out: str
-    per_source: int = 5
-    per_rule: int = 5
-    seed: int = 0
-    overwrite: bool = False
+    corpus: str = dataclasses.field(metadata={
+        "positional": True, "help": "a build-corpus output folder (stats.json, docs/, rejected/)"
+    })  # fmt: skip
+    out: str = dataclasses.field(metadata={"help": "folder for audit.md, audit.html and audit.json"})
+    per_source: int = dataclasses.field(default=5, metadata={"help": "kept documents per source"})
+    per_rule: int = dataclasses.field(default=5, metadata={"help": "dropped records per drop rule"})
+    seed: int = dataclasses.field(default=0, metadata={"help": "the sampling seed"})
+    overwrite: bool = dataclasses.field(default=False, metadata={"help": "replace a previous audit in --out"})
 
 
 class NotACorpusError(UserError, ValueError):

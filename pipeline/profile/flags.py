@@ -4,7 +4,8 @@ A field's flag is `--field-name`. Its type, its default (`default_of`) and wheth
 the dataclass; its help and its choices from the field's metadata, plain keys so that `transforms/` declares
 them without importing anything: `dataclasses.field(default=..., metadata={"help": "...", "choices": (...)})`.
 A bool that defaults to False is a switch (`--overwrite`); one that defaults to True can be turned off
-(`--word-start/--no-word-start`). A field whose type is a dataclass (a nested config, `PackJob.pack`) adds
+(`--word-start/--no-word-start`); a `tuple[str, ...]` takes one or more values; a field marked
+`"positional": True` is a positional argument (`kcorpus audit CORPUS`). A field whose type is a dataclass (a nested config, `PackJob.pack`) adds
 the flags of its own fields in its place; a field marked `"flag": False` (set by code or a profile) has none.
 `from_flags` builds the job back from the parsed flags.
 
@@ -22,15 +23,15 @@ from typing import Any
 from kcorpus.pipeline.profile.defaults import default_of
 
 # The metadata keys a field's flag reads.
-HELP, CHOICES, FLAG = "help", "choices", "flag"
+HELP, CHOICES, FLAG, POSITIONAL = "help", "choices", "flag", "positional"
 
 
 def _scalar(tp: Any) -> Any:
-    """The type of a field's value when given: `int | None` is int."""
+    """The type of a field's value when given: `int | None` is int, `tuple[str, ...]` is tuple."""
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         return args[0] if len(args) == 1 else str
-    return tp
+    return tuple if typing.get_origin(tp) is tuple else tp
 
 
 def _flag_fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
@@ -45,26 +46,29 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
         if dataclasses.is_dataclass(tp):
             add_flags(parser, tp)
             continue
+        positional = f.metadata.get(POSITIONAL, False)
         kwargs: dict[str, Any] = {}
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            kwargs["required"] = True
-        else:
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
             kwargs["default"] = default_of(cls, f.name)
+        elif not positional:
+            kwargs["required"] = True
         if tp is bool:
             kwargs["action"] = argparse.BooleanOptionalAction if kwargs.get("default") else "store_true"
         elif tp in (int, float):
             kwargs["type"] = tp
+        elif tp is tuple:
+            kwargs["nargs"] = "+"
         if CHOICES in f.metadata:
             kwargs["choices"] = f.metadata[CHOICES]
         if HELP in f.metadata:
             kwargs["help"] = f.metadata[HELP]
-        parser.add_argument("--" + f.name.replace("_", "-"), **kwargs)
+        parser.add_argument(f.name if positional else "--" + f.name.replace("_", "-"), **kwargs)
 
 
 def from_flags(cls: type, args: argparse.Namespace) -> Any:
     """`cls` built from the flags `add_flags(parser, cls)` added; fields without a flag keep their default."""
-    values = {
-        f.name: from_flags(tp, args) if dataclasses.is_dataclass(tp) else getattr(args, f.name)
-        for f, tp in _flag_fields(cls)
-    }
+    values = {}
+    for f, tp in _flag_fields(cls):
+        value = from_flags(tp, args) if dataclasses.is_dataclass(tp) else getattr(args, f.name)
+        values[f.name] = tuple(value) if tp is tuple else value
     return cls(**values)

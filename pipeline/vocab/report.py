@@ -13,10 +13,14 @@ from kcorpus.transforms.vocab.compare import compare_vocabs
 from kcorpus.transforms.vocab.files import load_vocab
 from kcorpus.transforms.vocab.sample import read_sample
 
+# The flag of a vocabulary to compare: a positional argument.
+VOCAB_ARGUMENT = {"positional": True, "help": "vocab dir, vocab.txt, tokenizer.json or .model"}
+
 
 @dataclasses.dataclass(frozen=True)
 class VocabReportJob:
-    """Everything one `kcorpus vocab-report` run needs.
+    """Everything one `kcorpus vocab-report` run needs; a field's `metadata` is its flag's help
+    (pipeline/profile/flags.py).
 
     Attributes:
         a: the first vocab (dir, vocab.txt, tokenizer.json or .model).
@@ -28,13 +32,17 @@ class VocabReportJob:
         overwrite: replace a previous vocab-report in `out` (only its own files).
     """
 
-    a: str
-    b: str
+    a: str = dataclasses.field(metadata=VOCAB_ARGUMENT)
+    b: str = dataclasses.field(metadata=VOCAB_ARGUMENT)
     out: str
-    corpus: tuple[str, ...] = ()
-    max_sentences: int = 200_000
+    corpus: tuple[str, ...] = dataclasses.field(
+        default=(), metadata={"help": "text files, globs or dirs to measure encoding on"}
+    )
+    max_sentences: int = dataclasses.field(default=200_000, metadata={"help": "seeded sample of the corpus"})
     seed: int = 0
-    overwrite: bool = False
+    overwrite: bool = dataclasses.field(
+        default=False, metadata={"help": "replace a previous vocab-report in --out"}
+    )
 
 
 def write_report(job: VocabReportJob) -> dict:

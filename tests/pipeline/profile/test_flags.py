@@ -54,3 +54,18 @@ def test_a_field_without_default_is_a_required_flag_and_choices_are_checked(caps
     assert "--corpus" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parser().parse_args(["--corpus", "c", "--layout", "triple"])
+
+
+@dataclasses.dataclass(frozen=True)
+class Compare:
+    a: str = dataclasses.field(metadata={"positional": True, "help": "first"})
+    out: str
+    corpus: tuple[str, ...] = ()
+
+
+def test_a_positional_field_and_a_tuple_of_values():
+    p = argparse.ArgumentParser(prog="t")
+    add_flags(p, Compare)
+    assert from_flags(Compare, p.parse_args(["x", "--out", "o"])) == Compare("x", "o")
+    assert from_flags(Compare, p.parse_args(["x", "--out", "o", "--corpus", "c1", "c2"])).corpus == ("c1", "c2")
+    assert "t [-h] --out OUT [--corpus CORPUS [CORPUS ...]] a" in p.format_usage()
