@@ -40,6 +40,7 @@ from kcorpus.pipeline.atomic import naming, write_atomic
 from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord
 from kcorpus.pipeline.external_sort import BlockWriter, RunSpan, read_blocks
 from kcorpus.pipeline.outputs.marker import UNITS_ENTRY
+from kcorpus.transforms import matching
 
 UNITS_DIR = UNITS_ENTRY  # the folder's name, a bookkeeping entry of the output folder (outputs/marker.py)
 DATA_SUFFIX, DONE_SUFFIX, BATCHES_SUFFIX = ".data", ".done", ".batches"
@@ -224,9 +225,15 @@ def prune_units(folder: str, keep: Iterable[str]) -> int:
 
 
 def eval_fingerprint(patterns: Sequence[str]) -> list[tuple[str, int, float]]:
-    """`(path, size, modification time)` of every evaluation file (decontamination): part of the identity."""
+    """`(path, size, modification time)` of every evaluation file (decontamination): part of the identity.
+
+    Local patterns go through the shared matcher (`transforms/matching.py`), as the files are read."""
     prints = []
     for pattern in patterns:
-        for m in FileSystems.match([pattern])[0].metadata_list:
-            prints.append((m.path, m.size_in_bytes, m.last_updated_in_seconds))
+        if fs.is_remote(pattern):
+            for m in FileSystems.match([pattern])[0].metadata_list:
+                prints.append((m.path, m.size_in_bytes, m.last_updated_in_seconds))
+            continue
+        for path, size in matching.match(pattern):
+            prints.append((path, size, os.stat(path).st_mtime if os.path.exists(path) else 0.0))
     return sorted(prints)

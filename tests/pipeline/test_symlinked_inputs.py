@@ -21,6 +21,7 @@ from kcorpus.pipeline.corpus import audit
 from kcorpus.pipeline.corpus.decontaminate import check_eval_paths
 from kcorpus.pipeline.corpus.read import ReadDocuments, input_bytes
 from kcorpus.pipeline.corpus.read_batches import ReadBatches
+from kcorpus.pipeline.corpus.units import eval_fingerprint
 from kcorpus.pipeline.preflight import input_problem
 from kcorpus.pipeline.run.cache import fingerprint_files
 from kcorpus.transforms.readers import read_file
@@ -95,6 +96,9 @@ def test_decontamination_fingerprint_and_audit_match_the_same_files(tree):
     check_eval_paths(DecontaminateConfig(paths=(pattern,), format="wikiextractor"))
     with pytest.raises(FileNotFoundError, match="no file matches"):
         check_eval_paths(DecontaminateConfig(paths=(str(tree / "kowiki" / "*" / "nothing"),)))
+    assert [p for p, _, _ in eval_fingerprint([pattern])] == [
+        str(tree / "kowiki" / d / "wiki_00") for d in ("AA", "AF")
+    ]
     prints = fingerprint_files([pattern])
     assert prints[0] == {"pattern": pattern, "matched": 2}
     assert [p["path"] for p in prints[1:]] == [str(tree / "kowiki" / d / "wiki_00") for d in ("AA", "AF")]
