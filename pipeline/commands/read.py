@@ -140,6 +140,7 @@ def loss_problem(counts: collections.Counter, max_fraction: float) -> str | None
 def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.errors import DataLossError, UserError
     from kcorpus.pipeline.preflight import check, input_problem, output_file_problem
+    from kcorpus.pipeline.process import interrupt
 
     try:
         extra = {"encoding": args.encoding} if args.encoding else {}
@@ -160,6 +161,8 @@ def main(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     try:
         with contextlib.ExitStack() as stack:
+            if out_path != STDIN:
+                stack.enter_context(interrupt.writing(out_path))  # Ctrl-C's line names it
             out, dead, dropped = (_open_output(path, stack) for path in (out_path, dead_path, dropped_path))
             counts, reasons = write_records(records, out, dead, dropped)
     except BrokenPipeError:

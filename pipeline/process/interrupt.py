@@ -50,6 +50,7 @@ class _Stop:
         self.said = False
         self.activity: str | None = None  # e.g. "stage pack", set by `kcorpus run`
         self.folders: list[str] = []  # the folders locked when the signal came
+        self.writing: list[str] = []  # files written in place (kcorpus read), left unfinished by a signal
 
 
 _stop: _Stop | None = None
@@ -71,6 +72,18 @@ def activity(what: str) -> Iterator[None]:
     finally:
         if _stop and not stopping():
             _stop.activity = previous
+
+
+@contextlib.contextmanager
+def writing(path: str) -> Iterator[None]:
+    """Names a file the command writes in place in the closing line ("<path> is left unfinished")."""
+    if _stop:
+        _stop.writing.append(path)
+    try:
+        yield
+    finally:
+        if _stop and not stopping():
+            _stop.writing.remove(path)
 
 
 @contextlib.contextmanager
@@ -108,7 +121,7 @@ def closing_line(err: BaseException | None = None) -> tuple[str, int]:
     state = _stop or _Stop("?", False)
     signum = state.signum or getattr(err, "signum", signal.SIGINT)
     line = f"kcorpus {state.command}: interrupted by {SIGNAL_NAMES.get(signum, f'signal {signum}')}"
-    folders = state.folders or list(held_locks())
+    folders = state.folders or [*held_locks(), *state.writing]
     if state.activity:
         line += f" during {state.activity}"
     if state.command == "run":
@@ -178,7 +191,7 @@ def _on_signal(signum: int, frame: Any) -> None:
     from kcorpus.pipeline.outputs.lock import held_locks
 
     _stop.signum = signum
-    _stop.folders = list(held_locks())
+    _stop.folders = [*held_locks(), *_stop.writing]
     if not _stop.debug:
         _quiet_console()
     # Beam starts each worker from a thread of its own: one may start after this signal, and Beam's shutdown

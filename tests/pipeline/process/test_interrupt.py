@@ -165,6 +165,16 @@ def test_closing_line_names_the_signal_the_stage_and_what_comes_next():
     )
 
 
+def test_closing_line_names_a_file_written_in_place():
+    with interrupt.handle_signals("read"), interrupt.writing("/data/docs.jsonl"):
+        line, code = interrupt.closing_line(interrupt.Interrupted(signal.SIGINT))
+    assert code == 130
+    assert line == (
+        "kcorpus read: interrupted by Ctrl-C (SIGINT); /data/docs.jsonl is left unfinished: the same command "
+        "starts it over"
+    )
+
+
 def test_handlers_are_put_back_after_the_command():
     before = signal.getsignal(signal.SIGTERM)
     with interrupt.handle_signals("read"):
