@@ -4,13 +4,14 @@
         --heldout wiki=/work/data/kowiki/text/AH/wiki_00,/work/data/kowiki/text/AH/wiki_01 \\
         --heldout petitions=/work/shared/data/petitions/petitions_2017-08 \\
         --heldout comments=/work/shared/data/nsmc/ratings_test.txt
+    python bench/bench_vocab_coverage.py --raw --corpus '/work/data/kowiki/text/A[FG]/wiki_*' ...
     python bench/bench_vocab_coverage.py --corpus /work/shared/data/nsmc/ratings_test.txt --rows 0:40000 \\
         --vocab-size 8000 --heldout comments=/work/shared/data/nsmc/ratings_test.txt:40000:50000 ...
 
 The sample is summarized once (`text_summary.summarize`, as train-vocab does); each setting trains WordPiece
 on it with `train_wordpiece` (kcorpus's settings: min_frequency 2, cased BERT normalizer) and encodes every
-held-out set as `vocab-report` does (tokens per whitespace word; [UNK] tokens per token). `before` is the rule
-kcorpus had before issue 42: every character of the sample, a `##` form for each that BERT does not split off.
+held-out set as `vocab-report` does (tokens per whitespace word; [UNK] tokens per token). `1.0` is the alphabet
+kcorpus had before issue 42: every character of the sample.
 Held-out files: WikiExtractor output (paragraph lines, tags and title lines left out), petitions JSONL (`content`)
 or NSMC TSV (`document`); `path:start:end` takes those records only. Prints a Markdown table.
 """
@@ -18,18 +19,19 @@ or NSMC TSV (`document`); `path:start:end` takes those records only. Prints a Ma
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import sys
 import time
 
 from kcorpus.transforms.korean import is_hangul_syllable
-from kcorpus.transforms.vocab.alphabet import choose_alphabet, is_cjk_ideograph
+from kcorpus.transforms.vocab.alphabet import is_cjk_ideograph
 from kcorpus.transforms.vocab.files import wordpiece_tokenizer
 from kcorpus.transforms.vocab.sample import prenormalize, read_sample
 from kcorpus.transforms.vocab.text_summary import summarize
 from kcorpus.transforms.vocab.train import WordPieceConfig, train_wordpiece
 
-SETTINGS = "before,1.0,0.99999,0.9999,0.9995,0.999,limit4000"
+SETTINGS = "1.0,0.9999,0.9998,0.9995,0.999,limit4000"
 
 
 def read_records(spec: str) -> list[str]:
@@ -66,20 +68,19 @@ def encode_figures(tokenizer, unk_id: int, lines: list[str]) -> tuple[float, flo
     return n_tokens / n_words, unk / n_tokens
 
 
-def alphabet_for(setting: str, config: WordPieceConfig, text):
-    if setting == "before":
-        return choose_alphabet(text.char_counts, coverage=1.0), config
+def config_for(setting: str, vocab_size: int) -> WordPieceConfig:
+    """`0.9999`: that coverage; `limit4000`: the 4,000 most frequent characters (every Hangul syllable kept)."""
     if setting.startswith("limit"):
-        config = WordPieceConfig(vocab_size=config.vocab_size, limit_alphabet=int(setting[5:]))
-    else:
-        config = WordPieceConfig(vocab_size=config.vocab_size, character_coverage=float(setting))
-    return config.alphabet(text.char_counts, text.continuing), config
+        return WordPieceConfig(vocab_size=vocab_size, limit_alphabet=int(setting[5:]))
+    return WordPieceConfig(vocab_size=vocab_size, character_coverage=float(setting))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", required=True, help="a build-corpus output, text files, or one held-out-style file")
     parser.add_argument("--rows", default="", help="start:end: train on these records of a --corpus file")
+    parser.add_argument("--raw", action="store_true",
+                        help="--corpus is a glob of held-out-style files (WikiExtractor paragraphs), not a corpus")
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--max-sentences", type=int, default=5_000_000)
     parser.add_argument("--settings", default=SETTINGS)
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.rows:
         sentences = read_records(f"{args.corpus}:{args.rows}")
+    elif args.raw:
+        sentences = [line for path in sorted(glob.glob(args.corpus)) for line in read_records(path)]
     else:
         sentences = read_sample([args.corpus], max_sentences=args.max_sentences, seed=0)[0]
     heldout = {}
@@ -104,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for setting in args.settings.split(","):
         started = time.perf_counter()
-        alphabet, config = alphabet_for(setting, WordPieceConfig(vocab_size=args.vocab_size), text)
+        config = config_for(setting, args.vocab_size)
+        alphabet = config.alphabet(text.char_counts)
         tokens = train_wordpiece(sentences, config, alphabet=alphabet, length=len(sentences))
         tokenizer = wordpiece_tokenizer(tokens)
         unk_id = tokenizer.token_to_id("[UNK]")

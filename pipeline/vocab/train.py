@@ -116,7 +116,7 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     spm_processor = None
     alphabet = None
     if isinstance(config, WordPieceConfig):
-        alphabet = config.alphabet(text.char_counts, text.continuing)
+        alphabet = config.alphabet(text.char_counts)
         tokens = interrupt.in_thread(
             train_wordpiece,
             sample.sentences(), config, alphabet=alphabet, length=len(sample), progress=progress,

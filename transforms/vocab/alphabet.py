@@ -3,13 +3,14 @@
 By coverage, as SentencePiece chooses its required characters: the alphabet holds `character_coverage` of the
 sample's character occurrences (whitespace and the characters BERT's normalizer removes aside). Every Hangul
 syllable of the sample is in it whatever its count, so the syllables cover first and the other characters, the
-most frequent first (ties by code point), fill the rest. A character left
-out encodes to [UNK] (and with it the word holding it, as WordPiece does), so the cut trades rare characters,
-Hanja above all, for ids that Korean subwords get instead. `limit` keeps the N most frequent instead.
+most frequent first (ties by code point), fill the rest. A character left out encodes to [UNK] (and with it the
+word holding it, as WordPiece does), so the cut trades rare characters, Hanja above all, for ids that Korean
+subwords get instead. `limit` keeps the N most frequent instead.
 
-`##c` forms: given up front (see `train.py`), one per character that continues a word somewhere in the sample
-(`continuing`, counted by `text_summary`) and one per Hangul syllable (the checks encode each inside a word);
-without `continuing`, one per character that BERT's pre-tokenizer does not split off.
+Every character of the alphabet that BERT's pre-tokenizer does not split off (punctuation, CJK ideographs and
+jamo are words of their own) also gets a `##c` form, given up front (see `train.py`). Giving one only to the
+characters that continue a word in the sample saved ~150 ids at 0.9999 but made whole held-out words `[UNK]`
+(`좋아요♥` after Wikipedia): measured and left out (bench/RESULTS.md, "WordPiece coverage").
 """
 
 from __future__ import annotations
@@ -102,12 +103,10 @@ def choose_alphabet(
     *,
     coverage: float = 1.0,
     limit: int | None = None,
-    continuing: Mapping[str, int] | None = None,
 ) -> Alphabet:
     """The alphabet of a sample whose characters are `counts`: by `coverage`, or the `limit` most frequent.
 
-    Every Hangul syllable of `counts` is kept either way. `continuing`: how often each character continues a word
-    of the sample (None: assume every character BERT does not split off may).
+    Every Hangul syllable of `counts` is kept either way.
     """
     eligible = {c: n for c, n in counts.items() if n > 0 and char_class(c) not in (SPACE, REMOVED)}
     hangul = {c for c in eligible if is_hangul_syllable(c)}
@@ -126,15 +125,10 @@ def choose_alphabet(
             chosen.add(char)
             covered += eligible[char]
     characters = tuple(sorted(chosen))
-    if continuing is None:
-        forms = [c for c in characters if char_class(c) == WORD]
-    else:
-        forms = [
-            c for c in characters if is_hangul_syllable(c) or (continuing.get(c, 0) and char_class(c) == WORD)
-        ]
+    forms = tuple(c for c in characters if char_class(c) == WORD)
     return Alphabet(
         characters=characters,
-        continuations=tuple(forms),
+        continuations=forms,
         covered=sum(eligible[c] for c in characters),
         total=total,
         cut=len(eligible) - len(characters),

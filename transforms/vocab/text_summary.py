@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Iterable
 
 from kcorpus.transforms.korean import CONJOINING_JAMO_CLASS, is_conjoining_jamo, is_hangul_syllable
-from kcorpus.transforms.vocab.alphabet import REMOVED, WORD, char_class
 from kcorpus.transforms.vocab.train import DELIMITER_BYTES, SpmInput, split_long_sentence
 
 _JAMO = re.compile(f"[{CONJOINING_JAMO_CLASS}]")
@@ -35,8 +34,6 @@ class TextSummary:
     Attributes:
         sentences: how many sentences were read.
         char_counts: every character of the text and its count.
-        continuing: how often each character continues a word as WordPiece's pre-tokenizer makes them (not
-            first in its word; `alphabet.char_class`); characters that never do are left out.
         spread: sentences taken at a regular stride over the whole text, where train-vocab measures its [UNK]
             rate: every one up to `SPREAD_SENTENCES`, then between that and twice as many (the stride doubles
             each time the list fills).
@@ -51,7 +48,6 @@ class TextSummary:
 
     sentences: int = 0
     char_counts: dict[str, int] = dataclasses.field(default_factory=dict)
-    continuing: dict[str, int] = dataclasses.field(default_factory=dict)
     spread: list[str] = dataclasses.field(default_factory=list)
     jamo_words: set[str] = dataclasses.field(default_factory=set)
     jamo_words_dropped: int = 0
@@ -96,8 +92,9 @@ def summarize(
     stride = 1
 
     def flush() -> None:
-        counter.add(batch)
-        if _JAMO.search("".join(batch)):
+        text = "".join(batch)
+        counter.add(text)
+        if _JAMO.search(text):
             for sentence in batch:
                 if _JAMO.search(sentence):
                     _add_jamo_sentence(summary, sentence)
@@ -124,46 +121,26 @@ def summarize(
     if batch:
         flush()
     summary.char_counts = counter.counts()
-    summary.continuing = counter.continuing_counts()
     return summary
 
 
 class _CharCounter:
-    """Counts characters, and the times each continues a word, over batches of sentences with numpy."""
+    """Counts the characters of a text, a batch of sentences at a time, with numpy."""
 
     def __init__(self) -> None:
         import numpy as np
 
         self.np = np
         self.all = np.zeros(0x110000, dtype=np.int64)
-        self.continuing = np.zeros(0x110000, dtype=np.int64)
-        # `char_class` of each code point seen so far (0: not seen yet)
-        self.classes = np.zeros(0x110000, dtype=np.int8)
 
-    def add(self, batch: list[str]) -> None:
+    def add(self, text: str) -> None:
         np = self.np
-        # a space between sentences ends their last words (and is not counted); surrogatepass: a lone surrogate
-        # from a JSON escape is counted like any other character
-        text = " ".join(batch)
+        # surrogatepass: a lone surrogate from a JSON escape is counted like any other character
         codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-        seen = np.bincount(codes, minlength=0x110000)
-        seen[0x20] -= len(batch) - 1
-        np.add(self.all, seen, out=self.all)
-        new = np.flatnonzero((seen > 0) & (self.classes == 0))
-        self.classes[new] = [char_class(chr(code)) for code in new]
-        classes = self.classes[codes]
-        if (classes == REMOVED).any():  # BertNormalizer deletes them: their neighbours meet
-            codes = codes[classes != REMOVED]
-            classes = classes[classes != REMOVED]
-        word = classes == WORD
-        after_word = codes[1:][word[1:] & word[:-1]]
-        np.add(self.continuing, np.bincount(after_word, minlength=0x110000), out=self.continuing)
+        np.add(self.all, np.bincount(codes, minlength=0x110000), out=self.all)
 
     def counts(self) -> dict[str, int]:
         return {chr(code): int(self.all[code]) for code in self.np.flatnonzero(self.all)}
-
-    def continuing_counts(self) -> dict[str, int]:
-        return {chr(code): int(self.continuing[code]) for code in self.np.flatnonzero(self.continuing)}
 
 
 def _add_jamo_sentence(summary: TextSummary, sentence: str) -> None:

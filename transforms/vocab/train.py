@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 KINDS = ("wordpiece", "sentencepiece")
 # WordPiece's default share of character occurrences the alphabet covers (docs/vocab.md says why this value).
-WORDPIECE_COVERAGE = 1.0
+WORDPIECE_COVERAGE = 0.9999
 SPM_MODEL_TYPES = ("unigram", "bpe")
 
 
@@ -61,11 +61,9 @@ class WordPieceConfig:
         if not 0.0 < self.character_coverage <= 1.0:
             raise ValueError(f"character_coverage must be in (0, 1], got {self.character_coverage}")
 
-    def alphabet(self, counts: Mapping[str, int], continuing: Mapping[str, int] | None = None) -> Alphabet:
-        """The alphabet of a sample with these character `counts` (`continuing`: see `choose_alphabet`)."""
-        return choose_alphabet(
-            counts, coverage=self.character_coverage, limit=self.limit_alphabet, continuing=continuing
-        )
+    def alphabet(self, counts: Mapping[str, int]) -> Alphabet:
+        """The alphabet of a sample with these character `counts`."""
+        return choose_alphabet(counts, coverage=self.character_coverage, limit=self.limit_alphabet)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,11 +109,8 @@ def train_wordpiece(
     from tokenizers import Tokenizer, models, normalizers, trainers
 
     if alphabet is None:
-        from kcorpus.transforms.vocab.text_summary import summarize
-
         sentences = list(sentences)
-        text = summarize(sentences, round_trip=0)
-        alphabet = config.alphabet(text.char_counts, text.continuing)
+        alphabet = config.alphabet(char_counts(sentences))
         length = len(sentences)
     characters = list(alphabet.characters)
     continuations = [WORDPIECE_PREFIX + c for c in alphabet.continuations]

@@ -9,7 +9,6 @@ from collections import Counter
 import pytest
 
 from kcorpus.transforms.vocab.alphabet import ALONE, REMOVED, SPACE, WORD, char_class, choose_alphabet
-from kcorpus.transforms.vocab.text_summary import summarize
 
 # 30 sentences: common Hangul and Latin, a Hanja gloss, and characters that occur once (龜, ж, ☆, 뷁).
 TINY = [
@@ -52,20 +51,12 @@ def test_limit_replaces_coverage():
     assert set(choose_alphabet(counts, limit=5).characters) == set(ranked[:5]) | hangul
 
 
-def test_continuations_only_for_characters_that_continue_words():
-    text = summarize(TINY, round_trip=0)
-    assert text.continuing["국"] > 0 and "核" not in text.continuing and "." not in text.continuing
-    assert text.continuing["☆"] == 1  # a symbol, not punctuation: `별☆` is one word
-    alphabet = choose_alphabet(text.char_counts, coverage=1.0, continuing=text.continuing)
+def test_continuation_forms_for_every_character_bert_does_not_split_off():
+    alphabet = choose_alphabet(Counter("".join(TINY)), coverage=1.0)
     forms = set(alphabet.continuations)
-    assert {c for c in text.char_counts if "가" <= c <= "힣"} <= forms  # every syllable, continuing or not
-    assert "ж" not in forms and "у" in forms and "b" in forms and "a" not in forms  # a starts every `abc`
+    assert {c for c in alphabet.characters if "가" <= c <= "힣"} <= forms
+    assert {"a", "ж", "☆", "1"} <= forms  # ☆ is a symbol, not punctuation: `별☆` is one word
     assert not ({"核", "(", "."} & forms)
-
-
-def test_continuing_counts_skip_removed_characters_and_sentence_ends():
-    text = summarize(["가\u200b나", "다 라"], round_trip=0)
-    assert text.continuing == {"나": 1}
 
 
 def _train(out, *extra):

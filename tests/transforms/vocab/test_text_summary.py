@@ -80,7 +80,7 @@ def test_sentencepiece_figures_are_those_of_the_split_and_isolated_sentences(com
 def test_wordpiece_trained_on_a_stream_with_its_summary_is_the_one_trained_on_the_list(comments):
     config = WordPieceConfig(vocab_size=2500)
     summary = summarize(comments)
-    alphabet = config.alphabet(summary.char_counts, summary.continuing)
+    alphabet = config.alphabet(summary.char_counts)
     streamed = train_wordpiece(iter(comments), config, alphabet=alphabet, length=len(comments))
     assert streamed == train_wordpiece(comments, config)
 
