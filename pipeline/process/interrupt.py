@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM: one line on the console, the lock released, exit 130 / 143 (docs/run.md#stopping-a-run).
 
-`handle_signals` (the CLI's, around a whole command) gives SIGTERM the path Ctrl-C takes: the first signal
+`handle_signals` (the CLI's, around a whole command) gives SIGTERM (and SIGHUP: a closed terminal, exit 129;
+a signal the caller ignores, as `nohup` does SIGHUP, stays ignored) the path Ctrl-C takes: the first signal
 raises `Interrupted` (a KeyboardInterrupt) in the main thread, so every `finally` runs: `claim_output` removes
 the run's temporary files, marks the output unfinished and releases the lock. Before it raises, the console
 goes quiet: file descriptor 2 (log records, the tracebacks of Beam's threads, gRPC's errors from a pipeline
@@ -25,8 +26,12 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
-SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
+EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
+SIGNAL_NAMES = {
+    signal.SIGINT: "Ctrl-C (SIGINT)",
+    signal.SIGTERM: "SIGTERM",
+    signal.SIGHUP: "SIGHUP (terminal closed)",
+}
 CHILD_CHECK_SECONDS = 0.2
 
 
@@ -99,7 +104,9 @@ def handle_signals(command: str, *, debug: bool = False, restore: bool = True) -
         yield  # signal handlers can only be set from the main thread
         return
     _stop = _Stop(command, debug)
-    previous = {signum: signal.signal(signum, _on_signal) for signum in EXIT_CODES}
+    # A signal the caller ignores stays ignored (`nohup` ignores SIGHUP, `cmd &` in a script SIGINT).
+    ignored = {signum for signum in EXIT_CODES if signal.getsignal(signum) == signal.SIG_IGN}
+    previous = {signum: signal.signal(signum, _on_signal) for signum in EXIT_CODES if signum not in ignored}
     try:
         yield
     finally:
@@ -153,7 +160,8 @@ def say(line: str, *, exit_now: bool = False, code: int = 0) -> None:
 
     # A new line after the terminal's ^C or a progress bar's line (bars end their line with \r, not \n).
     prefix = "\n" if os.isatty(fd) or progress.wanted() else ""
-    os.write(fd, (prefix + line + "\n").encode("utf-8", "replace"))
+    with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) has no console left
+        os.write(fd, (prefix + line + "\n").encode("utf-8", "replace"))
     if _stop:
         _stop.said = True
     if exit_now:
@@ -207,7 +215,8 @@ def _quiet_console() -> None:
     console = 2
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stderr.flush()
-        console = sys.stderr.fileno()  # the real stderr while fd 2 feeds a trainer's log reader (spm_progress)
+        # the real stderr, also while fd 2 feeds a trainer's log reader (spm_progress)
+        console = sys.stderr.fileno()
     _stop.console_fd = os.dup(console)
     os.dup2(_stop.log_fd, 2)
 
@@ -225,7 +234,11 @@ def _stop_now(signum: int) -> None:
         with contextlib.suppress(Exception):
             release_lock(out, token)
     line, _ = closing_line()
-    say(line.replace(": interrupted", ": stopped at once (second signal), interrupted", 1), exit_now=True, code=code)
+    say(
+        line.replace(": interrupted", ": stopped at once (second signal), interrupted", 1),
+        exit_now=True,
+        code=code,
+    )
 
 
 def _end_children() -> None:

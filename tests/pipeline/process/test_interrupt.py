@@ -87,8 +87,9 @@ def check_one_line(lines: list[str], command: str, signum: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("signum", "to"), [(signal.SIGINT, "group"), (signal.SIGTERM, "pid"), (signal.SIGTERM, "group")],
-    ids=["ctrl-c", "sigterm", "sigterm-group"],
+    ("signum", "to"),
+    [(signal.SIGINT, "group"), (signal.SIGTERM, "pid"), (signal.SIGTERM, "group"), (signal.SIGHUP, "group")],
+    ids=["ctrl-c", "sigterm", "sigterm-group", "sighup-group"],
 )
 def test_build_corpus_stopped_mid_run_ends_in_one_line_and_runs_again(tmp_path, profile, signum, to):
     out = tmp_path / "corpus"
@@ -173,6 +174,16 @@ def test_closing_line_names_a_file_written_in_place():
         "kcorpus read: interrupted by Ctrl-C (SIGINT); /data/docs.jsonl is left unfinished: the same command "
         "starts it over"
     )
+
+
+def test_an_ignored_signal_stays_ignored():
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as `nohup` starts a command
+    try:
+        with interrupt.handle_signals("run"):
+            assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) != signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 def test_handlers_are_put_back_after_the_command():
