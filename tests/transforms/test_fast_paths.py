@@ -37,9 +37,8 @@ from kcorpus.transforms.text.clean import make_cleaner
 from kcorpus.transforms.text.passes import collapse_hspace
 from kcorpus.transforms.text.removals import cut_spans
 from kcorpus.transforms.text.rewrites import squeeze_punctuation
-from kcorpus.transforms.text.split import endings, quotations
-from kcorpus.transforms.text.split import rules as sentences
-from kcorpus.transforms.text.split import terminators as period_rules
+from kcorpus.transforms.text.split import endings, quotations, rules, terminators
+from kcorpus.transforms.text.split.paragraph import Paragraph
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -536,21 +535,21 @@ def test_hinted_finditer_tries_every_position_near_a_hint():
 def test_glued_guard_finds_every_paragraph_with_a_glued_ending():
     with_glued = 0
     for text in SPLIT_TEXTS:
-        if sentences._GLUED_CANDIDATE.search(text):
+        if terminators._GLUED_CANDIDATE.search(text):
             with_glued += 1
-            assert sentences._GLUED_GUARD.search(text), text
+            assert terminators._GLUED_GUARD.search(text), text
     assert with_glued > 10
 
 
 def test_paragraphs_without_a_may_cut_match_have_only_learned_boundaries():
-    """Without a terminator, `~`, `,,`, an emoticon or a listed bare ending, no rule of `_boundaries` cuts: only the
-    learned odds, which `_split_paragraph` asks directly there."""
+    """Without a terminator, `~`, `,,`, an emoticon or a listed bare ending, no cut rule but the learned odds cuts:
+    `split_paragraph` asks only those there (`rules.UNMARKED_RULES`)."""
     skipped = learned = 0
     for text in SPLIT_TEXTS:
-        if sentences._MAY_CUT.search(text) is None:
+        if rules.MAY_CUT.search(text) is None:
             skipped += 1
             expected = _reference_boundaries(text)
-            assert sentences._learned_boundaries(text) == expected, text
+            assert rules.cuts(Paragraph(text, punctuated=False), rules.UNMARKED_RULES) == expected, text
             learned += len(expected)
     assert skipped > 1000 and learned > 10
 
@@ -567,18 +566,18 @@ def test_emoticon_guard_finds_every_paragraph_with_an_emoticon_run():
 def test_punctuation_candidates_without_the_tilde_branch_equal_the_full_pattern_where_the_guard_is_silent():
     unguarded = 0
     for text in SPLIT_TEXTS + ["좋다~ 정말", "그렇죠 ~~ 네", "했어요,, 그래서", "다 ,,, 끝", "요~!! 네", "1~2 다, 라"]:
-        expected = [(m.span(), m.groups()) for m in sentences._PUNCT_CANDIDATE.finditer(text)]
-        if sentences._TILDE_GUARD.search(text):
+        expected = [(m.span(), m.groups()) for m in terminators._PUNCT_CANDIDATE.finditer(text)]
+        if terminators._TILDE_GUARD.search(text):
             continue
         unguarded += 1
-        assert [(m.span(), m.groups()) for m in sentences._PUNCT_ONLY_CANDIDATE.finditer(text)] == expected, text
+        assert [(m.span(), m.groups()) for m in terminators._PUNCT_ONLY_CANDIDATE.finditer(text)] == expected, text
     assert unguarded > 10000
 
 
 @pytest.mark.parametrize("text", ["좋다~ 정말 좋다", "그렇죠 ~~ 네 맞아요", "했어요,, 그래서 갔다", "요~!! 네"])
 def test_the_tilde_guard_finds_the_tilde_and_comma_endings(text):
-    assert sentences._TILDE_GUARD.search(text)
-    assert any(m.group(1)[0] in " ~," for m in sentences._PUNCT_CANDIDATE.finditer(text))
+    assert terminators._TILDE_GUARD.search(text)
+    assert any(m.group(1)[0] in " ~," for m in terminators._PUNCT_CANDIDATE.finditer(text))
 
 
 def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
@@ -587,21 +586,21 @@ def _reference_is_non_final_period(paragraph: str, start: int) -> bool:
     if not before:
         return True
     if before[-1].isspace():
-        return before.rstrip()[-1:] not in period_rules._SPACED_PERIOD_FINALS
+        return before.rstrip()[-1:] not in terminators._SPACED_PERIOD_FINALS
     word = before.rsplit(maxsplit=1)[-1]
     last = word[-1]
     if last.isdigit() or len(word) == 1 and (last.isascii() and last.isalpha() or "ㄱ" <= last <= "ㅎ"):
         return True
-    if last in period_rules._MASKS and period_rules._HONORIFIC.match(paragraph, start + 1):
+    if last in terminators._MASKS and terminators._HONORIFIC.match(paragraph, start + 1):
         return True
-    if len(word) == 1 and last in period_rules._LIST_LETTERS:
-        return last != "다" or before[:-1].rstrip()[-1:] not in period_rules._BEFORE_STRAY_DA
+    if len(word) == 1 and last in terminators._LIST_LETTERS:
+        return last != "다" or before[:-1].rstrip()[-1:] not in terminators._BEFORE_STRAY_DA
     if last in ")]":
         return False
     if "." in word and len(word.rsplit(".", 1)[-1]) <= 1:
         return True
-    return word.lower().lstrip("(") in period_rules._ABBREVIATIONS or bool(
-        period_rules._KOREAN_REFERENCE.search(word)
+    return word.lower().lstrip("(") in terminators._ABBREVIATIONS or bool(
+        terminators._KOREAN_REFERENCE.search(word)
     )
 
 
@@ -630,20 +629,20 @@ def test_the_syllable_fast_path_of_periods_changes_nothing():
     for text in SPLIT_TEXTS + periods + randoms:
         for start in (i for i, char in enumerate(text) if char == "."):
             expected = _reference_is_non_final_period(text, start)
-            assert period_rules.is_non_final_period(text, start) == expected, (text, start)
+            assert terminators.is_non_final_period(text, start) == expected, (text, start)
             fast += "가" <= text[start - 1 : start] <= "힣"
     assert fast > 5000
 
 
 def _reference_boundaries(paragraph: str) -> list[int]:
-    """`_boundaries` with every candidate pattern run over every paragraph (no substring guards)."""
-    saved = sentences._may_hold_quote_pair, sentences._may_hold_tilde_ending
-    sentences._may_hold_quote_pair = lambda text: True
-    sentences._may_hold_tilde_ending = lambda text: sentences._TILDE_GUARD.search(text) is not None
+    """`rules.cuts` with every terminator candidate pattern run over every paragraph (no substring guards)."""
+    saved = terminators._may_hold_quote_pair, terminators._may_hold_tilde_ending
+    terminators._may_hold_quote_pair = lambda text: True
+    terminators._may_hold_tilde_ending = lambda text: terminators._TILDE_GUARD.search(text) is not None
     try:
-        return sentences._boundaries(paragraph)
+        return rules.cuts(Paragraph(paragraph))
     finally:
-        sentences._may_hold_quote_pair, sentences._may_hold_tilde_ending = saved
+        terminators._may_hold_quote_pair, terminators._may_hold_tilde_ending = saved
 
 
 def test_boundaries_with_substring_guards_equal_the_unguarded_scan():
@@ -651,7 +650,7 @@ def test_boundaries_with_substring_guards_equal_the_unguarded_scan():
     cut = 0
     for text in SPLIT_TEXTS + pairs:
         expected = _reference_boundaries(text)
-        assert sentences._boundaries(text) == expected, text
+        assert rules.cuts(Paragraph(text)) == expected, text
         cut += len(expected)
     assert cut > 5000
 

@@ -1,24 +1,25 @@
 """Sentence ends without a terminator: final endings, formal endings glued to the next word, emoticon runs.
 
-Final endings (the bare-ending scans `rules` runs): `BARE_ENDING`: a formal (`-ㅂ니다`, `-십시오`), polite (`-요`,
-`-죠`), plain (`-다`), informal (`대박이네`, `뭐냐`) or nominal (`재밌음`, `잘만듦`) ending before the next word or a
-bullet; `GLUED_FORMAL`: `-ㅂ니다`/`-세요` run into the next word; `is_bare_stem_da`: a `-다` after a bare stem, the
-connective `-다(가)` in punctuated text. `hinted_finditer` runs the bare-ending scan only near its last syllable
-(`BARE_ENDING_HINT`).
-
-Emoticons (the laughter, tears, smiles and emoji `rules` cuts after): `EMOTICON_RUN`: a run of marks (`^^`, `ㅠㅠ`,
-`ㅋㅋ`, `♥`, emoji) after a word or terminator, before the next Hangul word, not after a particle or connective;
-`EMOTICON_GUARD`: a character every run holds (no scan without one); `EMOTICON_MARK`: one mark, which no sentence
-starts with either; `is_glued_mark`: a single mark inside a word after a connective, a slip of the keyboard. Pure
-Python + `re`.
+Cuts (`rules.CUT_RULES`): `bare_ending_cuts`, a formal (`-ㅂ니다`, `-십시오`), polite (`-요`, `-죠`), plain (`-다`),
+informal (`대박이네`, `뭐냐`) or nominal (`재밌음`, `잘만듦`) ending before the next word or a bullet (`BARE_ENDING`),
+never in edited text (`is_edited_text`), nor a connective `-다(가)` (`is_bare_stem_da`, `is_doubled_da`), nor where
+the learned odds say the sentence goes on; `glued_formal_cuts`, `-ㅂ니다`/`-세요` run into the next word
+(`GLUED_FORMAL`); `emoticon_cuts`, a run of marks (`^^`, `ㅠㅠ`, `ㅋㅋ`, `♥`, emoji) after a word or terminator,
+before the next Hangul word, not after a particle or connective (`EMOTICON_RUN`). `EMOTICON_MARK`: one mark, which
+no sentence starts with either (`rules.settle`). Pure Python + `re`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
+from kcorpus.transforms.text.split.odds import end_log_odds_at
+
+if TYPE_CHECKING:
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS
@@ -78,11 +79,6 @@ BARE_ENDING = re.compile(
     rf"|(?<=[{_HANGUL}\s])(?:있음|없음|[음함됨임짐])(?:\s+[{_JAMO}]+(?=\s)|(?=\s*(?:\[[^\[\]\n]{{1,12}}\]\s*)?[{_BULLETS}]))"
     rf"|(?:(?<=[{_HANGUL}]){_NOMINAL_ENDINGS}|(?<=\s)(?:있음|없음|같음|않음|됨)|(?<=[을를야게]\s)함)(?=\s+[{_HANGUL}‹]|\s+(?!OO)[A-Za-z]{{2}}|\s+\d{{1,2}}[.)]\s)"
     rf"{_NOT_CONTINUED}{_NOT_CONDITIONAL}{_NOT_INVERTED}"
-)
-# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like; `-세요` addressed to
-# many (`정신차리세요들 어디서`) ends after its `들`.
-GLUED_FORMAL = re.compile(
-    rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도들])|세요들(?=\s+[{_HANGUL}])"
 )
 # The last syllable of every match of `BARE_ENDING` but those that take a jamo bullet along, and what every
 # match is followed by (the bullet's space included): each match starts at most 2 characters before this.
@@ -173,6 +169,49 @@ def is_formal_text(paragraph: str) -> bool:
     return _FORMAL.search(paragraph) is not None
 
 
+# Below these learned log-odds (0.1) a listed bare ending does not cut: `odds` has seen it continue there.
+_VETO_LOG_ODDS = -2.197
+
+
+def bare_ending_cuts(p: Paragraph) -> list[int]:
+    """`들어왔습니다 50평인`, `재밌음 배우`: a final ending that ends a sentence without punctuation, but in edited text."""
+    paragraph = p.text
+    hint = BARE_ENDING_HINT.search(paragraph)  # none in most comments: no generator to start
+    if hint is None:
+        return []
+    cuts = []
+    edited: bool | None = None  # found at the first listed ending (most paragraphs with a hint have none)
+    for match in hinted_finditer(BARE_ENDING, BARE_ENDING_HINT, paragraph, 2, hint.start()):
+        if edited is None:
+            edited = is_edited_text(paragraph)
+        if edited:
+            break
+        end = match.end()
+        if paragraph[end - 1] == "다" and is_bare_stem_da(paragraph, end) and p.punctuated:
+            continue  # `기다리다 돌아가신`: the connective `-다(가)` in punctuated text
+        if is_doubled_da(paragraph, end):
+            continue  # `참다참다 제가`: a connective `-다(가)` said twice
+        # (not `-조` for `-죠`: the odds have seen `조` end nouns, `구조`, `강조`, never this spelling)
+        odds = end_log_odds_at(paragraph, end) if paragraph[end - 1] != "조" else None
+        if odds is not None and odds < _VETO_LOG_ODDS:
+            continue  # a listed ending that the learned odds say continues here (`밥먹다 우는장면`)
+        cuts.append(end)
+    return cuts
+
+
+# `-ㅂ니다` run into the next word (`계약했습니다그래서`, `합니다저도`), but not `-ㅂ니다만` and the like; `-세요` addressed to
+# many (`정신차리세요들 어디서`) ends after its `들`.
+GLUED_FORMAL = re.compile(
+    rf"(?:니다(?<=[{_FORMAL_BEFORE_NIDA}]니다)|세요)(?=[{_HANGUL}])(?![만마요라다는은의란과와를을에도들])|세요들(?=\s+[{_HANGUL}])"
+)
+
+
+def glued_formal_cuts(p: Paragraph) -> list[int]:
+    """`계약했습니다그래서`: a formal ending run into the next word (not `-ㅂ니다만`)."""
+    text = p.text
+    return [match.end() for match in GLUED_FORMAL.finditer(text)] if "니다" in text or "세요" in text else []
+
+
 # A run of laughter, tears, smiles, hearts, notes or emoji after a word or terminator ends the sentence before the
 # next Hangul word, spaced or not (`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`, `깜놀 ㅋㅋ 정말`, `영화♥ 시리즈`); the run
 # may mix marks and spaces (`드라마 ㅠ_ㅠ ♡ 아직까지`). Not after a particle or a connective of cause or condition
@@ -190,3 +229,11 @@ def is_glued_mark(paragraph: str, match: re.Match[str]) -> bool:
     no sentence end; `재마있어욯ㅎ출연자들도` ends one)."""
     start, end = match.span()
     return end - start == 1 and paragraph[start - 1] in "아어고게지" and not paragraph[end : end + 1].isspace()
+
+
+def emoticon_cuts(p: Paragraph) -> list[int]:
+    """`재밌어요^^ 다운받아서`, `최고ㅠㅠ다시`: a run of laughter, tears, smiles or emoji before the next word."""
+    text = p.text
+    if EMOTICON_GUARD.search(text) is None:
+        return []
+    return [match.end() for match in EMOTICON_RUN.finditer(text) if not is_glued_mark(text, match)]

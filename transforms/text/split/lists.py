@@ -1,18 +1,23 @@
-"""List items in Korean text: the judgements `rules` asks of glued periods, numbers and dashes.
+"""List items in Korean text: periods glued between nouns, a numbered list's first item, `- ` items.
 
-`in_item_run`/`separates_items`: a period glued between two nouns separates list items (`신문.방송에도`, `화.목`) unless
-the syllable before it ends a sentence (`GLUED_FINALS`); `FIRST_ITEM`: a numbered list's `1.` after an unterminated
-title starts a sentence; `dash_items`: each `- ` item of a list of three or more (`DASH_MARKER`) starts one. Pure
-Python + `re`.
+Rule (`rules.TERMINATOR_RULES`): `between_list_items`, a period glued between two nouns separates list items
+(`신문.방송에도`, `화.목`: `in_item_run`, `inside_item_run`, `separates_items`) unless the syllable before it ends a
+sentence (`GLUED_FINALS`). Cuts (`rules.CUT_RULES`): `first_item_cuts`, a numbered list's `1.` after an unterminated
+title starts a sentence (`FIRST_ITEM`); `dash_item_cuts`, each `- ` item of a list of three or more (`DASH_MARKER`)
+starts one. Pure Python + `re`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
 from kcorpus.transforms.text.split.endings import is_formal_text
+
+if TYPE_CHECKING:
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 
@@ -101,6 +106,37 @@ def separates_items(paragraph: str, start: int, end: int) -> bool:
         and len(paragraph) > _COMMENT_MAX_CHARS
         and is_formal_text(paragraph)
     )
+
+
+def between_list_items(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`신문.방송에도`, `스즈키.가와사키`: a period glued between two nouns separates them."""
+    previous = paragraph[start - 1]
+    if (
+        terminator == "."
+        and "가" <= previous <= "힣"
+        and "가" <= paragraph[end : end + 1] <= "힣"
+        and (
+            previous not in GLUED_FINALS
+            and (in_item_run(paragraph, start, end) or separates_items(paragraph, start, end))
+            or previous == "자" and in_item_run(paragraph, start, end)  # `운전자.주선사업자.화물화주`: nouns in -자
+            or inside_item_run(paragraph, start, end)  # `자식.아내.엄마.언니.동생.친구입니다`
+        )
+    ):
+        return False
+    return None
+
+
+def first_item_cuts(p: Paragraph) -> list[int]:
+    """`…적용 등 청원 | 1. 1인 가구`: a numbered list's first item after a title without a terminator."""
+    return [match.end() for match in FIRST_ITEM.finditer(p.text)] if "1" in p.text else []
+
+
+def dash_item_cuts(p: Paragraph) -> list[int]:
+    """`《차례》 | - 북핵위협…`: each `- ` item of a list of three or more after one without a terminator."""
+    text = p.text
+    if " - " in text and len(DASH_MARKER.findall(text)) >= 2:
+        return [match.end() for match in dash_items(text)]
+    return []
 
 
 def dash_items(paragraph: str) -> Iterator[re.Match[str]]:

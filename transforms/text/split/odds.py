@@ -4,18 +4,25 @@ A comment written without any terminator (`슬픈장면없이 슬픈영화 말�
 sentences; where one ends is mostly told by how the word before a space ends and how the word after it starts.
 `end_log_odds` sums the learned weights (`WEIGHTS`, read from the package data file `end_odds.tsv`, generated
 by bench/generators/make_sentence_end_table.py from NSMC reviews and petitions whose writers punctuate) of a boundary's keys
-(`boundary_keys`); `unpunctuated_cuts` lists the spaces of a paragraph where that sum reaches `END_LOG_ODDS`.
-The splitter asks only in paragraphs without any terminator: a writer who punctuates ends sentences with it,
-and a false cut in edited text is damage. Pure Python; the table loads with the module.
+(`boundary_keys`); `unpunctuated_cuts` lists the spaces of a paragraph where that sum reaches `END_LOG_ODDS`,
+`glued_cuts` the final endings glued to the next sentence. Cuts (`rules.CUT_RULES`): `learned_cuts`, asked only in
+paragraphs without any terminator (a writer who punctuates ends sentences with it, and a false cut in edited text is
+damage); `polite_glued_cuts`, a polite, `-죠` or `-냐` ending glued on in a paragraph that punctuates. Pure Python;
+the table loads with the module.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
+from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
 from kcorpus.transforms.package_data import read_rows
 from kcorpus.transforms.text.split.segments import CONTINUATION_START
+
+if TYPE_CHECKING:
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 # Cut where the learned probability of an end reaches 0.5 (more likely than not). That probability is the one of a
 # terminator in the training text, below the one of an end in text written without any (punctuating writers also
@@ -225,3 +232,31 @@ def glued_cuts(paragraph: str, threshold: float = END_LOG_ODDS, endings: str = "
         if keys is not None and end_log_odds(keys) >= threshold:
             found.append(end)
     return found
+
+
+# The last syllable of a glued final ending: a paragraph without one holds no glued end (no `glued_cuts` to run).
+_GLUED_END_HINT = re.compile(f"[{GLUED_ENDINGS}]")
+
+
+def learned_cuts(p: Paragraph) -> list[int]:
+    """`슬픈장면없이 슬픈영화 | 말로표현할수`: where a writer who never punctuates ends a sentence by the learned odds,
+    at a space or inside a word (a final ending glued to the next sentence)."""
+    if p.punctuated:
+        return []
+    cuts = unpunctuated_cuts(p.text)
+    if _GLUED_END_HINT.search(p.text):
+        glued = glued_cuts(p.text)
+        if glued:
+            cuts = sorted(cuts + glued)
+    return cuts
+
+
+# Where a polite, `-죠` or `-냐` ending may run into the next sentence (`같네요중간에`): one glued to two syllables.
+_POLITE_GLUED_HINT = re.compile(f"[{POLITE_GLUED_ENDINGS}][{HANGUL_SYLLABLE_CLASS}]{{2}}")
+
+
+def polite_glued_cuts(p: Paragraph) -> list[int]:
+    """`같네요 | 중간에`: in a paragraph that punctuates, a polite, `-죠` or `-냐` ending glued to the next sentence."""
+    if not p.punctuated or _POLITE_GLUED_HINT.search(p.text) is None:
+        return []
+    return glued_cuts(p.text, endings=POLITE_GLUED_ENDINGS)

@@ -1,23 +1,156 @@
-"""What a terminator means in a Korean sentence: whether a period ends one, and the pauses that do not.
+"""Terminators: where a run of `.?!…` may end a Korean sentence, and the rules that say it does not.
 
-Periods (the judgements `rules` asks of a `.`): `is_non_final_period`: a period of a number, date, initial,
-abbreviation, masked name or reference (`2017. 8. 25.`, `U.S.`, `김**. 씨는`, `제3조.`). `is_emphatic_period`: a
-period of a run of dotted words, letters spaced out for emphasis (`전. 부. 다. 요!!!`) or every word of a sentence
-dotted (`삼성생명과. 한화생명의. 암환자. 및.`).
-
-Pauses (the ellipses and glued periods `rules` does not cut at): an ellipsis after a particle or connective
-(`PAUSE_SYLLABLES`, but not a question's `-가`: `QUESTION_GA`) or after an adverb or conjunction standing as a word
-(`ADVERB_PAUSE`) is a pause; a period glued before a conjunction that opens a sentence (`CONJUNCTION`) still ends
-one, and so does an ellipsis trailing a connective in informal text (`trails_off`); in formal text one after `-하여`
-or `처럼` is a pause too (`CONNECTIVE_PAUSE`). `judge_pause` gives the verdict the splitter asks. Pure Python + `re`.
+Candidates (`TERMINATOR_CANDIDATES`, each a function of the paragraph giving matches whose group 1 is the terminator
+run and group 2 the closing quotes or brackets after it): a spaced run (`terminator_runs`), one glued to the next
+sentence (`glued_terminators`, `glued_before_latin`, `spaced_then_glued`) and a quotation closed then another opened
+(`quote_pairs`). Rules (each `(paragraph, start, end, terminator, closers) -> bool | None`, False where the run does
+not end a sentence, None where the rule has no verdict; `rules.TERMINATOR_RULES` orders them): a `(?)` remark, an
+uncertain number, a name with `!`, a mark inside a Latin title, a bracket glued to `?`/`!`, a period of a number,
+initial, reference or dotted words (`non_final_period`), and the pauses (`pause`): an ellipsis or glued period after
+a particle, adverb or conjunction goes on, one trailing a connective in a comment ends the sentence. Pure Python +
+`re`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from kcorpus.transforms.korean import syllables_with_final
+from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.split.endings import is_formal_text
+
+_HANGUL = HANGUL_SYLLABLE_CLASS
+_JAMO = COMPATIBILITY_JAMO_CLASS
+CLOSERS = "\"'”’)\\]}」』》〉»"
+
+# ---- Candidates: where a terminator run may end a sentence ----
+
+# After a terminator, jamo (`ㅋㅋ`, a bullet `ㅇ`) and decorative symbols stay with the sentence
+# they follow, as kss does; so do `~` (`습니다.~`) and `>`/`>>`, even glued to the next word
+# (`보냈습니다.. >그래서`).
+_TRAILERS = rf"[{_JAMO}★☆♡♥♪^>~]*(?:\s+[{_JAMO}★☆♡♥♪^>]+)*"
+# A candidate boundary: a terminator run, closing quotes/brackets, trailers, then whitespace.
+# Terminators: `.?!…` and full-width forms; `~` and runs of commas (`해요,,`) only after a
+# syllable that ends a sentence.
+_FINAL_SYLLABLES = "다요죠까네냐나지군래자음함"
+# Citation markers after the terminator (`있다.[1][2] 다음`, `[주 1]`) stay with the sentence they cite, also where the next
+# sentence is glued to them (`받는다.[6]하부측두엽에서의`), as does a bracketed remark ended by `-ㅂ니다`
+# (`주셨습니다.(…안해주셨습니다)그리고`) or by a terminator (`…는데요.(…사용하겠습니다. )정의감만으로`).
+_CITATIONS = r"(?:\[(?:주 ?)?\d{1,3}\]|\[[a-z]\]|\[출처 필요\]|\[\])*"
+# So does a short bracket glued to the terminator itself (`하다.(EG 331, GL 380) 영어판인`, `없다.(모순) 그러므로`); not
+# one after a closing quote (`"…suit."(정장 없이도…) 그리고 "Work…"`: a list of quotations goes on).
+_PUNCT_TAIL = (
+    rf"((?:\([^()\n]{{1,120}}\)|[{CLOSERS}]*{_CITATIONS}[{CLOSERS}]*){_TRAILERS}(?:\s*>+)?)(?=\s|$|(?<=>)|(?:(?<=\d\])|(?<=니다\))|(?<=[.?!]\))|(?<=[.?!] \)))[{_HANGUL}])"
+)
+_PUNCT_CANDIDATE = re.compile(rf"([.?!…‥。？！]+|(?<=[{_FINAL_SYLLABLES}]) ?(?:~+|,{{2,}})[.?!~]*){_PUNCT_TAIL}")
+# `_PUNCT_CANDIDATE` without its `~`/`,,` branch, which can only match where `_TILDE_GUARD` does: where that
+# finds nothing, this gives the same matches, and `re` scans for its first character class (no lookbehind
+# comes first) several times faster.
+_PUNCT_ONLY_CANDIDATE = re.compile(rf"([.?!…‥。？！]+){_PUNCT_TAIL}")
+_TILDE_GUARD = re.compile(rf"[{_FINAL_SYLLABLES}] ?(?:~|,,)")
+# What a terminator glued to the next sentence runs into: a syllable, maybe after an opening quote (`합니다.“여러분`);
+# an opening bracket before a syllable, not a citation marker (`말하였다.[저는]`, not `[주 3]`); after `?`/`!`, or a
+# period or ellipsis after a final ending, a number and what it counts (`감동!!10점`, `기록하였다.2017년`, `2019년입니다..50년대가`;
+# not a final `!1`).
+_GLUED_NEXT = rf"(?=[“‘「『]?[{_HANGUL}]|\[(?!주 ?\d|출처)[{_HANGUL}]|(?<=[?!])\d+[^\d\s.,]|(?:(?<=[다요까죠]\.)|(?<=[다요까죠]\.\.)|(?<=[다요까죠]\.\.\.))\d+[^\d\s.,])"
+# `했다.그리고`: a final ending glued to the next Hangul sentence by a terminator.
+# The terminator comes first and its lookbehind after it, so that `re` scans for the terminator's character
+# class (a pattern that opens with a lookbehind gets no such scan).
+_GLUED_CANDIDATE = re.compile(
+    rf"([.?!…‥](?<=[{_HANGUL}].)[.?!…‥]*|~(?<=[다요죠까음함네]~)~*)([{_JAMO}]*){_GLUED_NEXT}"
+)
+# `것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name (a lost line break in
+# WikiExtractor's text); group 2 (closers) is empty.
+_GLUED_LATIN_CANDIDATE = re.compile(r"(\.)(?<=[다요죠까]\.)()(?=[A-Z][a-z]+[가-힣 ])")
+# `환경입니다 .휴일이나`: a period spaced off a final ending and glued to the next sentence (a misplaced space); group 2
+# (closers) is empty. `is_non_final_period` judges it as the spaced period it is.
+_SPACED_GLUED_CANDIDATE = re.compile(rf"(\.)(?<= \.)()(?=[{_HANGUL}])")
+# `폐점을 한다.""이건`: a quotation closed after a terminator and the next one opened at once.
+_QUOTE_PAIR_CANDIDATE = re.compile(r"([.?!…]+)([\"”’」』])(?=[\"“‘「『][^\s\"“”‘’「」『』])")
+# A match of `_GLUED_CANDIDATE` exists only where this (the same runs, `~` after any syllable) matches.
+_GLUED_GUARD = re.compile(rf"[.?!…‥~](?<=[{_HANGUL}].)[.?!…‥~]*[{_JAMO}]*{_GLUED_NEXT}")
+
+def _may_hold_tilde_ending(paragraph: str) -> bool:
+    """Whether `_TILDE_GUARD` matches; substring tests first (most paragraphs have neither `~` nor `,,`)."""
+    return ("~" in paragraph or ",," in paragraph) and _TILDE_GUARD.search(paragraph) is not None
+
+
+def _may_hold_quote_pair(paragraph: str) -> bool:
+    """False when `_QUOTE_PAIR_CANDIDATE` cannot match: it needs one of these closing quotes (a substring test
+    each costs a fraction of its scan)."""
+    return '"' in paragraph or "”" in paragraph or "’" in paragraph or "」" in paragraph or "』" in paragraph
+
+
+def terminator_runs(paragraph: str) -> Iterable[re.Match[str]]:
+    """`좋네요. 다음`, `최고!!! 배우`, `있다.[1] 다음`: a terminator run with its closers and trailers before a space."""
+    return (_PUNCT_CANDIDATE if _may_hold_tilde_ending(paragraph) else _PUNCT_ONLY_CANDIDATE).finditer(paragraph)
+
+
+def glued_terminators(paragraph: str) -> Iterable[re.Match[str]]:
+    """`했다.그리고`: a final ending glued to the next Hangul sentence by a terminator."""
+    return _GLUED_CANDIDATE.finditer(paragraph) if _GLUED_GUARD.search(paragraph) else ()
+
+
+def quote_pairs(paragraph: str) -> Iterable[re.Match[str]]:
+    """`한다.""이건`: a quotation closed after a terminator and the next one opened at once."""
+    return _QUOTE_PAIR_CANDIDATE.finditer(paragraph) if _may_hold_quote_pair(paragraph) else ()
+
+
+def glued_before_latin(paragraph: str) -> Iterable[re.Match[str]]:
+    """`것이었다.Coase는`: a final ending glued to a sentence that starts with a Latin name."""
+    return _GLUED_LATIN_CANDIDATE.finditer(paragraph) if "." in paragraph else ()
+
+
+def spaced_then_glued(paragraph: str) -> Iterable[re.Match[str]]:
+    """`환경입니다 .휴일이나`: a period spaced off a final ending and glued to the next sentence."""
+    return _SPACED_GLUED_CANDIDATE.finditer(paragraph) if " ." in paragraph else ()
+
+
+# The candidates, each scanned over the whole paragraph (their order changes nothing: cuts are a set).
+TERMINATOR_CANDIDATES = (terminator_runs, glued_terminators, quote_pairs, glued_before_latin, spaced_then_glued)
+
+# ---- Rules: where a terminator run does not end a sentence (False), in `rules.TERMINATOR_RULES`'s order ----
+# (Each is asked of a run after the paragraph's first character: `paragraph[start - 1]` exists.)
+
+
+def in_brackets(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`(?)`, `(!)`: a remark inside the sentence."""
+    return False if paragraph[start - 1] == "(" else None
+
+
+def uncertain_number(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`10?초`: a question mark after a digit is an uncertain number."""
+    return False if terminator[0] == "?" and paragraph[start - 1].isdigit() else None
+
+
+# Names spelled with `!` (`야후! 재팬 같은 회사들은`).
+_EXCLAIMED_NAME = re.compile(r"(?:야후|Yahoo|YAHOO|Wham|Jeopardy)$")
+
+
+def exclaimed_name(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`야후! 재팬`: a name spelled with `!`."""
+    return False if terminator == "!" and _EXCLAIMED_NAME.search(paragraph, max(0, start - 8), start) else None
+
+
+# Latin words after a `?`/`!` that ends a Latin word, the last of them taking a Korean particle: the mark is inside a
+# title (`Where Do We Go? World Tour의`), not the end of an English sentence (`Good! Good!`).
+_LATIN_NEXT = re.compile(r"\s+(?:[A-Za-z][\w'’-]*\s+){0,3}[A-Za-z][\w'’-]*[가-힣]")
+
+
+def latin_title(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`Where Do We Go? World Tour의`: a mark inside a Latin title."""
+    previous = paragraph[start - 1]
+    if terminator in ("?", "!") and previous.isascii() and previous.isalpha() and _LATIN_NEXT.match(paragraph, end):
+        return False
+    return None
+
+
+def bracket_after_mark(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`음주운전?(상대측) VS 교통위반?(남편)`: a bracket glued to a question or exclamation mark goes on."""
+    return False if closers[:1] == "(" and terminator != "." else None
+
+
+# ---- Periods ----
 
 # Words that end in `.` without ending a sentence (kss's list plus a few common ones).
 _ABBREVIATIONS = frozenset(
@@ -44,6 +177,7 @@ _NEXT_DOTTED_WORD = re.compile(r"\s+([^\s.]{1,8})\.(?=\s|$)")
 _GLUED_DOTTED_WORD = re.compile(r"([^\s.]{1,8})\.(?=\s|$)")  # `인지.보고.`: the next dotted word glued on
 _PREVIOUS_DOTTED_WORD = re.compile(r"(?:^|\s)([^\s.]{1,8})\.\s+$")
 _DOTTED_FINALS = frozenset("다요죠까오")
+
 
 def is_non_final_period(paragraph: str, start: int) -> bool:
     """Whether a lone `.` at `start` belongs to a number, initial, abbreviation or reference."""
@@ -121,6 +255,15 @@ def is_emphatic_period(paragraph: str, start: int, end: int) -> bool:
     )
 
 
+def non_final_period(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """`2017. 8. 25.`, `U.S.`, `제3조.`, `전. 부. 다.`: a period of a number, initial, reference or dotted words."""
+    if terminator == "." and (is_non_final_period(paragraph, start) or is_emphatic_period(paragraph, start, end)):
+        return False
+    return None
+
+
+# ---- Pauses ----
+
 # An ellipsis after a particle or a connective is a pause inside the sentence (`그런데..... 양이.... 어마어마 하쥬...`,
 # `좋겠지만... 그렇지`); `최고...` is no particle.
 PAUSE_SYLLABLES = frozenset("은는이가을를에의도로와과만서고며면께데")
@@ -158,10 +301,9 @@ def trails_off(paragraph: str, start: int) -> bool:
     return trailing and not is_formal_text(paragraph)
 
 
-def judge_pause(paragraph: str, start: int, end: int, terminator: str) -> bool | None:
-    """The verdict on the terminator run `terminator` at `start`..`end` of `paragraph` where a pause rule gives one: False
-    where an ellipsis (or a period glued to the next word, `사고.사건.지원`) is a pause inside the sentence, True where an
-    ellipsis ends a sentence that trails off (`trails_off`), None where no pause rule decides."""
+def pause(paragraph: str, start: int, end: int, terminator: str, closers: str) -> bool | None:
+    """An ellipsis (or a period glued to the next word, `사고.사건.지원`) after a particle, adverb or conjunction is a
+    pause inside the sentence (False); one trailing a connective in a comment ends it (True, `trails_off`)."""
     previous = paragraph[start - 1]
     is_ellipsis = len(terminator) > 1 and terminator.strip(".…‥") == "" or terminator in "…‥"
     if is_ellipsis and previous == " ":

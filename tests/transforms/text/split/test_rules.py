@@ -1,5 +1,6 @@
 import json
 import pickle
+import re
 import time
 
 import pytest
@@ -12,8 +13,28 @@ from kcorpus.transforms.text.split import (
     backend_problem,
     backends,
     make_splitter,
+    rules,
     split_sentences,
+    terminators,
 )
+from kcorpus.transforms.text.split import __doc__ as package_doc
+
+
+def _listed(section: str) -> list[str]:
+    """The rule names the package docstring lists under `section` (`1.` or `2.`), in order."""
+    text = package_doc.split(f"\n{section} ", 1)[1].split("\n" + str(int(section[0]) + 1) + ". ", 1)[0]
+    return re.findall(r"^   - (\w+):", text, flags=re.MULTILINE)
+
+
+def test_the_package_docstring_lists_the_rules_in_the_order_they_apply():
+    assert _listed("1.") == [rule.__name__ for rule in rules.CUT_RULES]
+    assert _listed("2.") == [rule.__name__ for rule in rules.TERMINATOR_RULES]
+    candidates = ", ".join(candidate.__name__ for candidate in terminators.TERMINATOR_CANDIDATES)
+    assert candidates in " ".join(package_doc.split())
+    # Each rule says why in one line of its docstring.
+    for rule in (*rules.CUT_RULES, *rules.TERMINATOR_RULES, *terminators.TERMINATOR_CANDIDATES):
+        assert rule.__doc__ and rule.__doc__.strip(), rule.__name__
+
 
 # tests/testdata/split/golden.jsonl: real paragraphs with kss 6.0.6's default-backend (pecab) splits.
 # kowiki: the first 25 KB of bench_split.py's held-out sample (odd-index articles), F1 0.992 when made;
