@@ -58,6 +58,9 @@ BENCHES = {
     ),
     "bench_pack_memory.py": Bench("hours (0.2-4 GB corpora from generators/scale_corpus.py)"),
     "bench_readers.py": Bench("~1 min", ("--repeat", "1", "--beam-copies", "1"), needs_data=True),
+    "bench_resume.py": Bench(
+        "~30 min idle at 300 MB of Wikipedia (a build, two killed builds and their reruns)"
+    ),
     "bench_run.py": Bench("~3 min (--repeat 3)"),
     "bench_scale.py": Bench("~35 min (100 MB to 1 GB of Wikipedia); ~5 min with --sizes 10,20"),
     "bench_split.py": Bench("~3 min with Kiwi's splits cached, ~10 min without"),
@@ -66,7 +69,9 @@ BENCHES = {
     ),
     "bench_tests.py": Bench("~15-40 min (the suite, --repeat 3)"),
     "bench_vocab.py": Bench("~20 min (--mb 100)"),
-    "bench_vocab_coverage.py": Bench("~10 min on 100 MB of Wikipedia per setting, loaded; ~1 min on comments"),
+    "bench_vocab_coverage.py": Bench(
+        "~10 min on 100 MB of Wikipedia per setting, loaded; ~1 min on comments"
+    ),
     "bench_vocab_library.py": Bench("~1 h on 1 GB of Wikipedia (--rounds 3)"),
 }
 

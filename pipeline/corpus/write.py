@@ -117,12 +117,7 @@ class WriteShardFn(beam.DoFn):
         runs, losers = shard_inputs(values)
         n, compression = self.output.num_shards, self.output.compression
         if kind == KIND_DROPPED:
-            with AtomicTextFile(
-                f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n, compression=compression)}"
-            ) as f:
-                for _, payload in self._merged(runs):
-                    f.write(payload + "\n")
-            progress.add("write", records=1)
+            self._write_dropped(shard, runs)
             return
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         kept: collections.Counter[str] = collections.Counter()  # by source, added to `counts` at the end
@@ -176,6 +171,16 @@ class WriteShardFn(beam.DoFn):
         for (source, name), value in sorted(counts.items()):
             Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value
+
+    def _write_dropped(self, shard: int, runs: list[Run]) -> None:
+        """A `rejected/dropped-*` shard: its runs' payloads in order."""
+        n, compression = self.output.num_shards, self.output.compression
+        with AtomicTextFile(
+            f"{self.out_dir}/{corpus_layout.dropped_shard(shard, n, compression=compression)}"
+        ) as f:
+            for _, payload in self._merged(runs):
+                f.write(payload + "\n")
+        progress.add("write", records=1)
 
     def _merged(self, runs: list[Run]) -> Any:
         """A shard's records in order: its runs merged, in passes of `FAN_IN` when there are more."""

@@ -1,0 +1,132 @@
+"""Work redone after `kill -9` of build-corpus at a share of its run, and what a rebuild with one more file reuses.
+
+    python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5,0.9
+    python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5 --new-file
+
+First an uninterrupted build (the reference: wall, CPU seconds of its process tree). Then, for each share f of
+`--kills`, a build killed with SIGKILL (its whole process group: launcher and workers) at f times the
+reference's wall time, whose tree's CPU seconds are sampled from /proc until the kill, and the same command
+again, measured; its output must be byte-identical to the reference's. Work redone = CPU(killed) +
+CPU(rerun) - CPU(reference): what the kill cost beyond the work itself. The units finished at the kill and
+the rerun's reuse line are printed too. With `--new-file`, the last matched file of the first source is left
+out of a `--keep-units` build, then put back and the build run again (the reuse line and its CPU against the
+reference's). Machine load matters: run with `nice`, and say how loaded the machine was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lib.measure import children_cpu, machine_description, read_proc_table, run_measured, sample_tree
+
+KCORPUS = [sys.executable, "-m", "kcorpus.pipeline.cli", "--no-progress", "build-corpus"]
+
+
+def build(config: Path, out: Path, *extra: str) -> list[str]:
+    return [*KCORPUS, "--config", str(config), "--out", str(out), *extra]
+
+
+def killed_run(cmd: list[str], after: float) -> float:
+    """Runs `cmd` in its own process group, kills the group after `after` s; its CPU seconds until then."""
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    start, cpu = time.monotonic(), 0.0
+    while proc.poll() is None and time.monotonic() - start < after:
+        cpu = max(cpu, sample_tree(read_proc_table(), proc.pid, time.monotonic()).cpu)
+        time.sleep(0.2)
+    if proc.poll() is not None:
+        raise SystemExit(f"the build ended before the kill at {after:.0f} s: choose a smaller share")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return cpu
+
+
+def output_files(out: Path) -> list[Path]:
+    """Every file of a corpus but kcorpus's bookkeeping (the marker, the lock, the units folder)."""
+    return sorted(
+        p.relative_to(out)
+        for p in out.rglob("*")
+        if p.is_file() and not any(part.startswith(".kcorpus") for part in p.relative_to(out).parts)
+    )
+
+
+def same_output(a: Path, b: Path) -> bool:
+    files = output_files(a)
+    return files == output_files(b) and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files)
+
+
+def units_done(out: Path) -> int:
+    return len(list((out / ".kcorpus-units").glob("*.done")))
+
+
+def reuse_line(stderr: str) -> str:
+    found = re.search(r"reused .*?\)", stderr)
+    return found.group(0) if found else "reused nothing"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--kills", default="0.5,0.9", help="shares of the reference's wall time")
+    parser.add_argument("--new-file", action="store_true", help="also a rebuild with one more file")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {machine_description()}", flush=True)
+    reference = args.workdir / "reference"
+    ref = run_measured(build(args.config, reference))
+    print(f"uninterrupted: wall {ref.wall:.0f} s, CPU {ref.cpu:.0f} s", flush=True)
+    for share in (float(s) for s in args.kills.split(",")):
+        out = args.workdir / f"killed-{share:g}"
+        killed = killed_run(build(args.config, out), share * ref.wall)
+        done = units_done(out)
+        again = run_measured(build(args.config, out))
+        redone = killed + again.cpu - ref.cpu
+        print(
+            f"kill at {share:.0%} of the wall: {done} units finished; killed run CPU {killed:.0f} s; rerun wall "
+            f"{again.wall:.0f} s, CPU {again.cpu:.0f} s; work redone {redone:.0f} CPU s ({redone / ref.cpu:.1%} "
+            f"of the build); identical: {same_output(reference, out)}",
+            flush=True,
+        )
+    if args.new_file:
+        new_file(args.config, args.workdir, reference, ref.cpu)
+
+
+def new_file(config: Path, workdir: Path, reference: Path, reference_cpu: float) -> None:
+    """A build without the last file of the first source's first pattern, then with it (`--keep-units`)."""
+    import glob
+
+    import yaml
+
+    profile = yaml.safe_load(config.read_text(encoding="utf-8"))
+    files = sorted(glob.glob(profile["sources"][0]["paths"][0]))
+    last = Path(files[-1])
+    profile["sources"][0]["paths"] = [*files[:-1], *profile["sources"][0]["paths"][1:]]
+    fewer = workdir / "fewer.yaml"
+    fewer.write_text(yaml.safe_dump(profile, allow_unicode=True), encoding="utf-8")
+    out = workdir / "incremental"
+    run_measured(build(fewer, out, "--keep-units"))
+    cpu, start = children_cpu(), time.monotonic()
+    done = subprocess.run(
+        build(config, out, "--keep-units", "--overwrite"), check=True, capture_output=True, text=True
+    )
+    wall, cpu = time.monotonic() - start, children_cpu() - cpu
+    print(
+        f"one more file ({last.name}): rebuild wall {wall:.0f} s, CPU {cpu:.0f} s "
+        f"({cpu / reference_cpu:.0%} of the build from scratch); {reuse_line(done.stderr)}; identical to "
+        f"the build from scratch: {same_output(reference, out)}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
