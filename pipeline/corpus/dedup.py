@@ -337,26 +337,8 @@ class NearDedup(beam.PTransform):
         self.config, self.buckets, self.tmp_dir = config, buckets, tmp_dir
 
     def expand(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
-        scope, min_jaccard, buckets = self.config.scope, self.config.min_jaccard, self.buckets
-        pairs = (
-            meta
-            | "KeyByBandBucket"
-            >> BucketTables(
-                "NearDedup/KeyByBandBucket",
-                _band_table,
-                scope,
-                4 * buckets,
-                spill_dir=spill_dir(self.tmp_dir, "bands"),
-                spill_rows=BAND_SPILL_ROWS,
-            )
-            | "GroupByBandBucket" >> beam.GroupByKey()
-            | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _pair_table, buckets)
-            | "PairsByFirstEnd"
-            >> BucketTables(
-                "NearDedup/PairsByFirstEnd", _as_given, spill_dir=spill_dir(self.tmp_dir, "pairs"),
-                spill_rows=PAIR_SPILL_ROWS,
-            )
-        )
+        min_jaccard, buckets = self.config.min_jaccard, self.buckets
+        pairs = self._bucket_pairs(meta)
         sigs = meta | "SignaturesByBucket" >> BucketTables(
             "NearDedup/SignaturesByBucket",
             _signature_table,
@@ -384,8 +366,36 @@ class NearDedup(beam.PTransform):
                 "counts", main="edges"
             )
         )
-        losers = (
-            (first.edges, verified.edges)
+        losers = self._losers(first.edges, verified.edges)
+        counts = (first.counts, verified.counts) | "PairCounts" >> beam.Flatten()
+        return {"losers": losers, "counts": counts}
+
+    def _bucket_pairs(self, meta: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
+        """The candidate pairs of every LSH band bucket, keyed by the bucket of their first end."""
+        return (
+            meta
+            | "KeyByBandBucket"
+            >> BucketTables(
+                "NearDedup/KeyByBandBucket",
+                _band_table,
+                self.config.scope,
+                4 * self.buckets,
+                spill_dir=spill_dir(self.tmp_dir, "bands"),
+                spill_rows=BAND_SPILL_ROWS,
+            )
+            | "GroupByBandBucket" >> beam.GroupByKey()
+            | "BucketPairs" >> metered_flat_map("NearDedup/BucketPairs", _pair_table, self.buckets)
+            | "PairsByFirstEnd"
+            >> BucketTables(
+                "NearDedup/PairsByFirstEnd", _as_given, spill_dir=spill_dir(self.tmp_dir, "pairs"),
+                spill_rows=PAIR_SPILL_ROWS,
+            )
+        )
+
+    def _losers(self, *edges: beam.PCollection) -> beam.PCollection:
+        """The verified edges' connected components -> `(loser, (priority, NEAR, survivor))`."""
+        return (
+            edges
             | "EdgeTables"
             >> BucketTables(
                 "NearDedup/EdgeTables", _as_given, spill_dir=spill_dir(self.tmp_dir, "edges"),
@@ -395,5 +405,3 @@ class NearDedup(beam.PTransform):
             | "Components" >> metered_flat_map("NearDedup/Components", _components)
             | "Losers" >> beam.MapTuple(lambda lo, su: (lo, (_PRIORITY[NEAR], NEAR, su)))
         )
-        counts = (first.counts, verified.counts) | "PairCounts" >> beam.Flatten()
-        return {"losers": losers, "counts": counts}

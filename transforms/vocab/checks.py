@@ -227,33 +227,11 @@ def check_vocab(
     encodings = tokenizer.encode_batch(checked, add_special_tokens=False)
     decoded = tokenizer.decode_batch([e.ids for e in encodings], skip_special_tokens=False)
     _advance(bar, len(checked))
-    with_unk = 0
-    failures: list[dict[str, str]] = []
-    failure_count = 0
-    for sentence, enc, back in zip(checked, encodings, decoded):
-        if unk_id is not None and unk_id in enc.ids:
-            with_unk += 1
-            continue
-        expected = wordpiece_spacing(tokenizer, sentence) if kind == WORDPIECE else sentence
-        if back != expected:
-            failure_count += 1
-            if len(failures) < MAX_EXAMPLES:
-                failures.append({"text": sentence, "expected": expected, "decoded": back})
+    with_unk, failures, failure_count = _round_trip(tokenizer, kind, unk_id, checked, encodings, decoded)
     disagreements: list[str] = []
     ties = 0
     if spm_processor is not None:
-        for sentence, enc in zip(checked, encodings):
-            ids = spm_processor.encode(sentence)
-            _advance(bar, 1)
-            if ids == enc.ids:
-                continue
-            # Viterbi ties (equal total score, same text) may break differently in the two libraries.
-            score = sum(spm_processor.get_score(i) for i in ids)
-            other = sum(spm_processor.get_score(i) for i in enc.ids)
-            if abs(score - other) < 1e-3 and spm_processor.decode(ids) == spm_processor.decode(enc.ids):
-                ties += 1
-            else:
-                disagreements.append(sentence)
+        disagreements, ties = _spm_disagreements(spm_processor, checked, encodings, bar)
     if bar is not None:
         bar.close()
     return CheckReport(
@@ -273,6 +251,48 @@ def check_vocab(
         jamo_words_kept=len(text.jamo_words),
         jamo_words_dropped=text.jamo_words_dropped,
     )
+
+
+def _round_trip(
+    tokenizer: Any, kind: str, unk_id: int | None, checked: Sequence[str], encodings: Sequence[Any],
+    decoded: Sequence[str],
+) -> tuple[int, list[dict[str, str]], int]:
+    """The sentences whose encoding holds [UNK]; the others that do not decode back (the first
+    `MAX_EXAMPLES` of them, and how many)."""
+    with_unk = 0
+    failures: list[dict[str, str]] = []
+    failure_count = 0
+    for sentence, enc, back in zip(checked, encodings, decoded):
+        if unk_id is not None and unk_id in enc.ids:
+            with_unk += 1
+            continue
+        expected = wordpiece_spacing(tokenizer, sentence) if kind == WORDPIECE else sentence
+        if back != expected:
+            failure_count += 1
+            if len(failures) < MAX_EXAMPLES:
+                failures.append({"text": sentence, "expected": expected, "decoded": back})
+    return with_unk, failures, failure_count
+
+
+def _spm_disagreements(
+    spm_processor: Any, checked: Sequence[str], encodings: Sequence[Any], bar: Any
+) -> tuple[list[str], int]:
+    """The sentences SentencePiece encodes otherwise than the tokenizer, and the ties among the rest."""
+    disagreements: list[str] = []
+    ties = 0
+    for sentence, enc in zip(checked, encodings):
+        ids = spm_processor.encode(sentence)
+        _advance(bar, 1)
+        if ids == enc.ids:
+            continue
+        # Viterbi ties (equal total score, same text) may break differently in the two libraries.
+        score = sum(spm_processor.get_score(i) for i in ids)
+        other = sum(spm_processor.get_score(i) for i in enc.ids)
+        if abs(score - other) < 1e-3 and spm_processor.decode(ids) == spm_processor.decode(enc.ids):
+            ties += 1
+        else:
+            disagreements.append(sentence)
+    return disagreements, ties
 
 
 def _check_bar(total: int, enabled: bool) -> Any:
