@@ -38,7 +38,7 @@ from kcorpus.transforms.text.passes import collapse_hspace
 from kcorpus.transforms.text.removals import cut_spans
 from kcorpus.transforms.text.rewrites import squeeze_punctuation
 from kcorpus.transforms.text.split import endings, quotations, rules, terminators
-from kcorpus.transforms.text.split.paragraph import Paragraph
+from kcorpus.transforms.text.split.rules import Paragraph
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 if TYPE_CHECKING:
-    from kcorpus.transforms.text.split.paragraph import Paragraph
+    from kcorpus.transforms.text.split.rules import Paragraph
 
 # Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
 # opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
