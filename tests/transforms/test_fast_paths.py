@@ -37,8 +37,8 @@ from kcorpus.transforms.text.clean import make_cleaner
 from kcorpus.transforms.text.passes import collapse_hspace
 from kcorpus.transforms.text.removals import cut_spans
 from kcorpus.transforms.text.rewrites import squeeze_punctuation
-from kcorpus.transforms.text.split import endings, quotations, rules, terminators
-from kcorpus.transforms.text.split.rules import Paragraph
+from kcorpus.transforms.text.split import endings, paragraph, rules, terminators
+from kcorpus.transforms.text.split.paragraph import Paragraph
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -665,7 +665,7 @@ def test_enclosed_spans_from_the_first_opener_equal_a_full_scan():
     randoms = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20000)]
     found = 0
     for text in SPLIT_TEXTS + quoted + randoms:
-        expected = [m.span() for m in quotations._ENCLOSED.finditer(text)]
-        assert quotations.enclosed_spans(text) == expected, text
+        expected = [m.span() for m in paragraph._ENCLOSED.finditer(text)]
+        assert paragraph.enclosed_spans(text) == expected, text
         found += len(expected)
     assert found > 1000  # the texts do hold quoted and bracketed regions

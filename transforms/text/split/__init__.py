@@ -35,7 +35,7 @@ runs in `rules`, each rule a function beside its pattern in the module of its fa
    - unquoted_quotative: `법이다? 라는`
    - glued_quotative: `아닙니다.하며 전화를`
    - quoted_quotative: `"좋아." 라고 답했다`
-3. Never inside quotes or brackets (`rules.Paragraph.outside`, `quotations.enclosed_spans`).
+3. Never inside quotes or brackets (`paragraph.Paragraph.outside`, `paragraph.enclosed_spans`).
 4. settle (`rules.settle`): a cut moves past the terminators, emoticons and short remark that stay with the
    sentence before, and is cancelled before a comma, closing bracket, copula or quotative ending.
 

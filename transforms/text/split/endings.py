@@ -19,7 +19,7 @@ from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_
 from kcorpus.transforms.text.split.odds import end_log_odds_at
 
 if TYPE_CHECKING:
-    from kcorpus.transforms.text.split.rules import Paragraph
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS

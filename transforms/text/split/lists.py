@@ -17,7 +17,7 @@ from kcorpus.transforms.korean import HANGUL_SYLLABLE_CLASS
 from kcorpus.transforms.text.split.endings import is_formal_text
 
 if TYPE_CHECKING:
-    from kcorpus.transforms.text.split.rules import Paragraph
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 

@@ -22,7 +22,7 @@ from kcorpus.transforms.package_data import read_rows
 from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 if TYPE_CHECKING:
-    from kcorpus.transforms.text.split.rules import Paragraph
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
 # Cut where the learned probability of an end reaches 0.5 (more likely than not). That probability is the one of a
 # terminator in the training text, below the one of an end in text written without any (punctuating writers also

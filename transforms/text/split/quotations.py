@@ -1,6 +1,6 @@
 """Quotations and brackets in a Korean sentence: never split inside, quotatives that continue, cuts they make.
 
-`enclosed_spans`/`inside`: the balanced quotes and brackets of a paragraph, never split inside (`past_spaced_closer`:
+The balanced quotes and brackets themselves are `paragraph.enclosed_spans` (`past_spaced_closer`:
 a cut before a spaced-off closing quote moves past it; `ends_inner_remark`: a period that ends a remark in brackets
 inside a sentence). Rules (`rules.TERMINATOR_RULES`): a quotative after a terminator continues the sentence
 (`mark_quotative`, `period_quotative`, `unquoted_quotative`, `glued_quotative`, `quoted_quotative`: `라고`, `하고`,
@@ -18,18 +18,8 @@ from typing import TYPE_CHECKING
 from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 if TYPE_CHECKING:
-    from kcorpus.transforms.text.split.rules import Paragraph
+    from kcorpus.transforms.text.split.paragraph import Paragraph
 
-# Regions that are never split inside: balanced quotes and brackets within one paragraph. A straight quote
-# opens one only at the start of a word: the quote that closes one quotation must not open a region that runs
-# to the next (`…"고 강변했습니다. 설명: 북한이 "우리는…`). One a writer closed with a curly quote (`"…발생했다”며`)
-# ends there, not at the next straight quote.
-_ENCLOSED = re.compile(
-    r"(?<![^\s(\[{<,:·=])(?:\"[^\"“”\n]{1,400}”|\"[^\"\n]{1,400}\"|'[^'\n]{1,200}')|“(?:[^“”\"\n]|\"[^“”\"\n]{0,400}\"){1,400}”|“[^“”\"\n]{1,400}\"|‘[^‘’\n]{1,200}’"
-    r"|\([^()\n]{1,400}\)|\[[^\[\]\n]{1,400}\]|「[^「」\n]{1,400}」|『[^『』\n]{1,400}』"
-    r"|《[^《》\n]{1,400}》|〈[^〈〉\n]{1,400}〉|<[^<>\n]{1,200}>"
-)
-OPENER = re.compile("[\"'“‘(\\[「『《〈<]")
 QUOTES = frozenset("\"'”’」』")
 
 # ---- Rules: a quotative after a terminator continues the sentence (False), in `rules.TERMINATOR_RULES`'s order ----
@@ -96,21 +86,6 @@ _CLOSED_FORMAL = re.compile(r"[\"'”’》〉」』)]+(?:(?<=니다[\"'”’�
 # Nor before a noun that names the quotation or title (`"탄핵을 청원합니다" 국민청원이`) or the act it is (`"죄송합니다" 거듭
 # 사과를`).
 _NAMED = re.compile(r"\s*(?:국민청원|청원|기사|뉴스|제목|문구|구호|글[이을은의]|(?:\S+\s+)?(?:사과|인사|대답|답변)[를을하했])")
-
-
-def enclosed_spans(paragraph: str) -> list[tuple[int, int]]:
-    """Quoted and bracketed regions, ordered and non-overlapping."""
-    # `_ENCLOSED` starts with a lookbehind, so `re` tries it at every position; it starts scanning at the
-    # first opening character instead (most comments have none). Its lookbehind still sees the text before.
-    first = OPENER.search(paragraph)
-    if first is None:
-        return []
-    return [m.span() for m in _ENCLOSED.finditer(paragraph, first.start())]
-
-
-def inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    index = bisect.bisect_left(spans, (pos, -1)) - 1
-    return index >= 0 and pos < spans[index][1]
 
 
 def ends_inner_remark(paragraph: str, start: int, spans: list[tuple[int, int]]) -> bool:

@@ -3,7 +3,7 @@
 Each rule is a function beside its pattern in the module of its family (`terminators`, `endings`, `quotations`,
 `lists`, `odds`); this module says in which order they apply: `CUT_RULES` propose where a sentence may end,
 `TERMINATOR_RULES` judge a terminator run (the first with a verdict decides), no cut falls inside quotes or brackets,
-and `settle` moves a cut past what stays with the sentence before, or cancels it. `Paragraph` holds what several
+and `settle` moves a cut past what stays with the sentence before, or cancels it. `paragraph.Paragraph` holds what several
 rules ask of a paragraph, found once. Pure Python + `re`.
 """
 
@@ -12,58 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS
 from kcorpus.transforms.text.split import endings, lists, odds, quotations, terminators
 from kcorpus.transforms.text.split.endings import BARE_ENDING_HINT_CLASS, EMOTICON_MARK
-from kcorpus.transforms.text.split.quotations import (
-    enclosed_spans,
-    ends_inner_remark,
-    inside,
-    past_spaced_closer,
-)
-from kcorpus.transforms.text.split.terminators import CLOSERS, TERMINATOR_CANDIDATES
-
-# A terminator after a letter or a closing bracket: a paragraph without one is written without punctuation.
-# (The terminator first, so that `re` scans for its class.)
-_PUNCTUATED = re.compile(
-    rf"[.?!…‥。？！](?<=[{HANGUL_SYLLABLE_CLASS}{COMPATIBILITY_JAMO_CLASS}A-Za-z0-9{CLOSERS}].)"
-)
-
-
-class Paragraph:
-    """One line of text to split (stripped, not empty); the cut rules (`CUT_RULES`) each take one.
-
-    `punctuated`: given where the caller knows it (a paragraph without any terminator), else found when first asked.
-    """
-
-    # Slots and explicit lazy attributes, not functools.cached_property: that takes a lock on every first access
-    # (Python 3.11), a cost the splitter's hot loop shows.
-    __slots__ = ("_punctuated", "_spans", "text")
-
-    def __init__(self, text: str, punctuated: bool | None = None) -> None:
-        self.text = text
-        self._spans: list[tuple[int, int]] | None = None
-        self._punctuated = punctuated
-
-    @property
-    def spans(self) -> list[tuple[int, int]]:
-        """Its balanced quotes and brackets (`quotations.enclosed_spans`), never split inside."""
-        if self._spans is None:
-            self._spans = enclosed_spans(self.text)
-        return self._spans
-
-    @property
-    def punctuated(self) -> bool:
-        """Whether its writer punctuates: it holds a terminator after a letter, digit or closing bracket."""
-        if self._punctuated is None:
-            self._punctuated = _PUNCTUATED.search(self.text) is not None
-        return self._punctuated
-
-    def outside(self, cuts: list[int]) -> list[int]:
-        """`cuts` but those inside a quote or bracket."""
-        spans = self.spans
-        return [cut for cut in cuts if not inside(cut, spans)] if spans else cuts
-
+from kcorpus.transforms.text.split.paragraph import Paragraph, inside
+from kcorpus.transforms.text.split.quotations import ends_inner_remark, past_spaced_closer
+from kcorpus.transforms.text.split.terminators import TERMINATOR_CANDIDATES
 
 # Whether a terminator run ends a sentence: each rule says False (it does not), True (it does) or None (no
 # verdict); the first verdict decides, and a run no rule stops ends one. All but `pause` only ever say False.

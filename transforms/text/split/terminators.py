@@ -18,10 +18,10 @@ from collections.abc import Iterable
 
 from kcorpus.transforms.korean import COMPATIBILITY_JAMO_CLASS, HANGUL_SYLLABLE_CLASS, syllables_with_final
 from kcorpus.transforms.text.split.endings import is_formal_text
+from kcorpus.transforms.text.split.paragraph import CLOSERS
 
 _HANGUL = HANGUL_SYLLABLE_CLASS
 _JAMO = COMPATIBILITY_JAMO_CLASS
-CLOSERS = "\"'”’)\\]}」』》〉»"
 
 # ---- Candidates: where a terminator run may end a sentence ----
 

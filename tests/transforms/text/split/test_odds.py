@@ -18,7 +18,7 @@ from kcorpus.transforms.text.split.odds import (
     glued_cuts,
     unpunctuated_cuts,
 )
-from kcorpus.transforms.text.split.rules import Paragraph
+from kcorpus.transforms.text.split.paragraph import Paragraph
 from kcorpus.transforms.text.split.segments import CONTINUATION_START
 
 
