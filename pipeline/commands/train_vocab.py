@@ -2,7 +2,8 @@
 
     kcorpus train-vocab --kind wordpiece --vocab-size 32000 --input out/corpus/text --out out/vocab-wp
 
-Builds a `TrainVocabJob` from the flags (their defaults are the job's and the trainer configs') and exits 1
+Builds a `TrainVocabJob` from the flags (made from its fields and the trainer configs': their defaults and
+help are there, where the profile's `vocab:` section takes its keys) and exits 1
 when a post-training check fails (the files stay for inspection, the manifest says why).
 """
 
@@ -13,36 +14,23 @@ import sys
 import time
 
 from kcorpus.pipeline.profile.defaults import default_of
+from kcorpus.pipeline.profile.flags import add_flags, from_flags
 from kcorpus.pipeline.vocab.train import TrainVocabJob, train_vocab
 from kcorpus.transforms.vocab.checks import VocabCheckError
-from kcorpus.transforms.vocab.train import KINDS, SPM_MODEL_TYPES, SentencePieceConfig, WordPieceConfig
+from kcorpus.transforms.vocab.train import KINDS, SentencePieceConfig, WordPieceConfig
+
+# The trainer settings both kinds have, with a flag each (`--character-coverage` defaults by kind); the
+# profile's `vocab:` section declares the same three itself (pipeline/profile/schema.py).
+SHARED = ("vocab_size", "character_coverage")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kind", required=True, choices=KINDS)
+    """The kind and the shared trainer settings, then the flags made from `TrainVocabJob` and each trainer's
+    config (the help is on their fields), the trainers' in a group of their own."""
+    parser.add_argument("--kind", required=True, choices=KINDS, help="the vocabulary's trainer")
     parser.add_argument(
         "--vocab-size", type=int, required=True, help="total tokens written, specials included"
     )
-    parser.add_argument("--input", nargs="+", required=True, help="files, globs or directories of text/jsonl")
-    parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument(
-        "--max-sentences",
-        type=int,
-        default=default_of(TrainVocabJob, "max_sentences"),
-        help="sample this many sentences (seeded reservoir) when the input has more",
-    )
-    parser.add_argument("--seed", type=int, default=default_of(TrainVocabJob, "seed"))
-    parser.add_argument("--model-max-length", type=int, default=default_of(TrainVocabJob, "model_max_length"))
-    parser.add_argument("--allow-jamo", action="store_true", help="do not fail on decomposed (NFD/NFKC) conjoining-jamo tokens")
-    parser.add_argument(
-        "--round-trip-sentences", type=int, default=default_of(TrainVocabJob, "round_trip_sentences")
-    )
-    parser.add_argument(
-        "--quiet", action="store_true", help="no progress bars (shown on a terminal) or trainer logs (shown with -v)"
-    )
-    parser.add_argument("--overwrite", action="store_true", help="replace a previous train-vocab in --out")
-    wpg = parser.add_argument_group("wordpiece")
-    wpg.add_argument("--min-frequency", type=int, default=default_of(WordPieceConfig, "min_frequency"))
     parser.add_argument(
         "--character-coverage",
         type=float,
@@ -51,33 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{default_of(WordPieceConfig, 'character_coverage')}, every Hangul syllable of the sample kept; "
         f"sentencepiece {default_of(SentencePieceConfig, 'character_coverage')})",
     )
-    wpg.add_argument(
-        "--limit-alphabet",
-        type=int,
-        default=default_of(WordPieceConfig, "limit_alphabet"),
-        help="keep the N most frequent characters instead of --character-coverage (Hangul syllables of the "
-        "sample always kept)",
-    )
-    wpg.add_argument(
-        "--num-unused",
-        "--unused",  # the older name, kept working
-        dest="num_unused",
-        type=int,
-        default=default_of(WordPieceConfig, "num_unused"),
-        help="append N [unusedN] slots (counted in --vocab-size)",
-    )
-    spg = parser.add_argument_group("sentencepiece")
-    spg.add_argument(
-        "--model-type", choices=SPM_MODEL_TYPES, default=default_of(SentencePieceConfig, "model_type")
-    )
-    spg.add_argument("--byte-fallback", action="store_true")
-    spg.add_argument(
-        "--max-sentence-length",
-        type=int,
-        default=default_of(SentencePieceConfig, "max_sentence_length"),
-        help="bytes; longer sentences are split at spaces (and counted)",
-    )
-    spg.add_argument("--num-threads", type=int, default=default_of(SentencePieceConfig, "num_threads"))
+    add_flags(parser, TrainVocabJob)
+    add_flags(parser.add_argument_group("wordpiece"), WordPieceConfig, exclude=SHARED)
+    add_flags(parser.add_argument_group("sentencepiece"), SentencePieceConfig, exclude=SHARED)
 
 
 def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
@@ -86,41 +50,14 @@ def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
     coverage = args.character_coverage
     if coverage is None:
         coverage = default_of(trainer, "character_coverage")
-    if args.kind == "wordpiece":
-        config: WordPieceConfig | SentencePieceConfig = WordPieceConfig(
-            vocab_size=args.vocab_size,
-            min_frequency=args.min_frequency,
-            character_coverage=coverage,
-            limit_alphabet=args.limit_alphabet,
-            num_unused=args.num_unused,
-        )
-    else:
-        config = SentencePieceConfig(
-            vocab_size=args.vocab_size,
-            model_type=args.model_type,
-            character_coverage=coverage,
-            byte_fallback=args.byte_fallback,
-            max_sentence_length=args.max_sentence_length,
-            num_threads=args.num_threads,
-        )
-    return TrainVocabJob(
-        inputs=tuple(args.input),
-        out=args.out,
-        config=config,
-        max_sentences=args.max_sentences,
-        seed=args.seed,
-        model_max_length=args.model_max_length,
-        allow_jamo=args.allow_jamo,
-        round_trip_sentences=args.round_trip_sentences,
-        quiet=args.quiet,
-        overwrite=args.overwrite,
-    )
+    config = from_flags(trainer, args, vocab_size=args.vocab_size, character_coverage=coverage)
+    return from_flags(TrainVocabJob, args, config=config)
 
 
 def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.preflight import check, input_problem, output_problem
 
-    check([*(input_problem(p) for p in args.input), output_problem(args.out)])
+    check([*(input_problem(p) for p in args.inputs), output_problem(args.out)])
     started = time.perf_counter()
     try:
         manifest = train_vocab(job_from_args(args))

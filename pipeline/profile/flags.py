@@ -7,7 +7,8 @@ A bool that defaults to False is a switch (`--overwrite`); one that defaults to 
 (`--word-start/--no-word-start`); a `tuple[str, ...]` takes one or more values; a field marked
 `"positional": True` is a positional argument (`kcorpus audit CORPUS`). A field whose type is a dataclass (a nested config, `PackJob.pack`) adds
 the flags of its own fields in its place; a field marked `"flag": False` (set by code or a profile) has none.
-`from_flags` builds the job back from the parsed flags.
+`"name"` gives a flag another name than the field's (`inputs` is `--input`), `"aliases"` older names kept
+working (`("--unused",)`). `from_flags` builds the job back from the parsed flags.
 
 Its own module, light like defaults.py: a command's `--help` imports neither the profile schema nor Beam.
 """
@@ -23,7 +24,7 @@ from typing import Any
 from kcorpus.pipeline.profile.defaults import default_of
 
 # The metadata keys a field's flag reads.
-HELP, CHOICES, FLAG, POSITIONAL = "help", "choices", "flag", "positional"
+HELP, CHOICES, FLAG, POSITIONAL, NAME, ALIASES = "help", "choices", "flag", "positional", "name", "aliases"
 
 
 def _scalar(tp: Any) -> Any:
@@ -40,9 +41,14 @@ def _flag_fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
     return [(f, _scalar(hints[f.name])) for f in dataclasses.fields(cls) if f.metadata.get(FLAG, True)]
 
 
-def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
-    """A flag per field of `cls`, a nested dataclass's flags in its place, in field order."""
+def add_flags(parser: argparse._ActionsContainer, cls: type, *, exclude: tuple[str, ...] = ()) -> None:
+    """A flag per field of `cls` but those in `exclude`, a nested dataclass's flags in its place, in field order.
+
+    `parser` may be an argument group (`parser.add_argument_group("wordpiece")`): its flags are listed under it.
+    """
     for f, tp in _flag_fields(cls):
+        if f.name in exclude:
+            continue
         if dataclasses.is_dataclass(tp):
             add_flags(parser, tp)
             continue
@@ -62,13 +68,22 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
             kwargs["choices"] = f.metadata[CHOICES]
         if HELP in f.metadata:
             kwargs["help"] = f.metadata[HELP]
-        parser.add_argument(f.name if positional else "--" + f.name.replace("_", "-"), **kwargs)
+        if positional:
+            parser.add_argument(f.name, **kwargs)
+        else:
+            if NAME in f.metadata and tp is not bool:
+                kwargs["metavar"] = f.metadata[NAME].upper()  # `--input INPUT`, as argparse names it
+            name = "--" + f.metadata.get(NAME, f.name).replace("_", "-")
+            parser.add_argument(name, *f.metadata.get(ALIASES, ()), dest=f.name, **kwargs)
 
 
-def from_flags(cls: type, args: argparse.Namespace) -> Any:
-    """`cls` built from the flags `add_flags(parser, cls)` added; fields without a flag keep their default."""
-    values = {}
+def from_flags(cls: type, args: argparse.Namespace, **extra: Any) -> Any:
+    """`cls` built from the flags `add_flags(parser, cls)` added, and `extra` (the values of fields it left out
+    or that have no flag); other fields without a flag keep their default."""
+    values = dict(extra)
     for f, tp in _flag_fields(cls):
+        if f.name in extra:
+            continue
         value = from_flags(tp, args) if dataclasses.is_dataclass(tp) else getattr(args, f.name)
         values[f.name] = tuple(value) if tp is tuple else value
     return cls(**values)

@@ -62,16 +62,32 @@ class TrainVocabJob:
         overwrite: replace a previous train-vocab output in `out` (only its own files).
     """
 
-    inputs: tuple[str, ...]
-    out: str
-    config: WordPieceConfig | SentencePieceConfig
-    max_sentences: int = 5_000_000
-    seed: int = 0
-    model_max_length: int = 512
-    allow_jamo: bool = False
-    round_trip_sentences: int = 2000
-    quiet: bool = False
-    overwrite: bool = False
+    inputs: tuple[str, ...] = dataclasses.field(
+        metadata={"name": "input", "help": "files, globs or directories of text/jsonl"}
+    )
+    out: str = dataclasses.field(metadata={"help": "output directory"})
+    config: WordPieceConfig | SentencePieceConfig = dataclasses.field(metadata={"flag": False})
+    max_sentences: int = dataclasses.field(
+        default=5_000_000,
+        metadata={"help": "sample this many sentences (seeded reservoir) when the input has more"},
+    )
+    seed: int = dataclasses.field(default=0, metadata={"help": "the sampling seed"})
+    model_max_length: int = dataclasses.field(
+        default=512, metadata={"help": "written to tokenizer_config.json"}
+    )
+    allow_jamo: bool = dataclasses.field(
+        default=False, metadata={"help": "do not fail on decomposed (NFD/NFKC) conjoining-jamo tokens"}
+    )
+    round_trip_sentences: int = dataclasses.field(
+        default=2000, metadata={"help": "sentences encoded and decoded by the round-trip check"}
+    )
+    quiet: bool = dataclasses.field(
+        default=False,
+        metadata={"help": "no progress bars (shown on a terminal) or trainer logs (shown with -v)"},
+    )
+    overwrite: bool = dataclasses.field(
+        default=False, metadata={"help": "replace a previous train-vocab in --out"}
+    )
 
     @property
     def kind(self) -> str:

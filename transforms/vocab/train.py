@@ -47,10 +47,21 @@ class WordPieceConfig:
     """
 
     vocab_size: int = 32000
-    min_frequency: int = 2
+    min_frequency: int = dataclasses.field(
+        default=2, metadata={"help": "a merge needs a pair seen at least this many times"}
+    )
     character_coverage: float = WORDPIECE_COVERAGE
-    limit_alphabet: int | None = None  # replaces the coverage rule when set
-    num_unused: int = 0
+    limit_alphabet: int | None = dataclasses.field(  # replaces the coverage rule when set
+        default=None,
+        metadata={
+            "help": "keep the N most frequent characters instead of --character-coverage (Hangul syllables of "
+            "the sample always kept)"
+        },
+    )
+    num_unused: int = dataclasses.field(
+        default=0,
+        metadata={"help": "append N [unusedN] slots (counted in --vocab-size)", "aliases": ("--unused",)},
+    )
 
     def __post_init__(self) -> None:
         floor = len(SPECIAL_TOKENS) + self.num_unused
@@ -69,12 +80,24 @@ class WordPieceConfig:
 @dataclasses.dataclass(frozen=True)
 class SentencePieceConfig:
     vocab_size: int = 32000
-    model_type: str = "unigram"
+    model_type: str = dataclasses.field(
+        default="unigram", metadata={"choices": SPM_MODEL_TYPES, "help": "SentencePiece's model"}
+    )
     character_coverage: float = 1.0
-    byte_fallback: bool = False
-    max_sentence_length: int = 4192  # bytes; SentencePiece skips longer sentences, so we count them first
-    num_threads: int = 8  # stored in the model file, so fixed rather than taken from the machine
-    seed_sentencepiece_size: int = 1_000_000
+    byte_fallback: bool = dataclasses.field(
+        default=False, metadata={"help": "encode characters outside the vocabulary as <0xNN> byte pieces"}
+    )
+    # SentencePiece skips longer sentences, so we count them first.
+    max_sentence_length: int = dataclasses.field(
+        default=4192, metadata={"help": "bytes; longer sentences are split at spaces (and counted)"}
+    )
+    # Stored in the model file, so fixed rather than taken from the machine.
+    num_threads: int = dataclasses.field(
+        default=8, metadata={"help": "the trainer's threads (stored in the model file, so fixed by default)"}
+    )
+    seed_sentencepiece_size: int = dataclasses.field(
+        default=1_000_000, metadata={"help": "the trainer's initial seed pieces (unigram)"}
+    )
 
     def __post_init__(self) -> None:
         if self.model_type not in SPM_MODEL_TYPES:

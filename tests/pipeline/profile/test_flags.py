@@ -69,3 +69,19 @@ def test_a_positional_field_and_a_tuple_of_values():
     assert from_flags(Compare, p.parse_args(["x", "--out", "o"])) == Compare("x", "o")
     assert from_flags(Compare, p.parse_args(["x", "--out", "o", "--corpus", "c1", "c2"])).corpus == ("c1", "c2")
     assert "t [-h] --out OUT [--corpus CORPUS [CORPUS ...]] a" in p.format_usage()
+
+
+@dataclasses.dataclass(frozen=True)
+class Named:
+    inputs: tuple[str, ...] = dataclasses.field(metadata={"name": "input"})
+    num_unused: int = dataclasses.field(default=0, metadata={"aliases": ("--unused",)})
+    vocab_size: int = 10
+
+
+def test_a_flag_named_otherwise_an_older_name_kept_and_a_field_left_out():
+    p = argparse.ArgumentParser(prog="t")
+    add_flags(p.add_argument_group("g"), Named, exclude=("vocab_size",))
+    assert "t [-h] --input INPUT [INPUT ...] [--num-unused NUM_UNUSED]" in p.format_usage()
+    for flag in ("--num-unused", "--unused"):
+        args = p.parse_args(["--input", "a", "b", flag, "3"])
+        assert from_flags(Named, args, vocab_size=5) == Named(("a", "b"), num_unused=3, vocab_size=5)
