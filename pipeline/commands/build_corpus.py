@@ -10,6 +10,18 @@ from kcorpus.pipeline.corpus.job import BuildCorpusJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
 from kcorpus.transforms.corpus_layout import COMPRESSIONS
 
+# The flags that set one profile key, `--set KEY=VALUE` with a name of its own: flag -> (key, its options).
+# Their values are checked with the profile's, and errors name the key.
+PROFILE_FLAGS: dict[str, tuple[str, dict]] = {
+    "num_shards": ("output.num_shards", {"type": int}),
+    "split_backend": ("split.backend", {"help": f" ({', '.join(SPLIT_BACKENDS)})"}),
+    "dropped": ("output.dropped", {"choices": DROPPED_MODES}),
+    "compression": (
+        "output.compression",
+        {"choices": COMPRESSIONS, "help": ": zstd (text/, docs/, rejected/ as .zst) or none (plain files)"},
+    ),
+}
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="YAML profile (configs/*.yaml)")
@@ -22,14 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override a profile value, e.g. filters.min_chars=5 or sources.nsmc.preset=none (repeatable)",
     )
-    parser.add_argument("--num-shards", type=int, help="overrides output.num_shards")
-    parser.add_argument("--split-backend", help=f"overrides split.backend ({', '.join(SPLIT_BACKENDS)})")
-    parser.add_argument("--dropped", choices=DROPPED_MODES, help="overrides output.dropped")
-    parser.add_argument(
-        "--compression",
-        choices=COMPRESSIONS,
-        help="overrides output.compression: zstd (text/, docs/, rejected/ as .zst) or none (plain files)",
-    )
+    for name, (key, options) in PROFILE_FLAGS.items():
+        help_text = f"overrides {key}" + options.get("help", "")
+        parser.add_argument("--" + name.replace("_", "-"), **{**options, "help": help_text})
     batch_size = default_of(BuildCorpusJob, "batch_size")
     parser.add_argument(
         "--batch-size", type=int, default=batch_size, help=f"documents per Beam element ({batch_size})"
@@ -71,15 +78,7 @@ def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.errors import DataLossError, UserError
     from kcorpus.pipeline.preflight import check_profile
 
-    overrides = list(args.overrides)
-    if args.num_shards is not None:
-        overrides.append(f"output.num_shards={args.num_shards}")
-    if args.split_backend:
-        overrides.append(f"split.backend={args.split_backend}")
-    if args.dropped:
-        overrides.append(f"output.dropped={args.dropped}")
-    if args.compression:
-        overrides.append(f"output.compression={args.compression}")
+    overrides = [*args.overrides, *profile_overrides(args)]
     out = args.out or _profile_out(args.config, overrides)
     outputs = {"--out" if args.out else "output.dir": out} if out else {}
     config = check_profile(args.config, overrides, outputs=outputs).corpus
@@ -107,6 +106,15 @@ def main(args: argparse.Namespace) -> int:
     if lost:
         raise DataLossError(lost)
     return 0
+
+
+def profile_overrides(args: argparse.Namespace) -> list[str]:
+    """`KEY=VALUE` for each flag of `PROFILE_FLAGS` given, in the table's order (after `--set`'s)."""
+    return [
+        f"{key}={value}"
+        for name, (key, _) in PROFILE_FLAGS.items()
+        if (value := getattr(args, name)) is not None
+    ]
 
 
 def _profile_out(path: str, overrides: list[str]) -> str | None:

@@ -1,0 +1,34 @@
+"""`kcorpus build-corpus`'s flags that set one profile key each (`PROFILE_FLAGS`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from kcorpus.pipeline.commands import build_corpus as command
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="kcorpus build-corpus")
+    command.add_arguments(parser)
+    return parser.parse_args(["--config", "c.yaml", *argv])
+
+
+def test_each_flag_given_is_its_keys_override_after_sets():
+    args = parse(
+        "--set", "filters.min_chars=5", "--compression", "none", "--num-shards", "0", "--dropped", "all"
+    )
+    overrides = [*args.overrides, *command.profile_overrides(args)]
+    assert overrides == [
+        "filters.min_chars=5",
+        "output.num_shards=0",
+        "output.dropped=all",
+        "output.compression=none",
+    ]
+    assert command.profile_overrides(parse()) == []
+
+
+def test_the_help_names_the_key_each_flag_overrides():
+    parser = argparse.ArgumentParser(prog="kcorpus build-corpus")
+    command.add_arguments(parser)
+    helps = {a.dest: a.help for a in parser._actions}
+    assert all(helps[name].startswith(f"overrides {key}") for name, (key, _) in command.PROFILE_FLAGS.items())
