@@ -35,8 +35,8 @@ from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable, wit
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("base", help="any vocab: dir, vocab.txt, tokenizer.json or .model (SentencePiece)")
     parser.add_argument("other", help="any vocab: dir, vocab.txt, tokenizer.json or .model")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--model-max-length", type=int, default=512)
+    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--model-max-length", type=int, default=512, help="written to tokenizer_config.json")
     parser.add_argument("--allow-jamo", action="store_true",
                         help="append tokens of several characters with conjoining jamo (decomposed text)")
     parser.add_argument("--overwrite", action="store_true", help="replace a previous vocab-merge in --out")

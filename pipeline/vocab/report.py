@@ -34,12 +34,12 @@ class VocabReportJob:
 
     a: str = dataclasses.field(metadata=VOCAB_ARGUMENT)
     b: str = dataclasses.field(metadata=VOCAB_ARGUMENT)
-    out: str
+    out: str = dataclasses.field(metadata={"help": "output directory"})
     corpus: tuple[str, ...] = dataclasses.field(
         default=(), metadata={"help": "text files, globs or dirs to measure encoding on"}
     )
     max_sentences: int = dataclasses.field(default=200_000, metadata={"help": "seeded sample of the corpus"})
-    seed: int = 0
+    seed: int = dataclasses.field(default=0, metadata={"help": "the sampling seed"})
     overwrite: bool = dataclasses.field(
         default=False, metadata={"help": "replace a previous vocab-report in --out"}
     )

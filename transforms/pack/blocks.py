@@ -45,7 +45,9 @@ class PackConfig:
         "Google BERT's, else 0)"
     )})  # fmt: skip
     min_target_length: int = dataclasses.field(default=8, metadata={"flag": False})
-    seed: int = 0
+    seed: int = dataclasses.field(
+        default=0, metadata={"help": "seeds the per-document random choices (segment lengths, NSP partners)"}
+    )
     word_start: bool = dataclasses.field(default=True, metadata={"help": (
         "write the word_start column (True on the first token of every eojeol) for whole-word masking"
     )})  # fmt: skip
