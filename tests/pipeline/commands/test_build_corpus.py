@@ -32,3 +32,11 @@ def test_the_help_names_the_key_each_flag_overrides():
     command.add_arguments(parser)
     helps = {a.dest: a.help for a in parser._actions}
     assert all(helps[name].startswith(f"overrides {key}") for name, (key, _) in command.PROFILE_FLAGS.items())
+
+
+def test_each_flags_key_is_a_key_of_the_profile():
+    from kcorpus.pipeline.profile.schema import Profile
+
+    for key, _ in command.PROFILE_FLAGS.values():
+        section, name = key.split(".")
+        assert name in Profile.model_fields[section].annotation.model_fields, key
