@@ -232,57 +232,61 @@ def _run_stages(
     runners: Mapping[str, StageRunner],
 ) -> list[StageResult]:
     manifests: dict[str, dict[str, Any]] = {}
-    results: list[StageResult] = []
-    for stage in stages:
-        final, partial = fs.join(out, stage.name), fs.join(out, stage.name + PARTIAL_SUFFIX)
-        missing = [up for up in stage.upstream if up not in manifests]
-        manifest = read_stage_manifest(final)
-        if missing:
-            # Only reachable when an upstream stage was left out with --only and is not usable.
-            if stage.name in selected:
-                raise RunError(
-                    f"stage {stage.name} needs {', '.join(missing)}, which is not complete and up "
-                    f"to date in {out}; run it too (drop --only or add it)"
-                )
-            results.append(StageResult(stage.name, "not selected", "upstream not up to date", 0.0))
-            continue
-        # The release is part of the identity: a new kcorpus may write different output for the same config.
-        config_hash = canonical_hash(
-            {"command": stage.command, "config": stage.config, "kcorpus": __version__}
-        )
-        inputs = stage_inputs(stage, manifests)
-        input_hash = canonical_hash(inputs)
-        stale = why_stale(manifest, final, config_hash, input_hash)
-        if stage.name not in selected or (not stale and not force):
-            if not stale:
-                assert manifest is not None
-                manifests[stage.name] = manifest
-            if stage.name in selected:
-                _log(f"{stage.name}: up to date (finished {manifest.get('finished_at')}), skipped")
-                results.append(StageResult(stage.name, "skipped", "up to date", 0.0))
-            else:
-                results.append(StageResult(stage.name, "not selected", stale or "up to date", 0.0))
-            continue
-        reason = "forced" if force and not stale else stale
-        fs.delete_tree(partial)
-        if not fs.is_remote(partial):
-            Path(partial).mkdir(parents=True)
-        job = stage.make_job({up: fs.join(out, up) for up in stage.upstream}, partial)
-        stage_beam_args = list(beam_args) if stage.beam else []
-        _log(f"{stage.name}: {reason}; running kcorpus {stage.command}")
-        identity = {
-            "stage": stage.name,
-            "command": stage.command,
-            "config": stage.config,
-            "config_hash": config_hash,
-            "kcorpus_version": __version__,
-            "inputs": inputs,
-            "input_hash": input_hash,
-            "beam_args": stage_beam_args,
-        }
-        runner = runners[stage.name]
-        manifests[stage.name] = execute_stage(stage, job, runner, stage_beam_args, partial, final, identity)
-        seconds = manifests[stage.name]["seconds"]
-        _log(f"{stage.name}: done in {seconds:.1f} s -> {final}")
-        results.append(StageResult(stage.name, "ran", reason, seconds))
-    return results
+    return [_run_stage(out, stage, selected, beam_args, force, runners, manifests) for stage in stages]
+
+
+def _run_stage(
+    out: str,
+    stage: Stage,
+    selected: set[str],
+    beam_args: Sequence[str],
+    force: bool,
+    runners: Mapping[str, StageRunner],
+    manifests: dict[str, dict[str, Any]],
+) -> StageResult:
+    """Run one stage if it is selected and stale (or forced), else skip it; its manifest joins `manifests`."""
+    final, partial = fs.join(out, stage.name), fs.join(out, stage.name + PARTIAL_SUFFIX)
+    missing = [up for up in stage.upstream if up not in manifests]
+    manifest = read_stage_manifest(final)
+    if missing:
+        # Only reachable when an upstream stage was left out with --only and is not usable.
+        if stage.name in selected:
+            raise RunError(
+                f"stage {stage.name} needs {', '.join(missing)}, which is not complete and up "
+                f"to date in {out}; run it too (drop --only or add it)"
+            )
+        return StageResult(stage.name, "not selected", "upstream not up to date", 0.0)
+    # The release is part of the identity: a new kcorpus may write different output for the same config.
+    config_hash = canonical_hash({"command": stage.command, "config": stage.config, "kcorpus": __version__})
+    inputs = stage_inputs(stage, manifests)
+    input_hash = canonical_hash(inputs)
+    stale = why_stale(manifest, final, config_hash, input_hash)
+    if stage.name not in selected or (not stale and not force):
+        if not stale:
+            assert manifest is not None
+            manifests[stage.name] = manifest
+        if stage.name not in selected:
+            return StageResult(stage.name, "not selected", stale or "up to date", 0.0)
+        _log(f"{stage.name}: up to date (finished {manifest.get('finished_at')}), skipped")
+        return StageResult(stage.name, "skipped", "up to date", 0.0)
+    reason = "forced" if force and not stale else stale
+    fs.delete_tree(partial)
+    if not fs.is_remote(partial):
+        Path(partial).mkdir(parents=True)
+    job = stage.make_job({up: fs.join(out, up) for up in stage.upstream}, partial)
+    stage_beam_args = list(beam_args) if stage.beam else []
+    _log(f"{stage.name}: {reason}; running kcorpus {stage.command}")
+    identity = {
+        "stage": stage.name,
+        "command": stage.command,
+        "config": stage.config,
+        "config_hash": config_hash,
+        "kcorpus_version": __version__,
+        "inputs": inputs,
+        "input_hash": input_hash,
+        "beam_args": stage_beam_args,
+    }
+    manifests[stage.name] = execute_stage(stage, job, runners[stage.name], stage_beam_args, partial, final, identity)
+    seconds = manifests[stage.name]["seconds"]
+    _log(f"{stage.name}: done in {seconds:.1f} s -> {final}")
+    return StageResult(stage.name, "ran", reason, seconds)

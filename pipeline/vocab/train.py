@@ -22,7 +22,8 @@ from typing import Any
 from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.process import interrupt
-from kcorpus.transforms.vocab.checks import VocabCheckError, check_vocab, unk_rate
+from kcorpus.transforms.vocab.alphabet import Alphabet
+from kcorpus.transforms.vocab.checks import CheckReport, VocabCheckError, check_vocab, unk_rate
 from kcorpus.transforms.vocab.files import (
     sentencepiece_tokenizer,
     sha256_file,
@@ -148,21 +149,39 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
     trained_s = time.perf_counter() - started
-    if len(tokens) < config.vocab_size:
-        logger.warning(
-            "--vocab-size %s asks for more tokens than the corpus gives: the vocab has %s, "
-            "every piece the trainer found; a model sized for %s ids would never use %s of them: set it to %s "
-            "or lower (or train on more text)",
-            f"{config.vocab_size:,}", f"{len(tokens):,}", f"{config.vocab_size:,}",
-            f"{config.vocab_size - len(tokens):,}", len(tokens),
-        )
+    _warn_if_short(config.vocab_size, len(tokens))
     report = check_vocab(
         tokenizer, job.kind, tokens, text,
         allow_jamo=job.allow_jamo, spm_processor=spm_processor, progress=progress,
     )
-    manifest = {
+    manifest = _manifest(job, files, sample, text, alphabet, tokenizer, report, written, len(tokens))
+    write_json(os.path.join(job.out, "manifest.json"), manifest)
+    logger.info("sampled and trained in %.1fs", trained_s)
+    if report.errors:
+        raise VocabCheckError("\n".join(report.errors))
+    return manifest
+
+
+def _warn_if_short(asked: int, got: int) -> None:
+    """One warning when the corpus gives fewer tokens than `--vocab-size` asks for."""
+    if got < asked:
+        logger.warning(
+            "--vocab-size %s asks for more tokens than the corpus gives: the vocab has %s, "
+            "every piece the trainer found; a model sized for %s ids would never use %s of them: set it to %s "
+            "or lower (or train on more text)",
+            f"{asked:,}", f"{got:,}", f"{asked:,}", f"{asked - got:,}", got,
+        )
+
+
+def _manifest(
+    job: TrainVocabJob, files: list[str], sample: SentenceSample, text: TextSummary, alphabet: Alphabet | None,
+    tokenizer: Any, report: CheckReport, written: list[str], vocab_size: int,
+) -> dict[str, Any]:
+    """manifest.json: what was trained, on what, what the checks found, the files' digests."""
+    config = job.config
+    return {
         "kind": job.kind,
-        "vocab_size": len(tokens),
+        "vocab_size": vocab_size,
         "config": {**config.__dict__, "seed": job.seed, "max_sentences": job.max_sentences},
         "input": {
             "files": [{"path": path, "bytes": os.path.getsize(path)} for path in files],
@@ -175,11 +194,6 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
         "files": {name: sha256_file(os.path.join(job.out, name)) for name in written},
         "versions": _versions(),
     }
-    write_json(os.path.join(job.out, "manifest.json"), manifest)
-    logger.info("sampled and trained in %.1fs", trained_s)
-    if report.errors:
-        raise VocabCheckError("\n".join(report.errors))
-    return manifest
 
 
 def _summary(job: TrainVocabJob, sentences: Iterator[str]) -> TextSummary:
