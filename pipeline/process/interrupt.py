@@ -10,6 +10,14 @@ children of this process, are sent SIGTERM. They ignore the terminal's SIGINT (`
 alone ends them, and Beam's shutdown, which waits for its workers, returns at once. A second signal while
 stopping ends the process at once: the workers are killed, the locks it holds released, the line printed.
 `--debug` keeps the console as it is and prints the interrupted traceback.
+
+The kernel may hand a signal to any thread, and Python runs the handler only in the main thread, between its
+bytecodes: a main thread asleep in a lock (Beam waiting for a bundle whose workers the signal to the process
+group killed) would never wake. So every signal also writes to a wakeup pipe (`signal.set_wakeup_fd`) that a
+watcher thread reads: it quiets the console at once and, until the handler has run, wakes the main thread with
+SIGURG (a no-op handler: the lock wait returns EINTR and Python runs the pending handler). A thread that dies
+of a worker killed by the same signal (`Exception in thread run_worker`) has its traceback held back a moment
+and sent to the log file once the stop is seen.
 """
 
 from __future__ import annotations
@@ -33,6 +41,9 @@ SIGNAL_NAMES = {
     signal.SIGHUP: "SIGHUP (terminal closed)",
 }
 CHILD_CHECK_SECONDS = 0.2
+WAKE_SIGNAL = signal.SIGURG  # ignored by default: a no-op handler only makes the main thread's wait return
+WAKE_SECONDS = 0.1
+THREAD_ERROR_GRACE_SECONDS = 2.0  # how long a dying thread's traceback waits for a stop signal to be seen
 
 
 class Interrupted(KeyboardInterrupt):
@@ -56,6 +67,9 @@ class _Stop:
         self.activity: str | None = None  # e.g. "stage pack", set by `kcorpus run`
         self.folders: list[str] = []  # the folders locked when the signal came
         self.writing: list[str] = []  # files written in place (kcorpus read), left unfinished by a signal
+        self.seen = threading.Event()  # a stop signal arrived (the watcher may see it before the handler)
+        self.ended = threading.Event()  # the block is over: the helper threads stop
+        self.console_lock = threading.Lock()
 
 
 _stop: _Stop | None = None
@@ -103,21 +117,32 @@ def handle_signals(command: str, *, debug: bool = False, restore: bool = True) -
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread
         return
-    _stop = _Stop(command, debug)
+    _stop = state = _Stop(command, debug)
     # A signal the caller ignores stays ignored (`nohup` ignores SIGHUP, `cmd &` in a script SIGINT).
     ignored = {signum for signum in EXIT_CODES if signal.getsignal(signum) == signal.SIG_IGN}
     previous = {signum: signal.signal(signum, _on_signal) for signum in EXIT_CODES if signum not in ignored}
+    previous[WAKE_SIGNAL] = signal.signal(WAKE_SIGNAL, _on_wake)
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    previous_wakeup_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(state, read_fd), name="kcorpus-signal-watcher", daemon=True).start()
+    previous_excepthook = threading.excepthook
+    threading.excepthook = _thread_excepthook(state, previous_excepthook)
     try:
         yield
     finally:
         if restore:
+            state.ended.set()
+            threading.excepthook = previous_excepthook
+            signal.set_wakeup_fd(previous_wakeup_fd)
+            os.close(write_fd)  # the watcher's read returns b"": it ends and closes read_fd
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-            if _stop.console_fd is not None:
+            if state.console_fd is not None:
                 sys.stderr.flush()
-                os.dup2(_stop.console_fd, 2)
-                os.close(_stop.console_fd)
-                os.close(_stop.log_fd)
+                os.dup2(state.console_fd, 2)
+                os.close(state.console_fd)
+                os.close(state.log_fd)
             _stop = None
 
 
@@ -201,24 +226,59 @@ def _on_signal(signum: int, frame: Any) -> None:
     _stop.signum = signum
     _stop.folders = [*held_locks(), *_stop.writing]
     if not _stop.debug:
-        _quiet_console()
+        _quiet_console(_stop)
+    _stop.seen.set()
     # Beam starts each worker from a thread of its own: one may start after this signal, and Beam's shutdown
     # waits for every worker. So the workers are ended again until the process ends.
-    threading.Thread(target=_end_children, name="kcorpus-stop-workers", daemon=True).start()
+    threading.Thread(target=_end_children, args=(_stop,), name="kcorpus-stop-workers", daemon=True).start()
     raise Interrupted(signum)
 
 
-def _quiet_console() -> None:
-    """Point fd 2 at a log file, keeping the real stderr for the closing line."""
-    assert _stop is not None
-    _stop.log_fd, _stop.log_path = tempfile.mkstemp(prefix=f"kcorpus-{_stop.command}-", suffix=".log")
-    console = 2
-    with contextlib.suppress(AttributeError, ValueError, OSError):
-        sys.stderr.flush()
-        # the real stderr, also while fd 2 feeds a trainer's log reader (spm_progress)
-        console = sys.stderr.fileno()
-    _stop.console_fd = os.dup(console)
-    os.dup2(_stop.log_fd, 2)
+def _on_wake(signum: int, frame: Any) -> None:
+    """WAKE_SIGNAL's handler: nothing; receiving it made the main thread's wait return (module docstring)."""
+
+
+def _watch(state: _Stop, read_fd: int) -> None:
+    """Reads the wakeup pipe: on a stop signal, quiet the console and wake the main thread until it stops."""
+    try:
+        while data := os.read(read_fd, 64):
+            if not any(byte in EXIT_CODES for byte in data):
+                continue  # WAKE_SIGNAL itself, or another handled signal
+            if not state.debug:
+                _quiet_console(state)
+            state.seen.set()
+            while state.signum is None and not state.ended.wait(WAKE_SECONDS):
+                with contextlib.suppress(OSError, ValueError):
+                    signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)
+    finally:
+        os.close(read_fd)
+
+
+def _thread_excepthook(state: _Stop, previous: Callable[[Any], Any]) -> Callable[[Any], None]:
+    """A thread's uncaught exception waits a moment for a stop signal, so that one caused by the signal (a
+    Beam worker it killed) goes to the log file, not the console."""
+
+    def hook(args: Any) -> None:
+        if not state.debug:
+            state.seen.wait(THREAD_ERROR_GRACE_SECONDS)
+        previous(args)
+
+    return hook
+
+
+def _quiet_console(state: _Stop) -> None:
+    """Point fd 2 at a log file, keeping the real stderr for the closing line (once; from either thread)."""
+    with state.console_lock:
+        if state.console_fd is not None:
+            return
+        state.log_fd, state.log_path = tempfile.mkstemp(prefix=f"kcorpus-{state.command}-", suffix=".log")
+        console = 2
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            sys.stderr.flush()
+            # the real stderr, also while fd 2 feeds a trainer's log reader (spm_progress)
+            console = sys.stderr.fileno()
+        state.console_fd = os.dup(console)
+        os.dup2(state.log_fd, 2)
 
 
 def _stop_now(signum: int) -> None:
@@ -241,8 +301,8 @@ def _stop_now(signum: int) -> None:
     )
 
 
-def _end_children() -> None:
-    while True:
+def _end_children(state: _Stop) -> None:
+    while not state.ended.is_set():
         _signal_children(signal.SIGTERM)
         time.sleep(CHILD_CHECK_SECONDS)
 

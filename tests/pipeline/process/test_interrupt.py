@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -32,24 +33,41 @@ def profile(tmp_path: Path) -> Path:
     write_slice(tmp_path)
     data = tmp_path / "data"
     path = tmp_path / "p.yaml"
-    path.write_text(yaml.safe_dump({
-        "sources": [
-            {"name": "nsmc", "format": "nsmc", "paths": [str(data / "nsmc.txt")]},
-            {"name": "kowiki", "format": "wikiextractor", "paths": [str(data / "wiki_00")], "split_sentences": True},
-        ],
-        "output": {"num_shards": 2},
-        "vocab": {"kind": "wordpiece", "vocab_size": 2500},
-        "pack": {"max_length": 32, "validation_fraction": 0.0},
-        "run": {"out": str(tmp_path / "run")},
-    }), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "sources": [
+                    {"name": "nsmc", "format": "nsmc", "paths": [str(data / "nsmc.txt")]},
+                    {
+                        "name": "kowiki",
+                        "format": "wikiextractor",
+                        "paths": [str(data / "wiki_00")],
+                        "split_sentences": True,
+                    },
+                ],
+                "output": {"num_shards": 2},
+                "vocab": {"kind": "wordpiece", "vocab_size": 2500},
+                "pack": {"max_length": 32, "validation_fraction": 0.0},
+                "run": {"out": str(tmp_path / "run")},
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
 def start(tmp_path: Path, *args: str) -> subprocess.Popen:
     """`kcorpus ARGS` in its own process group (a terminal's foreground job), its log files under tmp_path."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    return subprocess.Popen([sys.executable, "-m", "kcorpus.pipeline.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env, cwd=tmp_path)
+    return subprocess.Popen(
+        [sys.executable, "-m", "kcorpus.pipeline.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        env=env,
+        cwd=tmp_path,
+    )
 
 
 def wait_until(proc: subprocess.Popen, ready) -> None:
@@ -66,8 +84,16 @@ def send(proc: subprocess.Popen, signum: int, to: str) -> None:
         os.kill(proc.pid, signum)
 
 
+STOP_TIMEOUT_SECONDS = 90  # a stop takes seconds even on a loaded machine; a hang fails here, not in 5 min
+
+
 def ended(proc: subprocess.Popen) -> tuple[int, list[str]]:
-    output, _ = proc.communicate(timeout=300)
+    try:
+        output, _ = proc.communicate(timeout=STOP_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        pytest.fail(f"still running {STOP_TIMEOUT_SECONDS} s after the signal; its output: {output}")
     return proc.returncode, [line for line in output.splitlines() if line.strip()]
 
 
@@ -102,8 +128,14 @@ def test_build_corpus_stopped_mid_run_ends_in_one_line_and_runs_again(tmp_path, 
     check_one_line(lines, "build-corpus", signum)
     assert f"{out} is left unfinished: the same command starts it over" in lines[0]
     assert not locks(out)
-    again = subprocess.run([sys.executable, "-m", "kcorpus.pipeline.cli", *args], capture_output=True,
-                           text=True, timeout=300, check=False, cwd=tmp_path)
+    again = subprocess.run(
+        [sys.executable, "-m", "kcorpus.pipeline.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=tmp_path,
+    )
     assert again.returncode == 0, again.stderr
     assert (out / "stats.json").exists() and not locks(out)
 
@@ -134,8 +166,14 @@ def test_kcorpus_run_interrupted_in_a_stage_resumes(tmp_path, profile):
     check_one_line(lines[-1:], "run", signal.SIGINT)
     assert "during stage corpus; the finished stages are kept: run the same command to resume" in lines[-1]
     assert not locks(tmp_path / "run")
-    again = subprocess.run([sys.executable, "-m", "kcorpus.pipeline.cli", "run", str(profile), "--no-report"],
-                           capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path)
+    again = subprocess.run(
+        [sys.executable, "-m", "kcorpus.pipeline.cli", "run", str(profile), "--no-report"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
+    )
     assert again.returncode == 0, again.stderr
     assert "corpus        ran: first run" in again.stdout
 
@@ -144,8 +182,18 @@ def test_kcorpus_run_interrupted_in_a_stage_resumes(tmp_path, profile):
 @pytest.mark.parametrize("kind", ["wordpiece", "sentencepiece"])
 def test_train_vocab_sigterm_ends_in_one_line(tmp_path, kind):
     out = tmp_path / "vocab"
-    proc = start(tmp_path, "train-vocab", "--kind", kind, "--vocab-size", "3000", "--input", str(VOCAB_TEXT),
-                 "--out", str(out))
+    proc = start(
+        tmp_path,
+        "train-vocab",
+        "--kind",
+        kind,
+        "--vocab-size",
+        "3000",
+        "--input",
+        str(VOCAB_TEXT),
+        "--out",
+        str(out),
+    )
     wait_until(proc, lambda: bool(locks(out)))
     proc.send_signal(signal.SIGTERM)
     code, lines = ended(proc)
@@ -154,6 +202,28 @@ def test_train_vocab_sigterm_ends_in_one_line(tmp_path, kind):
     assert code == 143
     check_one_line(lines, "train-vocab", signal.SIGTERM)
     assert not locks(out)
+
+
+def test_a_signal_taken_by_another_thread_still_stops_a_main_thread_asleep_in_a_lock(tmp_path, monkeypatch):
+    # The kernel may run the C handler in any thread: then the main thread, asleep in a lock (Beam waiting for
+    # a bundle of workers the same signal killed), is not woken by it. The watcher wakes it.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(interrupt, "_signal_children", lambda signum: None)  # pytest's children are not ours
+    monkeypatch.setattr(interrupt.tempfile, "tempdir", None)
+
+    def signal_from_this_thread() -> None:
+        time.sleep(0.5)  # the main thread is asleep in its wait by then
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+    other = threading.Thread(target=signal_from_this_thread)
+    started = time.monotonic()
+    with pytest.raises(interrupt.Interrupted), interrupt.handle_signals("read"):
+        other.start()
+        threading.Event().wait(30)  # without the watcher, only its end (30 s) wakes it
+    assert time.monotonic() - started < 10
+    other.join()
 
 
 def test_closing_line_names_the_signal_the_stage_and_what_comes_next():
