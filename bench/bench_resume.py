@@ -2,6 +2,7 @@
 
     python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5,0.9
     python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5 --new-file
+    python bench/bench_resume.py --config C --workdir W --units 318 --kills 0.5 --reference-cpu 160  # by units
 
 First an uninterrupted build (the reference: wall, CPU seconds of its process tree). Then, for each share f of
 `--kills`, a build killed with SIGKILL (its whole process group: launcher and workers) at f times the
@@ -36,11 +37,12 @@ def build(config: Path, out: Path, *extra: str) -> list[str]:
     return [*KCORPUS, "--config", str(config), "--out", str(out), *extra]
 
 
-def killed_run(cmd: list[str], after: float) -> float:
-    """Runs `cmd` in its own process group, kills the group after `after` s; its CPU seconds until then."""
+def killed_run(cmd: list[str], after: float, out: Path, units: int = 0) -> float:
+    """Runs `cmd` in its own process group, kills the group after `after` s (or, with `units`, once that many
+    input units are finished in `out`); its CPU seconds until then."""
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     start, cpu = time.monotonic(), 0.0
-    while proc.poll() is None and time.monotonic() - start < after:
+    while proc.poll() is None and (units_done(out) < units if units else time.monotonic() - start < after):
         cpu = max(cpu, sample_tree(read_proc_table(), proc.pid, time.monotonic()).cpu)
         time.sleep(0.2)
     if proc.poll() is not None:
@@ -78,27 +80,34 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--kills", default="0.5,0.9", help="shares of the reference's wall time")
+    parser.add_argument("--units", type=int, default=0, help="with it, --kills are shares of this many units")
+    parser.add_argument("--reference-cpu", type=float, help="CPU s of an uninterrupted build (none is run)")
     parser.add_argument("--new-file", action="store_true", help="also a rebuild with one more file")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     print(f"machine: {machine_description()}", flush=True)
     reference = args.workdir / "reference"
-    ref = run_measured(build(args.config, reference))
-    print(f"uninterrupted: wall {ref.wall:.0f} s, CPU {ref.cpu:.0f} s", flush=True)
+    if args.reference_cpu is None:
+        ref = run_measured(build(args.config, reference))
+        ref_cpu, ref_wall = ref.cpu, ref.wall
+        print(f"uninterrupted: wall {ref.wall:.0f} s, CPU {ref.cpu:.0f} s", flush=True)
+    else:
+        ref_cpu, ref_wall = args.reference_cpu, 0.0
     for share in (float(s) for s in args.kills.split(",")):
         out = args.workdir / f"killed-{share:g}"
-        killed = killed_run(build(args.config, out), share * ref.wall)
+        at = f"{share:.0%} of {args.units} units" if args.units else f"{share:.0%} of the wall"
+        killed = killed_run(build(args.config, out), share * ref_wall, out, round(share * args.units))
         done = units_done(out)
         again = run_measured(build(args.config, out))
-        redone = killed + again.cpu - ref.cpu
+        redone = killed + again.cpu - ref_cpu
         print(
-            f"kill at {share:.0%} of the wall: {done} units finished; killed run CPU {killed:.0f} s; rerun wall "
-            f"{again.wall:.0f} s, CPU {again.cpu:.0f} s; work redone {redone:.0f} CPU s ({redone / ref.cpu:.1%} "
+            f"kill at {at}: {done} units finished; killed run CPU {killed:.0f} s; rerun wall "
+            f"{again.wall:.0f} s, CPU {again.cpu:.0f} s; work redone {redone:.0f} CPU s ({redone / ref_cpu:.1%} "
             f"of the build); identical: {same_output(reference, out)}",
             flush=True,
         )
     if args.new_file:
-        new_file(args.config, args.workdir, reference, ref.cpu)
+        new_file(args.config, args.workdir, reference, ref_cpu)
 
 
 def new_file(config: Path, workdir: Path, reference: Path, reference_cpu: float) -> None:
