@@ -44,6 +44,9 @@ CHILD_CHECK_SECONDS = 0.2
 WAKE_SIGNAL = signal.SIGURG  # ignored by default: a no-op handler only makes the main thread's wait return
 WAKE_SECONDS = 0.1
 THREAD_ERROR_GRACE_SECONDS = 2.0  # how long a dying thread's traceback waits for a stop signal to be seen
+ORDERLY_STOP_SECONDS = (
+    60.0  # then the program (not an in-process caller) stops at once, as on a second signal
+)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -70,6 +73,7 @@ class _Stop:
         self.seen = threading.Event()  # a stop signal arrived (the watcher may see it before the handler)
         self.ended = threading.Event()  # the block is over: the helper threads stop
         self.console_lock = threading.Lock()
+        self.restore = True  # an in-process caller goes on running: never end its process from a thread
 
 
 _stop: _Stop | None = None
@@ -118,6 +122,7 @@ def handle_signals(command: str, *, debug: bool = False, restore: bool = True) -
         yield  # signal handlers can only be set from the main thread
         return
     _stop = state = _Stop(command, debug)
+    state.restore = restore
     # A signal the caller ignores stays ignored (`nohup` ignores SIGHUP, `cmd &` in a script SIGINT).
     ignored = {signum for signum in EXIT_CODES if signal.getsignal(signum) == signal.SIG_IGN}
     previous = {signum: signal.signal(signum, _on_signal) for signum in EXIT_CODES if signum not in ignored}
@@ -220,7 +225,7 @@ def in_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 def _on_signal(signum: int, frame: Any) -> None:
     assert _stop is not None
     if _stop.signum is not None:
-        _stop_now(signum)
+        _stop_now(signum, "second signal")
     from kcorpus.pipeline.outputs.lock import held_locks
 
     _stop.signum = signum
@@ -239,17 +244,27 @@ def _on_wake(signum: int, frame: Any) -> None:
 
 
 def _watch(state: _Stop, read_fd: int) -> None:
-    """Reads the wakeup pipe: on a stop signal, quiet the console and wake the main thread until it stops."""
+    """Reads the wakeup pipe: on a stop signal, quiet the console and wake the main thread until it stops.
+
+    If the program's orderly stop has not printed its line ORDERLY_STOP_SECONDS later, it stops at once.
+    """
     try:
         while data := os.read(read_fd, 64):
-            if not any(byte in EXIT_CODES for byte in data):
+            signums = [byte for byte in data if byte in EXIT_CODES]
+            if not signums:
                 continue  # WAKE_SIGNAL itself, or another handled signal
             if not state.debug:
                 _quiet_console(state)
             state.seen.set()
-            while state.signum is None and not state.ended.wait(WAKE_SECONDS):
-                with contextlib.suppress(OSError, ValueError):
-                    signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)
+            deadline = time.monotonic() + ORDERLY_STOP_SECONDS
+            while not state.said and not state.ended.wait(WAKE_SECONDS):
+                if state.signum is None:
+                    with contextlib.suppress(OSError, ValueError):
+                        signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)
+                if time.monotonic() > deadline and not state.restore:
+                    _stop_now(
+                        state.signum or signums[0], f"the orderly stop took over {ORDERLY_STOP_SECONDS:.0f} s"
+                    )
     finally:
         os.close(read_fd)
 
@@ -281,8 +296,8 @@ def _quiet_console(state: _Stop) -> None:
         os.dup2(state.log_fd, 2)
 
 
-def _stop_now(signum: int) -> None:
-    """The second signal: kill the workers, release the locks, print the line and exit without unwinding."""
+def _stop_now(signum: int, why: str) -> None:
+    """A second signal (or a stuck stop): kill the workers, release the locks, print the line, exit at once."""
     from kcorpus.pipeline.outputs.lock import held_locks, release_lock
 
     assert _stop is not None
@@ -295,7 +310,7 @@ def _stop_now(signum: int) -> None:
             release_lock(out, token)
     line, _ = closing_line()
     say(
-        line.replace(": interrupted", ": stopped at once (second signal), interrupted", 1),
+        line.replace(": interrupted", f": stopped at once ({why}), interrupted", 1),
         exit_now=True,
         code=code,
     )
