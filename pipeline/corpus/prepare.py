@@ -27,7 +27,7 @@ from kcorpus.pipeline.external_sort import write_run
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.dedup import dedup_text, digest, fold_digits, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
-from kcorpus.transforms.prepare import DocumentPreparer, identity
+from kcorpus.transforms.prepare import DocumentPreparer, Prepared, identity
 from kcorpus.transforms.readers.options import as_options
 from kcorpus.transforms.readers.registry import reader_for
 from kcorpus.transforms.record import DeadLetter, Document, Dropped, raw_prefix
@@ -168,15 +168,9 @@ class PrepareBatchFn(beam.DoFn):
                 yield beam.pvalue.TaggedOutput("dead_letter", (source, self._dead_letter(item, exc)))
                 continue
             bytes_seen += len(item.text)
-            counts["read:characters"] += len(item.text)  # as read, before cleaning: the report's "chars in"
             if prepared.examples or prepared.sentence_reasons:
                 self._note_examples(item, prepared)
-            counts["filter:sentences_in"] += prepared.sentences_in
-            counts["filter:sentences_kept"] += prepared.sentences_kept
-            for reason in prepared.sentence_reasons:
-                counts[f"filter:sentences_dropped:{reason}"] += 1
-            if prepared.rewrites:
-                counts.update(prepared.rewrites)
+            _count_prepared(counts, len(item.text), prepared)
             if prepared.document is None:
                 counts[f"filter:dropped:{prepared.reason}"] += 1
                 dropped = Dropped(item.id, source, "filter", prepared.reason or "unknown", item.text)
@@ -197,11 +191,15 @@ class PrepareBatchFn(beam.DoFn):
         if eval_index is not None:
             kept = yield from self._decontaminate(kept, raw_texts, eval_index, tally)
         yield from self._emit_kept(kept, num_shards)
+        yield from self._emit_counts(tally)
+        self._progress()
+
+    def _emit_counts(self, tally: dict[str, collections.Counter[str]]) -> Iterator[Any]:
+        """A batch's counts per (source, counter), sorted; Beam counters too where this step keeps them."""
         for (source, name), n in _sorted_counts(tally):
             if self.counts_metrics:
                 Metrics.counter(METRICS_NAMESPACE, name).inc(n)
             yield (source, name), n
-        self._progress()
 
     def _decontaminate(
         self,
@@ -332,6 +330,19 @@ class PrepareBatchFn(beam.DoFn):
 def _folds_digits(source: SourceConfig) -> bool:
     """Whether near dedup folds this source's numbers: its `fold_digits`, or its format's default."""
     return reader_for(source.format).fold_digits if source.fold_digits is None else source.fold_digits
+
+
+
+def _count_prepared(counts: collections.Counter[str], characters: int, prepared: Prepared) -> None:
+    """A prepared document's counters: its characters as read (the report's "chars in", before cleaning), its
+    sentences in, kept and dropped by reason, its rewrites."""
+    counts["read:characters"] += characters
+    counts["filter:sentences_in"] += prepared.sentences_in
+    counts["filter:sentences_kept"] += prepared.sentences_kept
+    for reason in prepared.sentence_reasons:
+        counts[f"filter:sentences_dropped:{reason}"] += 1
+    if prepared.rewrites:
+        counts.update(prepared.rewrites)
 
 
 def _sorted_counts(tally: dict[str, collections.Counter[str]]) -> list[tuple[tuple[str, str], int]]:
