@@ -7,7 +7,7 @@ import sys
 
 from kcorpus.pipeline.corpus.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
-from kcorpus.pipeline.profile.defaults import LOCAL_MODES, default_of
+from kcorpus.pipeline.profile.flags import add_flags, from_flags
 from kcorpus.transforms.corpus_layout import COMPRESSIONS
 
 # The flags that set one profile key, `--set KEY=VALUE` with a name of its own: flag -> (key, its options).
@@ -37,38 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, (key, options) in PROFILE_FLAGS.items():
         help_text = f"overrides {key}" + options.get("help", "")
         parser.add_argument("--" + name.replace("_", "-"), **{**options, "help": help_text})
-    batch_size = default_of(BuildCorpusJob, "batch_size")
-    parser.add_argument(
-        "--batch-size", type=int, default=batch_size, help=f"documents per Beam element ({batch_size})"
-    )
-    parser.add_argument(
-        "--reshuffle",
-        action="store_true",
-        help="redistribute documents after reading (one big input file, many workers); "
-        "costs a shuffle of all texts",
-    )
-    parser.add_argument(
-        "--local-mode",
-        choices=LOCAL_MODES,
-        default=default_of(BuildCorpusJob, "local_mode"),
-        help="FnApiRunner mode when no --runner is given after --",
-    )
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace a previous corpus in --out (only the files build-corpus writes are removed)",
-    )
-    parser.add_argument(
-        "--keep-units",
-        action="store_true",
-        help="keep the finished input units in <out>/.kcorpus-units when the build completes, so that a "
-        "rebuild with new input files prepares only those (a killed build always resumes from them)",
-    )
-    parser.add_argument(
-        "--profile-stages",
-        action="store_true",
-        help="print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json",
-    )
+    add_flags(parser, BuildCorpusJob)
     parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
 
 
@@ -85,16 +54,7 @@ def main(args: argparse.Namespace) -> int:
     if not out:
         raise UserError("no output directory: give --out DIR or set output.dir in the profile")
     try:
-        job = BuildCorpusJob(
-            config,
-            out,
-            batch_size=args.batch_size,
-            reshuffle=args.reshuffle,
-            local_mode=args.local_mode,
-            overwrite=args.overwrite,
-            profile_stages=args.profile_stages,
-            keep_units=args.keep_units,
-        )
+        job = from_flags(BuildCorpusJob, args, config=config, out=out)
         stats = build_corpus(job, args.beam_args)
     except (FileExistsError, FileNotFoundError) as exc:
         raise UserError(str(exc)) from exc

@@ -1,10 +1,13 @@
-"""`kcorpus build-corpus`'s flags that set one profile key each (`PROFILE_FLAGS`)."""
+"""`kcorpus build-corpus`'s flags: those made from `BuildCorpusJob`'s fields, and those that set one profile key
+each (`PROFILE_FLAGS`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from kcorpus.pipeline.commands import build_corpus as command
+from kcorpus.pipeline.corpus.job import BuildCorpusJob
+from kcorpus.pipeline.profile.flags import from_flags
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -40,3 +43,22 @@ def test_each_flags_key_is_a_key_of_the_profile():
     for key, _ in command.PROFILE_FLAGS.values():
         section, name = key.split(".")
         assert name in Profile.model_fields[section].annotation.model_fields, key
+
+
+def test_every_flag_has_help():
+    parser = argparse.ArgumentParser(prog="kcorpus build-corpus")
+    command.add_arguments(parser)
+    assert [a.dest for a in parser._actions if not a.help] == []
+
+
+def test_the_job_is_built_from_its_fields_flags():
+    args = parse(
+        "--batch-size", "7", "--reshuffle", "--local-mode", "in_memory", "--overwrite", "--keep-units",
+        "--profile-stages",
+    )  # fmt: skip
+    job = from_flags(BuildCorpusJob, args, config=None, out="o")
+    assert job == BuildCorpusJob(
+        None, "o", batch_size=7, reshuffle=True, local_mode="in_memory", overwrite=True, profile_stages=True,
+        keep_units=True,
+    )  # fmt: skip
+    assert from_flags(BuildCorpusJob, parse(), config=None, out="o") == BuildCorpusJob(None, "o")
