@@ -126,7 +126,7 @@ def test_build_corpus_stopped_mid_run_ends_in_one_line_and_runs_again(tmp_path, 
     code, lines = ended(proc)
     assert code == interrupt.EXIT_CODES[signum]
     check_one_line(lines, "build-corpus", signum)
-    assert f"{out} is left unfinished: the same command starts it over" in lines[0]
+    assert f"{out} is left unfinished: the same command resumes it from its finished input units" in lines[0]
     assert not locks(out)
     again = subprocess.run(
         [sys.executable, "-m", "kcorpus.pipeline.cli", *args],
