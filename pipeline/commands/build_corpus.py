@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from kcorpus.pipeline.corpus.config import DROPPED_MODES, SPLIT_BACKENDS
 from kcorpus.pipeline.corpus.job import BuildCorpusJob
-from kcorpus.pipeline.profile.flags import add_flags, from_flags
+from kcorpus.pipeline.profile.flags import HELP, METAVAR, NAME, REPEAT, BeamOptions, add_flags, from_flags
 from kcorpus.transforms.corpus_layout import COMPRESSIONS
 
 # The flags that set one profile key, `--set KEY=VALUE` with a name of its own: flag -> (key, its options).
@@ -23,22 +24,26 @@ PROFILE_FLAGS: dict[str, tuple[str, dict]] = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class ProfileFlags:
+    """The profile a build reads and what the command line changes in it (`PROFILE_FLAGS` name single keys)."""
+
+    config: str = dataclasses.field(metadata={HELP: "YAML profile (configs/*.yaml)"})
+    out: str | None = dataclasses.field(default=None, metadata={
+        HELP: "output directory (local or gs://); overrides output.dir"})
+    overrides: tuple[str, ...] = dataclasses.field(default=(), metadata={
+        NAME: "set", REPEAT: True, METAVAR: "KEY=VALUE",
+        HELP: "override a profile value, e.g. filters.min_chars=5 or sources.nsmc.preset=none (repeatable)"})
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", required=True, help="YAML profile (configs/*.yaml)")
-    parser.add_argument("--out", help="output directory (local or gs://); overrides output.dir")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a profile value, e.g. filters.min_chars=5 or sources.nsmc.preset=none (repeatable)",
-    )
+    """The profile's flags (`ProfileFlags`, then one per `PROFILE_FLAGS` key), the job's (`BuildCorpusJob`), Beam's."""
+    add_flags(parser, ProfileFlags)
     for name, (key, options) in PROFILE_FLAGS.items():
         help_text = f"overrides {key}" + options.get("help", "")
         parser.add_argument("--" + name.replace("_", "-"), **{**options, "help": help_text})
     add_flags(parser, BuildCorpusJob)
-    parser.add_argument("beam_args", nargs="*", help="after --: Beam pipeline options, passed through")
+    add_flags(parser, BeamOptions)
 
 
 def main(args: argparse.Namespace) -> int:

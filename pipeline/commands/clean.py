@@ -19,10 +19,11 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from kcorpus.pipeline.profile.flags import CHOICES, HELP, METAVAR, POSITIONAL, REPEAT, add_flags, from_flags
 from kcorpus.transforms import files
 from kcorpus.transforms.text.clean import OPTION_NAMES, PRESETS, make_cleaner
 
@@ -56,38 +57,38 @@ class Summary:
         return text
 
 
+@dataclass(frozen=True)
+class CleanJob:
+    """What `kcorpus clean` does: each field is a flag (pipeline/profile/flags.py), its help here."""
+
+    files: tuple[str, ...] = field(default=(), metadata={
+        POSITIONAL: True, METAVAR: "FILE", HELP: "input files (default: stdin; '-' is stdin)"})
+    preset: str = field(default="kcelectra", metadata={CHOICES: tuple(sorted(PRESETS)), HELP: "default: kcelectra"})
+    option: tuple[str, ...] = field(default=(), metadata={
+        REPEAT: True, METAVAR: "KEY=VALUE",
+        HELP: f"override one preset option (repeatable); keys: {', '.join(OPTION_NAMES)}"})
+    column: str | None = field(default=None, metadata={
+        METAVAR: "NAME",
+        HELP: "input is TSV with a header row: clean only this column (a header name or a 1-based number)"})
+    invalid_utf8: str = field(default="fail", metadata={
+        CHOICES: ("fail", "replace"),
+        HELP: "fail (default): stop with the file and line; replace: clean the line with U+FFFD, report it"})
+    summary: bool = field(default=False, metadata={
+        HELP: "print lines, MB in/out, empty lines and MB/s on stderr"})
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", metavar="FILE", help="input files (default: stdin; '-' is stdin)")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="kcelectra", help="default: kcelectra")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=f"override one preset option (repeatable); keys: {', '.join(OPTION_NAMES)}",
-    )
-    parser.add_argument(
-        "--column",
-        metavar="NAME",
-        help="input is TSV with a header row: clean only this column (a header name or a 1-based number)",
-    )
-    parser.add_argument(
-        "--invalid-utf8",
-        choices=("fail", "replace"),
-        default="fail",
-        help="fail (default): stop with the file and line; replace: clean the line with U+FFFD, report it",
-    )
-    parser.add_argument(
-        "--summary", action="store_true", help="print lines, MB in/out, empty lines and MB/s on stderr"
-    )
+    """The job's flags, made from `CleanJob`."""
+    add_flags(parser, CleanJob)
 
 
 def main(args: argparse.Namespace) -> int:
+    job = from_flags(CleanJob, args)
     try:
-        cleaner = make_cleaner(args.preset, **parse_options(args.option))
+        cleaner = make_cleaner(job.preset, **parse_options(job.option))
     except (ValueError, TypeError) as err:
         return _fail(str(err), status=2)
-    for path in args.files:
+    for path in job.files:
         if path != "-" and not os.path.exists(path):
             return _fail(f"{path}: no such file", status=2)
         if os.path.isdir(path):
@@ -99,10 +100,10 @@ def main(args: argparse.Namespace) -> int:
     pending: list[str] = []
     name = "<stdin>"
     try:
-        for path in args.files or ["-"]:
+        for path in job.files or ["-"]:
             name = "<stdin>" if path == "-" else path
             with _open(path) as stream:
-                for line in clean_stream(stream, name, cleaner, args, summary):
+                for line in clean_stream(stream, name, cleaner, job, summary):
                     pending.append(line)
                     if len(pending) >= _BATCH_LINES:
                         _write(out, pending, summary)
@@ -119,12 +120,12 @@ def main(args: argparse.Namespace) -> int:
     except files.STREAM_ERRORS as err:  # a truncated compressed file (EOFError), zlib's and lzma's errors
         _write(out, pending, summary)
         return _fail(f"{name}: {err}", status=1)
-    if args.summary:
-        print(summary.render(args.preset, time.perf_counter() - start), file=sys.stderr)
+    if job.summary:
+        print(summary.render(job.preset, time.perf_counter() - start), file=sys.stderr)
     return 0
 
 
-def parse_options(pairs: list[str]) -> dict[str, bool | int]:
+def parse_options(pairs: Iterable[str]) -> dict[str, bool | int]:
     """`["remove_ooo=true", "num_repeats=3"]` -> `{"remove_ooo": True, "num_repeats": 3}`."""
     options: dict[str, bool | int] = {}
     for pair in pairs:
@@ -147,17 +148,17 @@ def clean_stream(
     stream: BinaryIO,
     name: str,
     cleaner: Callable[[str], str],
-    args: argparse.Namespace,
+    job: CleanJob,
     summary: Summary,
 ) -> Iterator[str]:
     """The output lines (without "\\n") for one input stream; adds to `summary` as it goes."""
     lines = enumerate(stream, start=1)
     column: int | None = None
-    if args.column is not None:
+    if job.column is not None:
         for lineno, raw in lines:
             summary.bytes_in += len(raw)
-            header = _decode(_chomp(raw), name, lineno, args.invalid_utf8, summary)
-            column = find_column(header.lstrip("\ufeff").split("\t"), args.column, name)
+            header = _decode(_chomp(raw), name, lineno, job.invalid_utf8, summary)
+            column = find_column(header.lstrip("\ufeff").split("\t"), job.column, name)
             yield header
             break
     count = empty = bytes_in = 0
@@ -167,7 +168,7 @@ def clean_stream(
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                line = _decode(raw, name, lineno, args.invalid_utf8, summary)
+                line = _decode(raw, name, lineno, job.invalid_utf8, summary)
             if column is None:
                 # The line break is whitespace, which cleaning removes anyway.
                 cleaned = cleaner(line)
@@ -176,7 +177,7 @@ def clean_stream(
                 fields = _chomp_text(line).split("\t")
                 if column >= len(fields):
                     raise InputError(
-                        f"{name}:{lineno}: {len(fields)} tab-separated fields, column {args.column!r} "
+                        f"{name}:{lineno}: {len(fields)} tab-separated fields, column {job.column!r} "
                         f"is field {column + 1}"
                     )
                 cleaned = fields[column] = cleaner(fields[column])

@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.profile.defaults import LOCAL_MODES
-from kcorpus.pipeline.profile.flags import add_flags, from_flags
+from kcorpus.pipeline.profile.flags import CHOICES, HELP, BeamOptions, add_flags, from_flags
 from kcorpus.transforms.pack.stats import padding_warning
+
+
+@dataclasses.dataclass(frozen=True)
+class PackRunner(BeamOptions):
+    """How `kcorpus pack` runs its pipeline, besides the job: the local runner's mode and Beam's options."""
+
+    local_mode: str = dataclasses.field(default="multi_processing", metadata={
+        CHOICES: LOCAL_MODES, HELP: "FnApiRunner mode when no --runner is passed after --"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The job's flags, made from `PackJob` and its `PackConfig` (the help is on their fields), then the
-    runner's."""
+    runner's (`PackRunner`)."""
     add_flags(parser, PackJob)
-    parser.add_argument(
-        "--local-mode",
-        choices=LOCAL_MODES,
-        default="multi_processing",
-        help="FnApiRunner mode when no --runner is passed after --",
-    )
-    parser.add_argument("beam_args", nargs="*", help="Beam options after --, e.g. -- --runner DataflowRunner")
+    add_flags(parser, PackRunner)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -38,7 +41,8 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         job = from_flags(PackJob, args)
-        manifest = run(job, args.beam_args, local_mode=args.local_mode)
+        runner = from_flags(PackRunner, args)
+        manifest = run(job, runner.beam_args, local_mode=runner.local_mode)
     except (ValueError, FileNotFoundError, FileExistsError) as err:
         raise UserError(str(err)) from err
     counts = {k: v for k, v in manifest["counts"].items() if k != "splits"}

@@ -14,48 +14,63 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Iterable
 from typing import IO
 
 from kcorpus.pipeline import filesystems  # noqa: F401  (registers remote paths with transforms.files)
+from kcorpus.pipeline.corpus.config import OutputConfig
 from kcorpus.pipeline.errors import OutputError
 from kcorpus.pipeline.outputs.overlap import check_distinct_files, check_separate
+from kcorpus.pipeline.profile.defaults import default_of
+from kcorpus.pipeline.profile.flags import (
+    CHOICES,
+    HELP,
+    METAVAR,
+    NAME,
+    POSITIONAL,
+    REPEAT,
+    add_flags,
+    from_flags,
+)
 from kcorpus.transforms.files import STDIN
 from kcorpus.transforms.readers import FORMATS, ReadOptions, expand_paths, read_files, reader_for, reason_code
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
 
 
+@dataclasses.dataclass(frozen=True)
+class ReadJob:
+    """What `kcorpus read` does: each field is a flag (pipeline/profile/flags.py), its help here."""
+
+    paths: tuple[str, ...] = dataclasses.field(metadata={
+        POSITIONAL: True, METAVAR: "PATH",
+        HELP: "files (or folders: every file under them; a Modu or `datasets` folder is one input); "
+              "- reads stdin (line formats)"})
+    fmt: str = dataclasses.field(metadata={NAME: "format", CHOICES: FORMATS, HELP: "the inputs' format"})
+    out: str = dataclasses.field(metadata={
+        HELP: "documents as JSON Lines; - writes stdout (then --dead-letter and --dropped are needed)"})
+    dead_letter: str | None = dataclasses.field(default=None, metadata={
+        HELP: "unreadable records (default: <out>.rejected.jsonl)"})
+    dropped: str | None = dataclasses.field(default=None, metadata={
+        HELP: "records skipped with a reason (default: <out>.dropped.jsonl)"})
+    source: str | None = dataclasses.field(default=None, metadata={
+        HELP: "source name used in ids and records (default: the format)"})
+    encoding: str | None = dataclasses.field(default=None, metadata={
+        HELP: "text encoding, e.g. cp949 (default utf-8, BOM handled)"})
+    option: tuple[str, ...] = dataclasses.field(default=(), metadata={
+        REPEAT: True, METAVAR: "KEY=VALUE",
+        HELP: "reader option, repeatable: " + ", ".join(f.name for f in dataclasses.fields(ReadOptions))})
+    max_dead_letter_fraction: float = dataclasses.field(
+        default=default_of(OutputConfig, "max_dead_letter_fraction"),
+        metadata={METAVAR: "F", HELP: "exit 1 when more than this share of the records is dead-lettered "
+                  f"({default_of(OutputConfig, 'max_dead_letter_fraction')}; 0: any dead letter fails)"})
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files (or folders: every file under them; a Modu or `datasets` folder is one input); "
-                             "- reads stdin (line formats)")
-    parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
-    parser.add_argument("--out", required=True,
-                        help="documents as JSON Lines; - writes stdout (then --dead-letter and --dropped are needed)")
-    parser.add_argument("--dead-letter", help="unreadable records (default: <out>.rejected.jsonl)")
-    parser.add_argument("--dropped", help="records skipped with a reason (default: <out>.dropped.jsonl)")
-    parser.add_argument("--source", help="source name used in ids and records (default: the format)")
-    parser.add_argument("--encoding", help="text encoding, e.g. cp949 (default utf-8, BOM handled)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="reader option, repeatable: " + ", ".join(f.name for f in _option_fields()))
-    parser.add_argument("--max-dead-letter-fraction", type=float, default=_max_dead_default(), metavar="F",
-                        help="exit 1 when more than this share of the records is dead-lettered "
-                             f"({_max_dead_default()}; 0: any dead letter fails)")
-
-
-def _max_dead_default() -> float:
-    from kcorpus.pipeline.corpus.config import OutputConfig
-    from kcorpus.pipeline.profile.defaults import default_of
-
-    return default_of(OutputConfig, "max_dead_letter_fraction")
-
-
-def _option_fields() -> list:
-    import dataclasses
-
-    return list(dataclasses.fields(ReadOptions))
+    """The job's flags, made from `ReadJob`."""
+    add_flags(parser, ReadJob)
 
 
 def summarize(fmt: str, source: str, counts: collections.Counter, reasons: collections.Counter) -> str:
@@ -90,32 +105,32 @@ def write_records(records: Iterable[Document | DeadLetter | Dropped], out: IO[st
     return counts, reasons
 
 
-def output_paths(args: argparse.Namespace) -> tuple[str, str, str]:
+def output_paths(job: ReadJob) -> tuple[str, str, str]:
     """The documents, dead-letter and dropped paths; OutputError for a stream or an output that makes no sense.
 
     Checked before any file is opened, so a refused run never truncates anything.
     """
-    if args.paths.count(STDIN) > 1:
+    if job.paths.count(STDIN) > 1:
         raise OutputError("- (stdin) is given twice; it can be read once")
-    if STDIN in args.paths and not reader_for(args.fmt).line_based:
+    if STDIN in job.paths and not reader_for(job.fmt).line_based:
         line_formats = ", ".join(name for name in FORMATS if reader_for(name).line_based)
-        raise OutputError(f"- (stdin) works for the line formats ({line_formats}); --format {args.fmt} needs a path")
-    if args.out == STDIN and not (args.dead_letter and args.dropped):
+        raise OutputError(f"- (stdin) works for the line formats ({line_formats}); --format {job.fmt} needs a path")
+    if job.out == STDIN and not (job.dead_letter and job.dropped):
         raise OutputError("--out - writes the documents to stdout: give --dead-letter PATH and --dropped PATH "
                           "for the other records (/dev/null discards them; they are still counted)")
-    if STDIN in (args.dead_letter, args.dropped):
+    if STDIN in (job.dead_letter, job.dropped):
         raise OutputError("only --out may be - (stdout); --dead-letter and --dropped need paths")
-    dead_path = args.dead_letter or f"{args.out}.rejected.jsonl"
-    dropped_path = args.dropped or f"{args.out}.dropped.jsonl"
-    named = [("--out", args.out), ("--dead-letter", dead_path), ("--dropped", dropped_path)]
+    dead_path = job.dead_letter or f"{job.out}.rejected.jsonl"
+    dropped_path = job.dropped or f"{job.out}.dropped.jsonl"
+    named = [("--out", job.out), ("--dead-letter", dead_path), ("--dropped", dropped_path)]
     check_distinct_files(named)
-    check_separate([path for _, path in named], args.paths)
+    check_separate([path for _, path in named], job.paths)
     for option, path in named:
         if path != STDIN and os.path.isdir(path):
             raise OutputError(f"{option} {path} is a folder; kcorpus read writes a file there")
         if path != STDIN and not os.path.isdir(os.path.dirname(path) or "."):
             raise OutputError(f"{option} {path}: the folder {os.path.dirname(path)} does not exist")
-    return args.out, dead_path, dropped_path
+    return job.out, dead_path, dropped_path
 
 
 def _open_output(path: str, stack: contextlib.ExitStack) -> IO[str]:
@@ -142,22 +157,23 @@ def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.preflight import check, input_problem, output_file_problem
     from kcorpus.pipeline.process import interrupt
 
+    job = from_flags(ReadJob, args)
     try:
-        extra = {"encoding": args.encoding} if args.encoding else {}
-        options = ReadOptions.from_strings(args.option, **extra)
+        extra = {"encoding": job.encoding} if job.encoding else {}
+        options = ReadOptions.from_strings(job.option, **extra)
         options_problem = None
     except (ValueError, TypeError) as err:
         options_problem = f"--option: {err}"
-    outputs = (("--out", args.out), ("--dead-letter", args.dead_letter), ("--dropped", args.dropped))
+    outputs = (("--out", job.out), ("--dead-letter", job.dead_letter), ("--dropped", job.dropped))
     check([
         options_problem,
-        *(input_problem(path, args.fmt) for path in args.paths if path != STDIN),
+        *(input_problem(path, job.fmt) for path in job.paths if path != STDIN),
         *(output_file_problem(path, what) for what, path in outputs if path and path != STDIN),
-        None if 0 <= args.max_dead_letter_fraction <= 1 else "--max-dead-letter-fraction: expected 0 to 1",
+        None if 0 <= job.max_dead_letter_fraction <= 1 else "--max-dead-letter-fraction: expected 0 to 1",
     ])
-    out_path, dead_path, dropped_path = output_paths(args)
-    source = args.source or args.fmt
-    records = read_files(args.fmt, expand_paths(args.fmt, args.paths), options, source)
+    out_path, dead_path, dropped_path = output_paths(job)
+    source = job.source or job.fmt
+    records = read_files(job.fmt, expand_paths(job.fmt, job.paths), options, source)
     sys.stdout.flush()
     try:
         with contextlib.ExitStack() as stack:
@@ -171,8 +187,8 @@ def main(args: argparse.Namespace) -> int:
         return 0
     except ValueError as err:  # a configuration the files contradict, e.g. thread_field on plain lines
         raise UserError(str(err)) from err
-    print(summarize(args.fmt, source, counts, reasons), file=sys.stderr if out_path == STDIN else sys.stdout)
-    lost = loss_problem(counts, args.max_dead_letter_fraction)
+    print(summarize(job.fmt, source, counts, reasons), file=sys.stderr if out_path == STDIN else sys.stdout)
+    lost = loss_problem(counts, job.max_dead_letter_fraction)
     if lost:
         raise DataLossError(lost)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import traceback
@@ -13,6 +14,7 @@ from kcorpus.pipeline.corpus.summary import summary_table
 from kcorpus.pipeline.errors import OutputError, UserError
 from kcorpus.pipeline.outputs.claim import OutputPlan, claim_output
 from kcorpus.pipeline.preflight import check_profile
+from kcorpus.pipeline.profile.flags import HELP, METAVAR, POSITIONAL, add_flags, from_flags
 from kcorpus.pipeline.profile.load import load_profile
 from kcorpus.pipeline.profile.validate import ProfileError
 from kcorpus.pipeline.run.errors import RunError, StageFailed
@@ -23,15 +25,25 @@ from kcorpus.transforms import corpus_layout
 RAN_BECAUSE = {"not run yet": "first run", "forced": "forced (--force)"}
 
 
+@dataclasses.dataclass(frozen=True)
+class RunCommand:
+    """What `kcorpus run` is asked: each field is a flag (pipeline/profile/flags.py), its help here."""
+
+    config: str = dataclasses.field(metadata={
+        POSITIONAL: True, HELP: "YAML profile (configs/sample.yaml, configs/dataflow.yaml, ...)"})
+    out: str | None = dataclasses.field(default=None, metadata={
+        HELP: "run folder, local or gs://BUCKET/PREFIX; default: the profile's run.out"})
+    force: bool = dataclasses.field(default=False, metadata={
+        HELP: "redo the selected stages even if up to date"})
+    only: tuple[str, ...] = dataclasses.field(default=(), metadata={
+        METAVAR: "STAGE",
+        HELP: f"run only these stages ({', '.join(STAGE_NAMES)}); their upstream stages must be up to date"})
+    no_report: bool = dataclasses.field(default=False, metadata={HELP: "do not write report.html / report.md"})
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", help="YAML profile (configs/sample.yaml, configs/dataflow.yaml, ...)")
-    parser.add_argument("--out", help="run folder, local or gs://BUCKET/PREFIX; default: the profile's run.out")
-    parser.add_argument("--force", action="store_true", help="redo the selected stages even if up to date")
-    parser.add_argument(
-        "--only", nargs="+", default=[], metavar="STAGE",
-        help=f"run only these stages ({', '.join(STAGE_NAMES)}); their upstream stages must be up to date",
-    )  # fmt: skip
-    parser.add_argument("--no-report", action="store_true", help="do not write report.html / report.md")
+    """The command's flags, made from `RunCommand`."""
+    add_flags(parser, RunCommand)
 
 
 def describe(result: StageResult) -> str:
@@ -45,15 +57,16 @@ def describe(result: StageResult) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    command = from_flags(RunCommand, args)
     # An absolute profile path: relative paths in it resolve to absolute ones, wherever the stages run.
-    config = str(Path(args.config).resolve())
-    out = args.out or _profile_out(config)
-    outputs = {"--out" if args.out else "run.out": out} if out else {}
+    config = str(Path(command.config).resolve())
+    out = command.out or _profile_out(config)
+    outputs = {"--out" if command.out else "run.out": out} if out else {}
     profile = check_profile(config, stages=STAGE_NAMES, outputs=outputs)
     if not out:
-        raise UserError(f"{args.config}: no run folder; pass --out DIR or set run.out in the profile")
+        raise UserError(f"{command.config}: no run folder; pass --out DIR or set run.out in the profile")
     try:
-        results = run(profile, out, beam_args=args.beam_args, force=args.force, only=args.only)
+        results = run(profile, out, beam_args=args.beam_args, force=command.force, only=command.only)
     except StageFailed as err:
         if err.__cause__ is not None and args.debug:
             traceback.print_exception(err.__cause__, file=sys.stderr)
@@ -69,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
     corpus_stats = json.loads(fs.read_bytes(stats)) if fs.exists(stats) else {}
     if "sources" in corpus_stats:
         print(summary_table(corpus_stats, fs.join(out_dir, "corpus")))
-    if not args.no_report:
+    if not command.no_report:
         from kcorpus.pipeline.run.report import write_report
 
         try:

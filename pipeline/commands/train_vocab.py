@@ -10,35 +10,37 @@ when a post-training check fails (the files stay for inspection, the manifest sa
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
 from kcorpus.pipeline.profile.defaults import default_of
-from kcorpus.pipeline.profile.flags import add_flags, from_flags
+from kcorpus.pipeline.profile.flags import CHOICES, HELP, add_flags, from_flags
 from kcorpus.pipeline.vocab.train import TrainVocabJob, train_vocab
 from kcorpus.transforms.vocab.checks import VocabCheckError
 from kcorpus.transforms.vocab.train import KINDS, SentencePieceConfig, WordPieceConfig
 
-# The trainer settings both kinds have, with a flag each (`--character-coverage` defaults by kind); the
-# profile's `vocab:` section declares the same three itself (pipeline/profile/schema.py).
+# The trainer settings both kinds have: their flags are `Trainer`'s.
 SHARED = ("vocab_size", "character_coverage")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The kind and the shared trainer settings, then the flags made from `TrainVocabJob` and each trainer's
-    config (the help is on their fields), the trainers' in a group of their own."""
-    parser.add_argument("--kind", required=True, choices=KINDS, help="the vocabulary's trainer")
-    parser.add_argument(
-        "--vocab-size", type=int, required=True, help="total tokens written, specials included"
-    )
-    parser.add_argument(
-        "--character-coverage",
-        type=float,
-        default=None,
-        help="the share of the sample's character occurrences the alphabet covers (default: wordpiece "
+@dataclasses.dataclass(frozen=True)
+class Trainer:
+    """The trainer and the settings both kinds have (`--character-coverage` defaults by kind); the profile's
+    `vocab:` section declares the same three itself (pipeline/profile/schema.py)."""
+
+    kind: str = dataclasses.field(metadata={CHOICES: KINDS, HELP: "the vocabulary's trainer"})
+    vocab_size: int = dataclasses.field(metadata={HELP: "total tokens written, specials included"})
+    character_coverage: float | None = dataclasses.field(default=None, metadata={HELP: (
+        "the share of the sample's character occurrences the alphabet covers (default: wordpiece "
         f"{default_of(WordPieceConfig, 'character_coverage')}, every Hangul syllable of the sample kept; "
-        f"sentencepiece {default_of(SentencePieceConfig, 'character_coverage')})",
-    )
+        f"sentencepiece {default_of(SentencePieceConfig, 'character_coverage')})")})
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags made from `Trainer`, `TrainVocabJob` and each trainer's config (the help is on their fields),
+    the trainers' in a group of their own."""
+    add_flags(parser, Trainer)
     add_flags(parser, TrainVocabJob)
     add_flags(parser.add_argument_group("wordpiece"), WordPieceConfig, exclude=SHARED)
     add_flags(parser.add_argument_group("sentencepiece"), SentencePieceConfig, exclude=SHARED)
@@ -46,11 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def job_from_args(args: argparse.Namespace) -> TrainVocabJob:
     """The job the flags describe."""
-    trainer = WordPieceConfig if args.kind == "wordpiece" else SentencePieceConfig
-    coverage = args.character_coverage
+    chosen = from_flags(Trainer, args)
+    trainer = WordPieceConfig if chosen.kind == "wordpiece" else SentencePieceConfig
+    coverage = chosen.character_coverage
     if coverage is None:
         coverage = default_of(trainer, "character_coverage")
-    config = from_flags(trainer, args, vocab_size=args.vocab_size, character_coverage=coverage)
+    config = from_flags(trainer, args, vocab_size=chosen.vocab_size, character_coverage=coverage)
     return from_flags(TrainVocabJob, args, config=config)
 
 

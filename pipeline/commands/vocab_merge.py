@@ -13,10 +13,12 @@ specials it lacks are appended after its pieces (`with_bert_specials`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
+from kcorpus.pipeline.profile.flags import HELP, POSITIONAL, add_flags, from_flags
 from kcorpus.transforms.vocab.checks import jamo_tokens, strip_marker, visible_jamo
 from kcorpus.transforms.vocab.files import (
     SENTENCEPIECE,
@@ -32,30 +34,40 @@ from kcorpus.transforms.vocab.merge import MergeResult, merge_vocabs
 from kcorpus.transforms.vocab.spm_model import append_pieces, bpe_reachable, with_bert_specials
 
 
+@dataclasses.dataclass(frozen=True)
+class VocabMergeJob:
+    """What `kcorpus vocab-merge` does: each field is a flag (pipeline/profile/flags.py), its help here."""
+
+    base: str = dataclasses.field(metadata={
+        POSITIONAL: True, HELP: "any vocab: dir, vocab.txt, tokenizer.json or .model (SentencePiece)"})
+    other: str = dataclasses.field(metadata={
+        POSITIONAL: True, HELP: "any vocab: dir, vocab.txt, tokenizer.json or .model"})
+    out: str = dataclasses.field(metadata={HELP: "output directory"})
+    model_max_length: int = dataclasses.field(default=512, metadata={HELP: "written to tokenizer_config.json"})
+    allow_jamo: bool = dataclasses.field(default=False, metadata={
+        HELP: "append tokens of several characters with conjoining jamo (decomposed text)"})
+    overwrite: bool = dataclasses.field(default=False, metadata={HELP: "replace a previous vocab-merge in --out"})
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("base", help="any vocab: dir, vocab.txt, tokenizer.json or .model (SentencePiece)")
-    parser.add_argument("other", help="any vocab: dir, vocab.txt, tokenizer.json or .model")
-    parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--model-max-length", type=int, default=512, help="written to tokenizer_config.json")
-    parser.add_argument("--allow-jamo", action="store_true",
-                        help="append tokens of several characters with conjoining jamo (decomposed text)")
-    parser.add_argument("--overwrite", action="store_true", help="replace a previous vocab-merge in --out")
+    """The job's flags, made from `VocabMergeJob`."""
+    add_flags(parser, VocabMergeJob)
 
 
 def main(args: argparse.Namespace) -> int:
     from kcorpus.pipeline.preflight import check, output_problem
 
-    check([output_problem(args.out)])
+    job = from_flags(VocabMergeJob, args)
+    check([output_problem(job.out)])
     try:
-        result = merge(args.base, args.other, args.out, model_max_length=args.model_max_length,
-                       allow_jamo=args.allow_jamo, overwrite=args.overwrite)
+        result = merge(job)
     except (ValueError, FileNotFoundError) as error:
         print(f"kcorpus vocab-merge: error: {error}", file=sys.stderr)
         return 2
     if "added_specials" in result:
-        print(f"kcorpus vocab-merge: notice: {args.base} lacks BERT's special tokens: {result['added_specials']}",
+        print(f"kcorpus vocab-merge: notice: {job.base} lacks BERT's special tokens: {result['added_specials']}",
               file=sys.stderr)
-    print(f"{result['size']} tokens ({result['appended']} appended) in {args.out}", file=sys.stderr)
+    print(f"{result['size']} tokens ({result['appended']} appended) in {job.out}", file=sys.stderr)
     return 0
 
 
@@ -72,9 +84,10 @@ def spm_model_path(path: str) -> str:
     raise ValueError(f"{path}: a SentencePiece BASE needs its .model file (spm.model) to append pieces to")
 
 
-def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: int = 512,
-          allow_jamo: bool = False, overwrite: bool = False) -> dict:
-    plan = check_output(out_dir, "vocab-merge", [base_path, other_path], overwrite=overwrite)
+def merge(job: VocabMergeJob) -> dict:
+    """Write the merged vocabulary to `job.out`; the merge's counts (what the manifest's `merge` holds)."""
+    base_path, other_path, out_dir = job.base, job.other, job.out
+    plan = check_output(out_dir, "vocab-merge", [base_path, other_path], overwrite=job.overwrite)
     base = load_vocab(base_path)
     base_tokens = base.tokens
     proto = added = None
@@ -88,15 +101,15 @@ def merge(base_path: str, other_path: str, out_dir: str, *, model_max_length: in
     other = load_vocab(other_path)
     result = merge_vocabs(base_tokens, other.tokens, other_is_sentencepiece=other.kind == SENTENCEPIECE,
                           base_is_sentencepiece=proto is not None)
-    _refuse_decomposed(result, allow_jamo)
+    _refuse_decomposed(result, job.allow_jamo)
     if proto is not None and read_spm_model(proto).model_type == "bpe":
         result = result.keep_appended(bpe_reachable(base_tokens, result.tokens[result.base_size :]))
     with claim_output(plan):
         if proto is not None:
             written = write_sentencepiece_dir(out_dir, append_pieces(proto, result.tokens[result.base_size :]),
-                                              model_max_length=model_max_length)
+                                              model_max_length=job.model_max_length)
         else:
-            written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=model_max_length)
+            written = write_wordpiece_dir(out_dir, result.tokens, model_max_length=job.model_max_length)
         counts = {"base": base_path, "other": other_path, "other_kind": other.kind, **result.counts()}
         if added is not None and added.notice():
             counts["added_specials"] = added.notice()

@@ -29,19 +29,24 @@ class PackJob:
     )
     out: str = dataclasses.field(metadata={"help": "output directory (local or gs://)"})
     pack: PackConfig = dataclasses.field(default_factory=PackConfig)
-    input_format: str = dataclasses.field(default="auto", metadata={"choices": ("auto", *LAYOUTS)})
+    input_format: str = dataclasses.field(default="auto", metadata={"choices": ("auto", *LAYOUTS), "help": (
+        "the corpus layout to read: docs/ (documents) or text/ (sentence lines); auto: docs/ if present, "
+        "else text/"
+    )})  # fmt: skip
     validation_fraction: float = dataclasses.field(default=0.01, metadata={"help": (
         "share of documents (by a hash of the id) in validation/; 0 writes train only"
     )})  # fmt: skip
     num_shards: int | None = dataclasses.field(
         default=None, metadata={"help": "train shards (default: from --shard-size-mb)"}
     )
-    num_validation_shards: int | None = None
+    num_validation_shards: int | None = dataclasses.field(
+        default=None, metadata={"help": "validation shards (default: from --shard-size-mb)"}
+    )
     shard_size_mb: float = dataclasses.field(default=256.0, metadata={"help": "approximate shard size"})
-    cls_token: str = "[CLS]"
-    sep_token: str = "[SEP]"
-    pad_token: str = "[PAD]"
-    mask_token: str = "[MASK]"
+    cls_token: str = dataclasses.field(default="[CLS]", metadata={"help": "the tokenizer's classifier token"})
+    sep_token: str = dataclasses.field(default="[SEP]", metadata={"help": "the tokenizer's separator token"})
+    pad_token: str = dataclasses.field(default="[PAD]", metadata={"help": "the tokenizer's padding token"})
+    mask_token: str = dataclasses.field(default="[MASK]", metadata={"help": "the tokenizer's mask token"})
     batch_documents: int = dataclasses.field(default=1024, metadata=NO_FLAG)
     batch_bytes: int = dataclasses.field(default=1 << 18, metadata=NO_FLAG)
     rows_per_batch: int = dataclasses.field(default=arrow_shards.ROWS_PER_BATCH, metadata=NO_FLAG)

@@ -85,3 +85,20 @@ def test_a_flag_named_otherwise_an_older_name_kept_and_a_field_left_out():
     for flag in ("--num-unused", "--unused"):
         args = p.parse_args(["--input", "a", "b", flag, "3"])
         assert from_flags(Named, args, vocab_size=5) == Named(("a", "b"), num_unused=3, vocab_size=5)
+
+
+@dataclasses.dataclass(frozen=True)
+class Filter:
+    files: tuple[str, ...] = dataclasses.field(default=(), metadata={"positional": True, "metavar": "FILE"})
+    option: tuple[str, ...] = dataclasses.field(default=(), metadata={"repeat": True, "metavar": "KEY=VALUE"})
+    fmt: str = dataclasses.field(default="text", metadata={"name": "format", "choices": ("text", "jsonl")})
+
+
+def test_a_repeated_flag_a_positional_that_may_be_empty_and_a_placeholder():
+    p = argparse.ArgumentParser(prog="t")
+    add_flags(p, Filter)
+    assert from_flags(Filter, p.parse_args([])) == Filter()
+    args = p.parse_args(["a", "b", "--option", "x=1", "--option", "y=2", "--format", "jsonl"])
+    assert from_flags(Filter, args) == Filter(("a", "b"), ("x=1", "y=2"), "jsonl")
+    assert from_flags(Filter, p.parse_args([])).option == ()  # the default is not appended to across parses
+    assert "t [-h] [--option KEY=VALUE] [--format {text,jsonl}] [FILE ...]" in p.format_usage()

@@ -373,7 +373,7 @@ def test_cli_splits_beam_args_and_reports_errors(project: Path, monkeypatch, cap
         "out": str(project / "runs/sample"),
         "beam_args": ["--runner", "DataflowRunner", "--project", "p"],
         "force": True,
-        "only": ["corpus", "vocab"],
+        "only": ("corpus", "vocab"),
     }
     assert cli.main(["run", str(project / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
