@@ -33,7 +33,7 @@ from kcorpus.pipeline.corpus.steps import (
     flat,
     unit_sources,
 )
-from kcorpus.pipeline.corpus.units import UNITS_DIR
+from kcorpus.pipeline.corpus.units import UNITS_DIR, UnitsPlan
 from kcorpus.pipeline.options import is_local
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.stage_metrics import report_stages
@@ -112,41 +112,6 @@ def plan_build_units(config: CorpusConfig) -> list[Any]:
     return plan_units(unit_sources(config), build_identity(config, __version__, evals))
 
 
-class UnitsPlan:
-    """A build's input units, how many an earlier run finished (`reused`: the console line), and what is
-    left of the units folder once the build completes (`finish`)."""
-
-    def __init__(self, config: CorpusConfig, folder: str, keep: bool, batch_size: int) -> None:
-        from kcorpus.pipeline.corpus.units import Unit, finished_batches, finished_keys
-
-        self.folder, self.keep = folder, keep
-        self.units = plan_build_units(config)
-        planned = [u for _, u in self.units if isinstance(u, Unit)]
-        finished = finished_keys(folder)
-        done = [
-            u
-            for u in planned
-            if u.key in finished or (u.end < 0 and finished_batches(folder, u.key, batch_size, finished))
-        ]
-        self.keys = {u.key for u in planned}
-        self.reused = ""
-        if done:
-            share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in planned), 1)
-            self.reused = (
-                f"reused {len(done)} of {len(planned)} input units ({share:.0%} of input bytes) "
-                f"from an earlier run ({folder})"
-            )
-
-    def finish(self) -> None:
-        """Removes the units folder, or keeps only this build's units in it (`keep`)."""
-        from kcorpus.pipeline.corpus.units import prune_units
-
-        if not self.keep:
-            _remove_tree(self.folder)
-        elif FileSystems.exists(self.folder):
-            prune_units(self.folder, self.keys)
-
-
 def _remove_tree(path: str) -> None:
     """Delete a temporary directory's files (and the directory itself where the filesystem has one)."""
     files = [m.path for r in FileSystems.match([f"{path}/**"]) for m in r.metadata_list]
@@ -200,7 +165,8 @@ def run_build(
     if config.dedup.decontaminate.enabled:
         check_eval_paths(config.dedup.decontaminate)
     with claim_output(plan):
-        units = UnitsPlan(config, units_dir or f"{out_dir}/{UNITS_DIR}", keep_units, batch_size)
+        folder = units_dir or f"{out_dir}/{UNITS_DIR}"
+        units = UnitsPlan(plan_build_units(config), folder, keep_units, batch_size)
         stats = _run_pipeline(
             config, out_dir, list(beam_args), local_mode, batch_size, reshuffle, profile_stages, units
         )

@@ -20,6 +20,9 @@ A rerun replays a finished unit's outputs instead of reading and preparing it ag
 The units folder is `<out>/.kcorpus-units` for `kcorpus build-corpus` (removed when the build completes, unless
 `--keep-units`) and `<run>/.kcorpus-units/corpus` for `kcorpus run` (kept, so that a new file in a source reuses
 the others' work); a completed build deletes the units it did not use.
+
+`kcorpus pack` commits its tokenizing in units of the same design through these helpers (pipeline/pack/units.py:
+ranges of corpus shards, its own result type and identity).
 """
 
 from __future__ import annotations
@@ -51,11 +54,17 @@ RANGES_PER_FILE = 4
 FORMAT = 1
 
 
+def unit_bytes(size: int, max_bytes: int = MAX_UNIT_BYTES) -> int:
+    """The size of the units of a file of `size` bytes: about `RANGES_PER_FILE` of them, at least
+    `MIN_UNIT_BYTES` and at most `max_bytes` (pack's units are larger: pipeline/pack/units.py)."""
+    return min(max_bytes, max(MIN_UNIT_BYTES, -(-size // RANGES_PER_FILE)))
+
+
 def unit_ranges(size: int, splittable: bool) -> list[tuple[int, int]]:
     """`(start, end)` ranges of a file of `size` bytes; `(0, -1)` is the whole file (not splittable)."""
     if not splittable or size <= 0:
         return [(0, -1)]
-    step = min(MAX_UNIT_BYTES, max(MIN_UNIT_BYTES, -(-size // RANGES_PER_FILE)))
+    step = unit_bytes(size)
     return [(start, min(start + step, size)) for start in range(0, size, step)]
 
 
@@ -146,19 +155,25 @@ class UnitResult:
     examples: list[Any] = dataclasses.field(default_factory=list)
     nbytes: int = 0
 
+    def data_files(self) -> set[str]:
+        """The data files its spans lie in (a finished unit whose data file is gone is done again)."""
+        return {s.path for _, _, s in self.runs} | {s.path for s in self.meta if isinstance(s, RunSpan)}
+
 
 class UnitWriter:
     """Writes one unit's data file under a temporary name: sorted runs and dedup-key batches as spans of blocks
-    (`external_sort`), then `commit` renames it and writes the completion marker."""
+    (`external_sort`), then `commit` renames it and writes the completion marker with `result` (a
+    `UnitResult`, or pack's `PackUnitResult`: any object with `data_files()`)."""
 
-    def __init__(self, folder: str, key: str) -> None:
+    def __init__(self, folder: str, key: str, result: Any = None) -> None:
         self.folder, self.key = folder, key
         self.path = fs.join(folder, key + DATA_SUFFIX)
         self.tmp = fs.join(folder, f".{key}{DATA_SUFFIX}.tmp-{uuid.uuid4().hex[:12]}")
-        self.result = UnitResult()
+        self.result = UnitResult() if result is None else result
         self._writer = BlockWriter(self.tmp)
 
-    def _append(self, blocks: Iterable[Any]) -> RunSpan:
+    def append(self, blocks: Iterable[Any]) -> RunSpan:
+        """Blocks appended to the data file: the span they take there."""
         start = self._writer.offset
         with naming(self.tmp):
             for block in blocks:
@@ -167,12 +182,12 @@ class UnitWriter:
 
     def add_run(self, kind: str, shard: int, records: list[RunRecord]) -> None:
         """One sorted run of a shard (sorted here)."""
-        self.result.runs.append((kind, shard, self._append(RECORDS.blocks(sorted(records)))))
+        self.result.runs.append((kind, shard, self.append(RECORDS.blocks(sorted(records)))))
 
     def add_meta(self, batch: list[Any]) -> None:
-        self.result.meta.append(self._append([batch]))
+        self.result.meta.append(self.append([batch]))
 
-    def commit(self) -> UnitResult:
+    def commit(self) -> Any:
         """Renames the data file into place, then writes the completion marker `<key>.done`."""
         if self._writer.opened:
             self._writer.close()
@@ -184,8 +199,8 @@ class UnitWriter:
         return self.result
 
 
-def load_unit(folder: str, key: str) -> UnitResult | None:
-    """A finished unit's result, or None when it is not finished (or unreadable: it is done again)."""
+def load_unit(folder: str, key: str, kind: type = UnitResult) -> Any:
+    """A finished unit's result (a `kind`), or None when it is not finished (or unreadable: it is done again)."""
     path = fs.join(folder, key + DONE_SUFFIX)
     try:
         version, result = pickle.loads(fs.read_bytes(path))
@@ -193,20 +208,15 @@ def load_unit(folder: str, key: str) -> UnitResult | None:
         return None
     except (OSError, EOFError, ValueError, TypeError, AttributeError, pickle.UnpicklingError):
         return None
-    if version != FORMAT or not isinstance(result, UnitResult):
+    if version != FORMAT or not isinstance(result, kind):
         return None
-    missing = {s.path for _, _, s in result.runs} | {s.path for s in result.meta if isinstance(s, RunSpan)}
-    return result if all(fs.exists(p) for p in missing) else None
+    return result if all(fs.exists(p) for p in result.data_files()) else None
 
 
-def finished_keys(folder: str) -> set[str]:
-    """The keys of the units with a completion marker in `folder`."""
+def finished_keys(folder: str, suffix: str = DONE_SUFFIX) -> set[str]:
+    """The keys of the units with a completion marker (or another file ending in `suffix`) in `folder`."""
     return (
-        {
-            name[: -len(DONE_SUFFIX)]
-            for name in fs.list_files(folder)
-            if name.endswith(DONE_SUFFIX) and "/" not in name
-        }
+        {name[: -len(suffix)] for name in fs.list_files(folder) if name.endswith(suffix) and "/" not in name}
         if fs.folder_exists(folder)
         else set()
     )
@@ -222,6 +232,38 @@ def prune_units(folder: str, keep: Iterable[str]) -> int:
         fs.delete_file(fs.join(folder, name))
         removed += 1
     return removed
+
+
+class UnitsPlan:
+    """A command's planned units (`(x, Unit)` pairs; others are not units), how many an earlier run finished
+    (`reused`: the console line), and what is left of the units folder once the
+    command completes (`finish`: removed, or with `keep` only these units kept)."""
+
+    def __init__(self, units: list[Any], folder: str, keep: bool, batch_size: int) -> None:
+        self.folder, self.keep, self.units = folder, keep, units
+        planned = [u for _, u in units if isinstance(u, Unit)]
+        finished, cut = finished_keys(folder), finished_keys(folder, BATCHES_SUFFIX)
+        done = [
+            u
+            for u in planned
+            if u.key in finished or (u.key in cut and finished_batches(folder, u.key, batch_size, finished))
+        ]
+        self.keys = {u.key for u in planned}
+        self.done = len(done)
+        self.reused = ""
+        if done:
+            share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in planned), 1)
+            self.reused = (
+                f"reused {len(done)} of {len(planned)} input units ({share:.0%} of input bytes) "
+                f"from an earlier run ({folder})"
+            )
+
+    def finish(self) -> None:
+        """Removes the units folder, or keeps only these units in it (`keep`)."""
+        if not self.keep:
+            fs.delete_tree(self.folder)
+        elif fs.folder_exists(self.folder):
+            prune_units(self.folder, self.keys)
 
 
 def eval_fingerprint(patterns: Sequence[str]) -> list[tuple[str, int, float]]:

@@ -13,8 +13,9 @@ from typing import Any
 from kcorpus.pipeline.outputs import folders
 
 MARKER_FILE = ".kcorpus-owned.json"
-# build-corpus's finished input units, kept between runs (pipeline/corpus/units.py): bookkeeping, never part
-# of an output, removed by the build that completes (or kept on purpose) and after a full disk.
+# build-corpus's and pack's finished input units, kept between runs (pipeline/corpus/units.py,
+# pipeline/pack/units.py): bookkeeping, never part of an output, removed by the command that completes (or
+# kept on purpose) and after a full disk.
 UNITS_ENTRY = ".kcorpus-units"
 
 _VOCAB_FILES = (

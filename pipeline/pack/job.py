@@ -65,6 +65,8 @@ class PackJob:
     profile_stages: bool = dataclasses.field(default=False, metadata={"help": (
         "print per-stage elements, bundles, largest bundle share and CPU; write <out>/stages.json"
     )})  # fmt: skip
+    # where finished input units wait for a rerun (pipeline/pack/units.py); None: `<out>/.kcorpus-units`
+    units_dir: str | None = dataclasses.field(default=None, metadata=NO_FLAG)
     allow_longer_than_model: bool = dataclasses.field(default=False, metadata={"help": (
         "allow --max-length above the tokenizer's model_max_length (tokenizer_config.json)"
     )})  # fmt: skip

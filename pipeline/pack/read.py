@@ -1,8 +1,7 @@
-"""`ReadCorpus`: the files of a build-corpus output -> batches of documents, unusable lines dead-lettered.
-
-Files are read in byte ranges of whole lines (`line_ranges`, about eight per local worker), so that a corpus of
-fewer files than workers still spreads its reading and tokenizing over every worker without a shuffle of
-its text; records and line numbers are those of one pass over each file.
+"""The files of a build-corpus output: found (`resolve_corpus`), read in ranges of whole lines
+(`read_corpus_range`, records and line numbers those of one pass over the file), batched for the tokenizer
+(`batch_documents`); `ReadCorpus` spreads the pack's input units (pipeline/pack/units.py) over the workers,
+and, for a corpus of few units, cuts them into batch units spread again.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,10 +18,9 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from kcorpus.pipeline import (
-    filesystems,  # noqa: F401  (registers remote paths with transforms.files)
-    progress,
-)
+from kcorpus.pipeline import filesystems as fs  # (registers remote paths with transforms.files)
+from kcorpus.pipeline import progress
+from kcorpus.pipeline.corpus.units import DONE_SUFFIX, BatchUnit, Unit, batch_key, write_batch_count
 from kcorpus.pipeline.pack.job import PackJob
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms import files
@@ -35,7 +32,7 @@ from kcorpus.transforms.corpus_layout import (
     docs_shard,
     text_shard,
 )
-from kcorpus.transforms.pack.corpus_files import line_ranges, parse_corpus_bytes
+from kcorpus.transforms.pack.corpus_files import parse_corpus_bytes
 from kcorpus.transforms.record import DeadLetter, Document
 
 log = logging.getLogger(__name__)
@@ -123,35 +120,17 @@ def listed_shards(corpus: str, layout: str, stats: dict[str, Any], matched: list
     return listed
 
 
-# Byte ranges a corpus file is read in: about RANGES_PER_WORKER per local worker, within these bounds.
-RANGES_PER_WORKER = 8
-MIN_RANGE_BYTES = 256 << 10
-MAX_RANGE_BYTES = 64 << 20
-
-
-def range_bytes_for(total_bytes: int, options: PipelineOptions) -> int:
-    """The size of the ranges corpus files are read in: the largest on a distributed runner."""
-    if options.view_as(StandardOptions).runner is not None:
-        return MAX_RANGE_BYTES
-    workers = options.view_as(DirectOptions).direct_num_workers or 1
-    return int(min(MAX_RANGE_BYTES, max(MIN_RANGE_BYTES, total_bytes / (RANGES_PER_WORKER * workers))))
-
-
-def estimated_ranges(corpus: CorpusInput, range_bytes: int) -> int:
-    """About how many ranges `ReadCorpus` reads (at least one per file)."""
-    return max(len(corpus.files), math.ceil(corpus.total_bytes / range_bytes))
-
-
-def spread_batches(job: PackJob, num_ranges: int, options: PipelineOptions) -> bool:
-    """Whether to reshuffle document batches between reading and tokenizing. `auto`: only when the local
-    runner has fewer than two ranges per worker (ranges are read one per worker, so with enough of them
-    the read fuses with tokenizing and no text crosses a shuffle) or on a distributed runner."""
+def spread_batches(job: PackJob, num_units: int, options: PipelineOptions) -> bool:
+    """Whether to reshuffle document batches between reading and tokenizing (each batch then a unit of its
+    own). `auto`: only when the local runner has fewer than two input units per worker (units are read one
+    per worker, so with enough of them the read fuses with tokenizing and no text crosses a shuffle) or on a
+    distributed runner."""
     if job.reshuffle_batches != "auto":
         return job.reshuffle_batches == "always"
     if options.view_as(StandardOptions).runner is not None:
         return True
     workers = options.view_as(DirectOptions).direct_num_workers or 1
-    return num_ranges < 2 * workers
+    return num_units < 2 * workers
 
 
 def _lines_of_range(raw: Any, length: int) -> Iterator[bytes]:
@@ -201,68 +180,56 @@ def batch_documents(
 
 
 class ReadCorpus(beam.PTransform):
-    """Corpus files -> batches of documents, with unusable lines on the `dead_letter` output."""
+    """The pack's input units (`units.plan_units`) spread over the workers; with `spread`, each unit read and
+    cut into batch units (`BatchUnit`), spread again, with unusable lines on the `dead_letter` output."""
 
-    def __init__(self, corpus: CorpusInput, max_docs: int, max_bytes: int, spread: bool = True,
-                 range_bytes: int = MAX_RANGE_BYTES):
+    def __init__(self, units: list[Any], layout: str, units_dir: str, max_docs: int, max_bytes: int,
+                 spread: bool = False):
         super().__init__()
-        self._corpus = corpus
-        self._fn = _ParseFile(corpus.layout, max_docs, max_bytes)
-        self._spread = spread
-        self._range_bytes = range_bytes
+        self._units, self._spread = units, spread
+        self._cut = _CutUnits(layout, units_dir, max_docs, max_bytes, spread)
 
     def expand(self, pbegin):
-        plan = _PlanRanges(self._corpus.layout, self._range_bytes)
-        parsed = (
+        cut = (
             pbegin
-            | "ListFiles" >> beam.Create(list(self._corpus.files))
-            | "PlanRanges" >> beam.ParDo(Metered("PlanRanges", plan))
-            | "SpreadRanges" >> beam.Reshuffle()
-            | "ParseFiles" >> beam.ParDo(Metered("ParseFiles", self._fn)).with_outputs("dead_letter", main="batches")
+            | "ListUnits" >> beam.Create(self._units, reshuffle=False)
+            | "SpreadUnits" >> beam.Reshuffle()
+            | "CutUnits" >> beam.ParDo(Metered("CutUnits", self._cut)).with_outputs("dead_letter", main="units")
         )
-        batches = parsed.batches
+        units = cut.units
         if self._spread:
-            # spreads the batches of a few large files over all workers, at the cost of a shuffle of all text
-            batches = batches | "ReshuffleBatches" >> beam.Reshuffle()
-        return {"batches": batches, "dead_letter": parsed.dead_letter}
+            # spreads the batches of a few large units over all workers, at the cost of a shuffle of all text
+            units = units | "SpreadBatches" >> beam.Reshuffle()
+        return {"units": units, "dead_letter": cut.dead_letter}
 
 
-class _PlanRanges(beam.DoFn):
-    """A corpus file -> `(path, start, end, first line)` ranges of whole lines."""
+class _CutUnits(beam.DoFn):
+    """`(first line, Unit)` -> itself, or with `spread` its batches as `(0, BatchUnit)` (a finished batch
+    without its documents) and its unusable lines as dead letters; records each unit's batch count."""
 
-    def __init__(self, layout: str, range_bytes: int):
-        self._layout = layout
-        self._range_bytes = range_bytes
-
-    def process(self, path: str):
-        if files.is_compressed(path):
-            yield path, 0, -1, 1
-            return
-        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
-            for start, end, first_line in line_ranges(raw, self._layout, self._range_bytes):
-                yield path, start, end, first_line
-
-
-class _ParseFile(beam.DoFn):
-    def __init__(self, layout: str, max_docs: int, max_bytes: int):
-        self._layout = layout
-        self._max_docs = max_docs
-        self._max_bytes = max_bytes
-        self._read = Metrics.counter("pack", "pack:documents:read")
+    def __init__(self, layout: str, units_dir: str, max_docs: int, max_bytes: int, spread: bool):
+        self._layout, self._units_dir, self._spread = layout, units_dir, spread
+        self._max_docs, self._max_bytes = max_docs, max_bytes
         self._dead = Metrics.counter("pack", "pack:documents:dead_letter")
 
-    def process(self, element: tuple[str, int, int, int]):
-        path, start, end, first_line = element
-        records = read_corpus_range(path, self._layout, start, end, first_line)
+    def process(self, element: tuple[int, Unit]):
+        if not self._spread:
+            yield element
+            return
+        first_line, unit = element
+        records = read_corpus_range(unit.path, self._layout, unit.start, unit.end, first_line)
+        count = 0
         for item in batch_documents(records, self._max_docs, self._max_bytes):
             if isinstance(item, DeadLetter):
                 self._dead.inc()
                 yield beam.pvalue.TaggedOutput("dead_letter", item)
-            else:
-                self._read.inc(len(item))
-                yield item
-                progress.add("read", records=len(item))
-        progress.add("read", nbytes=progress.range_bytes(path, start, end))
+                continue
+            key = batch_key(unit.key, self._max_docs, count)
+            done = fs.exists(fs.join(self._units_dir, key + DONE_SUFFIX))
+            yield 0, BatchUnit(key, None if done else item)
+            count += 1
+        write_batch_count(self._units_dir, unit.key, self._max_docs, count)
+        progress.add("read", nbytes=progress.range_bytes(unit.path, unit.start, unit.end))
 
     def finish_bundle(self):
         progress.flush()

@@ -1,14 +1,16 @@
 """Pack's sorted runs: how a shard's rows or documents reach its writer in bounded memory (an external sort).
 
 A worker buffers what it made for every shard (packed rows in the `pair` and `single` layouts, tokenized
-documents in the others) and, once the buffer holds `spill_bytes` or the bundle ends, writes each shard's part
-as one run file: sorted by (document id, tie key) (the chunks of rows, each in order already, are merged, so a
+documents in the others) and, once the buffer holds `spill_bytes` or its input unit ends, writes each shard's
+part as one run: sorted by (document id, tie key) (the chunks of rows, each in order already, are merged, so a
 spill copies one block at a time), in pickled blocks of about `BLOCK_BYTES`, each block ending at a document's
 end. Only `(shard, RunRef)` crosses the GroupByKey, so neither the local runner's launcher nor
 a Dataflow shuffle ever holds rows. A shard's writer merges its runs (`merge_runs`: a block per run in memory);
 when a shard has more than `fan_in` runs, groups of them are merged into longer runs first (`reduce_runs`,
 the passes of an external merge sort), so a writer holds at most `fan_in` blocks whatever the corpus size.
-Runs live in the pack's temporary folder (`.tmp-pack-*` in `--out`, local or `gs://`), which the run removes.
+A worker's runs are spans of its input unit's data file (`<out>/.kcorpus-units`, pipeline/pack/units.py), kept
+until the pack completes so that a rerun replays them; the runs of the merge passes live in the pack's temporary
+folder (`.tmp-pack-*` in `--out`, local or `gs://`), which the run removes.
 The files, the merge and its passes are pipeline/external_sort.py's; this module says what a run holds
 (`ROWS`, `DOCS`) and how a worker buffers it.
 
@@ -22,10 +24,10 @@ import collections
 import dataclasses
 import functools
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from kcorpus.pipeline.external_sort import RunCodec, run_path, write_run
+from kcorpus.pipeline.external_sort import Run, RunCodec, run_path, write_run
 from kcorpus.transforms.pack.blocks import WireDoc
 from kcorpus.transforms.pack.chunks import PackedChunk, concat_chunks, doc_rows, tie_key
 from kcorpus.transforms.pack.stats import PackStats
@@ -40,9 +42,10 @@ DocKey = tuple[str, bytes]
 
 @dataclasses.dataclass(frozen=True)
 class RunRef:
-    """A run file and, for runs of rows, the stats of its rows and documents (None for runs of documents)."""
+    """A run (a file, or a span of a pack unit's data file) and, for runs of rows, the stats of its rows and
+    documents (None for runs of documents)."""
 
-    path: str
+    path: Run
     stats: PackStats | None = None
 
 
@@ -54,12 +57,19 @@ def wire_bytes(item: PackedChunk | WireDoc) -> int:
     return len(item[1]) + len(item[2]) + (len(item[4]) if item[4] is not None else 0)
 
 
-class SpillBuffer:
-    """A worker's rows (`PackedChunk`s) or documents (`WireDoc`s) per shard, written as sorted runs under
-    `folder` once they hold `limit` bytes (`add`) or when asked (`flush`)."""
+# Where a buffer's runs go: (sorted records, codec) -> the run written.
+RunSink = Callable[[Iterable[Any], RunCodec], Run]
 
-    def __init__(self, folder: str, kind: RunCodec, limit: int = SPILL_BYTES, max_length: int = 0):
+
+class SpillBuffer:
+    """A worker's rows (`PackedChunk`s) or documents (`WireDoc`s) per shard, written as sorted runs once they
+    hold `limit` bytes (`add`) or when asked (`flush`): run files under `folder`, or to `sink` (a pack unit's
+    data file, pipeline/pack/units.py)."""
+
+    def __init__(self, folder: str, kind: RunCodec, limit: int = SPILL_BYTES, max_length: int = 0,
+                 sink: RunSink | None = None):
         self.folder, self.kind, self.limit, self.max_length = folder, kind, limit, max_length
+        self.sink = sink or self._run_file
         self._items: dict[Any, list] = collections.defaultdict(list)
         self._bytes = 0
 
@@ -74,17 +84,20 @@ class SpillBuffer:
         refs = []
         for shard in sorted(self._items):
             items = self._items[shard]
-            path = run_path(self.folder)
             if self.kind == ROWS:  # each chunk is in order already: merged, not concatenated and sorted
-                write_run(path, heapq.merge(*(chunk_entries(c) for c in items), key=_key), ROWS)
+                run = self.sink(heapq.merge(*(chunk_entries(c) for c in items), key=_key), ROWS)
                 stats = functools.reduce(PackStats.merge, (c.stats(self.max_length) for c in items), PackStats())
-                refs.append((shard, RunRef(path, stats)))
+                refs.append((shard, RunRef(run, stats)))
             else:
-                write_run(path, sorted(((d[0], tie_key(d[1])), d) for d in items), DOCS)
-                refs.append((shard, RunRef(path)))
+                refs.append((shard, RunRef(self.sink(sorted(((d[0], tie_key(d[1])), d) for d in items), DOCS))))
         self._items.clear()
         self._bytes = 0
         return refs
+
+    def _run_file(self, records: Iterable[Any], codec: RunCodec) -> str:
+        path = run_path(self.folder)
+        write_run(path, records, codec)
+        return path
 
 
 def doc_blocks(docs: Iterable[tuple[str, bytes, WireDoc]]) -> Iterator[list[tuple[str, bytes, WireDoc]]]:

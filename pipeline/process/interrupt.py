@@ -163,7 +163,7 @@ def closing_line(err: BaseException | None = None) -> tuple[str, int]:
         line += f" during {state.activity}"
     if state.command == "run":
         line += "; the finished stages are kept: run the same command to resume"
-    elif folders and state.command == "build-corpus":
+    elif folders and state.command in ("build-corpus", "pack"):  # both commit their work in input units
         line += f"; {folders[-1]} is left unfinished: the same command resumes it from its finished input units"
     elif folders:
         line += f"; {folders[-1]} is left unfinished: the same command starts it over"

@@ -309,7 +309,8 @@ class VocabReportSection(_VocabReportFields):  # type: ignore[misc, valid-type]
 
 
 _PackFields = _section(
-    "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite", "profile_stages"), check=False,
+    "_PackFields", PackJob, exclude=("corpus", "tokenizer", "out", "pack", "overwrite", "profile_stages", "units_dir"),
+    check=False,
     **{**fields_of(PackConfig), "layout": _choice(PackConfig, "layout", LAYOUTS),
        "nsp_rule": _choice(PackConfig, "nsp_rule", NSP_RULES)},
     input_format=_choice(PackJob, "input_format", ("auto", *CORPUS_LAYOUTS)),

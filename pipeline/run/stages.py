@@ -53,13 +53,15 @@ class Stage:
     beam: bool = False
 
 
-def corpus_units_dir(stage_out: str) -> str:
-    """Where the corpus stage keeps its input units between runs: `<run>/.kcorpus-units/corpus`, beside the
-    stage folders (a new file in a source then reuses the others' units; `pipeline/corpus/units.py`)."""
+def units_dir(stage_out: str, stage: str) -> str:
+    """Where a stage keeps its input units between runs: `<run>/.kcorpus-units/<stage>`, beside the stage
+    folders (which a stage's start empties): the corpus stage's, kept, so that a new file in a source reuses
+    the others' units (`pipeline/corpus/units.py`); the pack stage's, until it completes
+    (`pipeline/pack/units.py`), so that a killed run's pack replays them."""
     from kcorpus.pipeline.corpus.units import UNITS_DIR
 
     run_dir = stage_out.rstrip("/").rsplit("/", 1)[0]
-    return fs.join(run_dir, UNITS_DIR, "corpus")
+    return fs.join(run_dir, UNITS_DIR, stage)
 
 
 def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) -> list[str]:
@@ -119,7 +121,7 @@ def plan_stages(profile: Profile) -> list[Stage]:
     stages = [
         Stage(
             "corpus", "build-corpus", (), profile.model_dump(mode="json", include=CORPUS_SECTIONS),
-            lambda dirs, out: BuildCorpusJob(corpus, out, units_dir=corpus_units_dir(out), keep_units=True),
+            lambda dirs, out: BuildCorpusJob(corpus, out, units_dir=units_dir(out, "corpus"), keep_units=True),
             inputs=(*(p for source in corpus.sources for p in source.paths), *corpus.dedup.decontaminate.paths),
             beam=True,
         ),
@@ -137,7 +139,9 @@ def plan_stages(profile: Profile) -> list[Stage]:
         ))  # fmt: skip
     stages.append(Stage(
         "pack", "pack", ("corpus", "vocab"), pack.model_dump(mode="json"),
-        lambda dirs, out: pack.job(dirs["corpus"], dirs["vocab"], out), beam=True,
+        lambda dirs, out: dataclasses.replace(
+            pack.job(dirs["corpus"], dirs["vocab"], out), units_dir=units_dir(out, "pack")),
+        beam=True,
     ))  # fmt: skip
     return stages
 

@@ -22,7 +22,8 @@ from kcorpus.pipeline.cli import main
 from kcorpus.pipeline.corpus import audit
 from kcorpus.pipeline.corpus.read import ReadDocuments
 from kcorpus.pipeline.corpus.read_batches import ReadBatches
-from kcorpus.pipeline.pack.read import _PlanRanges, read_corpus_range
+from kcorpus.pipeline.pack.read import read_corpus_range
+from kcorpus.pipeline.pack.units import file_ranges
 from kcorpus.transforms.readers import read_file
 from kcorpus.transforms.vocab.sample import read_sample
 from testdata_paths import TESTDATA
@@ -135,7 +136,7 @@ def test_pack_and_audit_read_compressed_corpus_files(tmp_path):
     assert len(expected) == 40
     for kind in ("gz", "zst", "magic"):
         path = str(variant(tmp_path, kind, "docs-00000-of-00001.jsonl", docs))
-        assert list(_PlanRanges("docs", 100).process(path)) == [(path, 0, -1, 1)]
+        assert file_ranges(path, "docs", len(docs)) == [(0, -1, 1)]  # one unit, read whole
         assert [(d.id, d.text) for d in read_corpus_range(path, "docs", 0, -1, 1)] == [
             (d.id, d.text) for d in expected
         ]

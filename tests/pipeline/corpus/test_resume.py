@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import random
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +18,7 @@ import pytest
 from kcorpus.pipeline.commands.build_corpus import run
 from kcorpus.pipeline.corpus.units import DONE_SUFFIX, UNITS_DIR
 from kcorpus.pipeline.outputs.marker import is_bookkeeping, read_marker
+from kill_fixtures import after, once_files, run_and_kill
 from testdata_paths import TESTDATA
 
 SAMPLE = TESTDATA / "sample"
@@ -88,21 +87,6 @@ def finished_units(out: Path) -> int:
     return len(list((out / UNITS_DIR).glob(f"*{DONE_SUFFIX}")))
 
 
-def run_and_kill(argv: list[str], out: Path, after: float | None) -> bool:
-    """Starts a build in its own process group and kills the group with SIGKILL `after` seconds in, or (None)
-    as soon as a final shard file appears; False when the build ended first."""
-    proc = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    started = time.monotonic()
-    while proc.poll() is None:
-        writing = after is None and any((out / "docs").glob("*")) if (out / "docs").exists() else False
-        if writing or (after is not None and time.monotonic() - started >= after):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return True
-        time.sleep(0.005)
-    return False
-
-
 @pytest.mark.slow
 def test_kill_9_anywhere_then_the_same_command_gives_the_same_bytes(tmp_path):
     make_inputs(tmp_path / "in")
@@ -119,7 +103,7 @@ def test_kill_9_anywhere_then_the_same_command_gives_the_same_bytes(tmp_path):
     for i, moment in enumerate(moments):
         out = tmp_path / f"killed{i}"
         argv = command(config, out)
-        killed += run_and_kill(argv, out, moment)
+        killed += run_and_kill(argv, once_files(out / "docs") if moment is None else after(moment))
         done = finished_units(out) if out.exists() else 0
         if (read_marker(str(out)) or {}).get("state") != "complete":  # else killed after it finished
             rerun = subprocess.run(argv, check=False, capture_output=True, text=True)

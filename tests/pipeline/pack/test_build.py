@@ -312,7 +312,7 @@ def test_shards_without_documents_are_still_written_and_load(tmp_path, kcbert):
         assert rows == manifest["counts"]["splits"][split]["sequences"] == len(PackedDataset(tmp_path / "out" / split))
 
 
-def test_batches_are_reshuffled_only_when_files_are_too_few_to_spread(kcbert, tmp_path):
+def test_batches_are_reshuffled_only_when_units_are_too_few_to_spread(kcbert, tmp_path):
     from apache_beam.options.pipeline_options import PipelineOptions
 
     from kcorpus.pipeline.options import pipeline_options
@@ -326,27 +326,6 @@ def test_batches_are_reshuffled_only_when_files_are_too_few_to_spread(kcbert, tm
     assert spread_batches(job(tmp_path, kcbert, reshuffle_batches="always"), 100, local)
     with pytest.raises(ValueError, match="reshuffle_batches"):
         job(tmp_path, kcbert, reshuffle_batches="sometimes")
-
-
-def test_corpus_files_are_read_in_about_eight_ranges_per_worker():
-    from apache_beam.options.pipeline_options import PipelineOptions
-
-    from kcorpus.pipeline.pack.read import (
-        MAX_RANGE_BYTES,
-        MIN_RANGE_BYTES,
-        CorpusInput,
-        estimated_ranges,
-        range_bytes_for,
-    )
-
-    local16 = PipelineOptions(["--direct_num_workers=16"])
-    assert range_bytes_for(128 << 20, local16) == 1 << 20
-    assert range_bytes_for(1 << 20, local16) == MIN_RANGE_BYTES
-    assert range_bytes_for(1 << 40, local16) == MAX_RANGE_BYTES
-    assert range_bytes_for(1 << 20, PipelineOptions(["--runner=DataflowRunner"])) == MAX_RANGE_BYTES
-    corpus = CorpusInput("docs", ("a", "b", "c", "d"), 128 << 20)
-    assert estimated_ranges(corpus, 1 << 20) == 128
-    assert estimated_ranges(corpus, MAX_RANGE_BYTES) == 4
 
 
 def test_no_word_start_pack_has_no_column_and_the_same_rows(tmp_path, kcbert, packed):

@@ -175,6 +175,7 @@ def test_full_run_chains_the_stages_and_writes_manifests(project: Path) -> None:
     assert jobs["pack"] == PackJob(
         corpus=str(out / "corpus"), tokenizer=str(out / "vocab"), out=str(out / "pack.partial"),
         pack=PackConfig(max_length=64, single_segment_prob=0.1),
+        units_dir=str(out / ".kcorpus-units" / "pack"),  # beside the stage folders, removed when it completes
     )  # fmt: skip
     assert [beam_args for _, _, beam_args in fake.calls] == [["--direct_running_mode=in_memory"], [], [], [
         "--direct_running_mode=in_memory"]]  # fmt: skip
