@@ -51,7 +51,7 @@ OWNED_ENTRIES: dict[str, tuple[str, ...]] = {
         ".tmp-pack-*",
         _ATOMIC_TMP,
     ),
-    "train-vocab": _VOCAB_FILES,
+    "train-vocab": (*_VOCAB_FILES, ".tmp-train-vocab-*"),  # pipeline/vocab/text_pass.py's scratch folder
     "vocab-merge": _VOCAB_FILES,
     "vocab-report": ("report.json", "report.md", "report.html"),
     "audit": ("audit.json", "audit.md", "audit.html"),

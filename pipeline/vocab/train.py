@@ -12,9 +12,12 @@ So memory is the trainer's own, and the checks read the summary, whatever the co
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +25,8 @@ from typing import Any
 from kcorpus.pipeline import progress as progress_display
 from kcorpus.pipeline.outputs.claim import check_output, claim_output
 from kcorpus.pipeline.process import interrupt
+from kcorpus.pipeline.vocab.text_pass import SCRATCH_PREFIX, TrainingText, read_training_text
+from kcorpus.transforms.korean import is_conjoining_jamo
 from kcorpus.transforms.vocab.alphabet import Alphabet
 from kcorpus.transforms.vocab.checks import CheckReport, VocabCheckError, check_vocab, unk_rate
 from kcorpus.transforms.vocab.files import (
@@ -32,14 +37,14 @@ from kcorpus.transforms.vocab.files import (
     write_sentencepiece_dir,
     write_wordpiece_dir,
 )
-from kcorpus.transforms.vocab.sample import SentenceSample, expand_inputs, text_problem
-from kcorpus.transforms.vocab.text_summary import TextSummary, summarize
+from kcorpus.transforms.vocab.sample import expand_inputs, text_problem
+from kcorpus.transforms.vocab.text_ranges import written_sentences
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
     spm_pieces,
     train_sentencepiece,
-    train_wordpiece,
+    train_wordpiece_files,
 )
 
 logger = logging.getLogger(__name__)
@@ -124,26 +129,29 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     trainer_logs = not job.quiet and logger.isEnabledFor(logging.INFO)
     config = job.config
     started = time.perf_counter()
-    sample = SentenceSample(files, max_sentences=job.max_sentences, seed=job.seed)
-    text = _summary(job, sample.scan(progress, "read"))
-    if not sample.stats.sentences:
-        raise ValueError(f"no text in {files}")
-    if not sample.scan_was_sample:  # the scan summarized every sentence; the alphabet and checks want the sample's
-        text = _summary(job, sample.sentences(progress, "sample"))
     spm_processor = None
     alphabet = None
+    with _scratch(job.out) as scratch:
+        text = _read_text(job, files, scratch, progress, space_jamo=isinstance(config, WordPieceConfig))
+        if not text.stats.sentences:
+            raise ValueError(f"no text in {files}")
+        if isinstance(config, WordPieceConfig):
+            alphabet = config.alphabet(text.summary.char_counts)
+            if not alphabet.text_has_jamo and any(is_conjoining_jamo(c) for c in text.summary.char_counts):
+                # the only jamo are code points BERT's normalizer removes (unassigned): the trainer has always
+                # seen them unspaced (`train_wordpiece`), so the files are written again that way
+                text = _read_text(job, files, scratch, progress, space_jamo=False)
+            tokens = interrupt.in_thread(
+                train_wordpiece_files, text.files, config, alphabet=alphabet, progress=progress
+            )
+        else:
+            proto = interrupt.in_thread(_train_sentencepiece, text, config, progress=progress, logs=trainer_logs)
     if isinstance(config, WordPieceConfig):
-        alphabet = config.alphabet(text.char_counts)
-        tokens = interrupt.in_thread(
-            train_wordpiece,
-            sample.sentences(), config, alphabet=alphabet, length=len(sample), progress=progress,
-        )
         written = write_wordpiece_dir(job.out, tokens, model_max_length=job.model_max_length)
         tokenizer = wordpiece_tokenizer(tokens)
     else:
         import sentencepiece as spm
 
-        proto = interrupt.in_thread(_train_sentencepiece, sample, text, config, progress=progress, logs=trainer_logs)
         written = write_sentencepiece_dir(job.out, proto, model_max_length=job.model_max_length)
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
@@ -151,15 +159,34 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     trained_s = time.perf_counter() - started
     _warn_if_short(config.vocab_size, len(tokens))
     report = check_vocab(
-        tokenizer, job.kind, tokens, text,
+        tokenizer, job.kind, tokens, text.summary,
         allow_jamo=job.allow_jamo, spm_processor=spm_processor, progress=progress,
     )
-    manifest = _manifest(job, files, sample, text, alphabet, tokenizer, report, written, len(tokens))
+    manifest = _manifest(job, files, text, alphabet, tokenizer, report, written, len(tokens))
     write_json(os.path.join(job.out, "manifest.json"), manifest)
     logger.info("sampled and trained in %.1fs", trained_s)
     if report.errors:
         raise VocabCheckError("\n".join(report.errors))
     return manifest
+
+
+def _read_text(job: TrainVocabJob, files: list[str], scratch: str, progress: bool, *, space_jamo: bool) -> TrainingText:
+    spm = isinstance(job.config, SentencePieceConfig)
+    return read_training_text(
+        files, scratch, max_sentences=job.max_sentences, seed=job.seed, round_trip=job.round_trip_sentences,
+        max_sentence_bytes=job.config.max_sentence_length if spm else None, space_jamo=space_jamo, progress=progress,
+    )
+
+
+@contextlib.contextmanager
+def _scratch(out: str) -> Iterator[str]:
+    """A folder in `out` for the sample's files, removed after training (`--overwrite` removes one a killed run
+    left: `pipeline/outputs/marker.py`)."""
+    folder = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=out)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _warn_if_short(asked: int, got: int) -> None:
@@ -174,7 +201,7 @@ def _warn_if_short(asked: int, got: int) -> None:
 
 
 def _manifest(
-    job: TrainVocabJob, files: list[str], sample: SentenceSample, text: TextSummary, alphabet: Alphabet | None,
+    job: TrainVocabJob, files: list[str], text: TrainingText, alphabet: Alphabet | None,
     tokenizer: Any, report: CheckReport, written: list[str], vocab_size: int,
 ) -> dict[str, Any]:
     """manifest.json: what was trained, on what, what the checks found, the files' digests."""
@@ -185,35 +212,28 @@ def _manifest(
         "config": {**config.__dict__, "seed": job.seed, "max_sentences": job.max_sentences},
         "input": {
             "files": [{"path": path, "bytes": os.path.getsize(path)} for path in files],
-            **{k: v for k, v in sample.stats.__dict__.items() if k != "files"},
-            "split_too_long": text.long_sentences,
+            **{k: v for k, v in text.stats.__dict__.items() if k != "files"},
+            "split_too_long": text.summary.long_sentences,
         },
         "alphabet": alphabet.to_json() if alphabet is not None else None,
-        "unk_rate": unk_rate(tokenizer, text.spread),
+        "unk_rate": unk_rate(tokenizer, text.summary.spread),
         "checks": report.to_json(),
         "files": {name: sha256_file(os.path.join(job.out, name)) for name in written},
         "versions": _versions(),
     }
 
 
-def _summary(job: TrainVocabJob, sentences: Iterator[str]) -> TextSummary:
-    max_bytes = job.config.max_sentence_length if isinstance(job.config, SentencePieceConfig) else None
-    return summarize(sentences, round_trip=job.round_trip_sentences, max_sentence_bytes=max_bytes)
-
-
-def _train_sentencepiece(
-    sample: SentenceSample, text: TextSummary, config: SentencePieceConfig, *, progress: bool, logs: bool
-) -> bytes:
+def _train_sentencepiece(text: TrainingText, config: SentencePieceConfig, *, progress: bool, logs: bool) -> bytes:
     """SentencePiece on the sample, streamed (long sentences split); with `progress`, a bar from its logs."""
     if not progress:
-        pieces = spm_pieces(sample.sentences(), config.max_sentence_length)
-        return train_sentencepiece(pieces, config, known=text.spm_input(), logs=logs)
+        pieces = spm_pieces(written_sentences(text.files), config.max_sentence_length)
+        return train_sentencepiece(pieces, config, known=text.summary.spm_input(), logs=logs)
     from kcorpus.pipeline.vocab.spm_progress import spm_progress_bar
 
     with spm_progress_bar(config.vocab_size, config.model_type, logs=logs):
         # the trainer reads every sentence first: the read bar shows that, the training bar the rest
-        pieces = spm_pieces(sample.sentences(progress, "load"), config.max_sentence_length)
-        return train_sentencepiece(pieces, config, known=text.spm_input(), logs=True)
+        pieces = spm_pieces(written_sentences(text.files, progress=True), config.max_sentence_length)
+        return train_sentencepiece(pieces, config, known=text.summary.spm_input(), logs=True)
 
 
 def _versions() -> dict[str, str]:

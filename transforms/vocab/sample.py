@@ -141,7 +141,7 @@ def iter_sentences(
     that holds a character other than whitespace).
     """
     paths = list(paths)
-    bar = _progress_bar(sum(os.path.getsize(p) for p in paths), progress, desc)
+    bar = progress_bar(sum(os.path.getsize(p) for p in paths), progress, desc)
     try:
         yield from _sentences(paths, stats, bar, None if positions is None else iter(positions))
     finally:
@@ -153,44 +153,53 @@ def _sentences(paths: list[str], stats: InputStats, bar, positions: Iterator[int
     wanted = -1 if positions is None else next(positions, -2)  # -1: every sentence; -2: no more
     for path in paths:
         stats.files += 1
-        jsonl = is_jsonl(path)
-        in_document = False
         with contextlib.closing(_lines(path, bar)) as handle:
-            for number, raw in enumerate(handle, 1):
-                stats.bytes += len(raw)
-                stats.lines += 1
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    stats.decode_errors += 1
-                    stats.problem(f"{path}:{number}", "not valid UTF-8")
-                    line = raw.decode("utf-8", errors="replace")
-                if jsonl:
-                    text = _jsonl_text(line, f"{path}:{number}", stats)
-                    if text is None:
-                        continue
-                    stats.documents += 1
-                    pieces = text.split("\n")
-                else:
-                    # NFC keeps every character's whitespace-ness (tested), so a line normalizes to nothing
-                    # exactly when it is all whitespace: no need to normalize a line that is not wanted
-                    if line.isspace() or not line:
-                        in_document = False
-                        continue
-                    if not in_document:
-                        stats.documents += 1
-                        in_document = True
-                    pieces = (line,)
-                for piece in pieces:
-                    if piece.isspace() or not piece:
-                        continue
-                    position = stats.sentences
-                    stats.sentences += 1
-                    if wanted == -1:
-                        yield prenormalize(piece)
-                    elif position == wanted:
-                        yield prenormalize(piece)
-                        wanted = next(positions, -2)  # type: ignore[arg-type]
+            for piece in raw_sentences(handle, path, stats):
+                position = stats.sentences
+                stats.sentences += 1
+                if wanted == -1:
+                    yield prenormalize(piece)
+                elif position == wanted:
+                    yield prenormalize(piece)
+                    wanted = next(positions, -2)  # type: ignore[arg-type]
+
+
+def raw_sentences(lines: Iterable[bytes], path: str, stats: InputStats, first_line: int = 1) -> Iterator[str]:
+    """The sentences of a file's raw `lines` (numbered from `first_line`), not normalized and not counted as
+    sentences: the caller counts what it takes. `stats` counts bytes, lines, documents and what is bad.
+
+    A text file's documents end at a blank line (the first line starts one: a caller starting mid-file starts
+    after a blank line); a JSONL line is a document whose `text` holds its lines."""
+    jsonl = is_jsonl(path)
+    in_document = False
+    for number, raw in enumerate(lines, first_line):
+        stats.bytes += len(raw)
+        stats.lines += 1
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            stats.decode_errors += 1
+            stats.problem(f"{path}:{number}", "not valid UTF-8")
+            line = raw.decode("utf-8", errors="replace")
+        if jsonl:
+            text = _jsonl_text(line, f"{path}:{number}", stats)
+            if text is None:
+                continue
+            stats.documents += 1
+            pieces = text.split("\n")
+        else:
+            # NFC keeps every character's whitespace-ness (tested), so a line normalizes to nothing
+            # exactly when it is all whitespace: no need to normalize a line that is not wanted
+            if line.isspace() or not line:
+                in_document = False
+                continue
+            if not in_document:
+                stats.documents += 1
+                in_document = True
+            pieces = (line,)
+        for piece in pieces:
+            if piece and not piece.isspace():
+                yield piece
 
 
 def _jsonl_text(line: str, where: str, stats: InputStats) -> str | None:
@@ -356,19 +365,26 @@ def count_text_sentences(paths: Iterable[str], progress: bool = False) -> int | 
     paths = list(paths)
     if any(is_jsonl(p) for p in paths):
         return None
-    bar = _progress_bar(sum(os.path.getsize(p) for p in paths), progress, "count")
+    bar = progress_bar(sum(os.path.getsize(p) for p in paths), progress, "count")
     count = 0
     try:
         for path in paths:
             with contextlib.closing(_lines(path, bar)) as handle:
-                for raw in handle:
-                    if not raw.strip(_ASCII_SPACE):
-                        continue
-                    if raw.isascii() or not raw.decode("utf-8", errors="replace").isspace():
-                        count += 1
+                count += count_line_sentences(handle)
     finally:
         if bar is not None:
             bar.close()
+    return count
+
+
+def count_line_sentences(lines: Iterable[bytes]) -> int:
+    """How many of a text file's raw `lines` hold a sentence (a character other than whitespace)."""
+    count = 0
+    for raw in lines:
+        if not raw.strip(_ASCII_SPACE):
+            continue
+        if raw.isascii() or not raw.decode("utf-8", errors="replace").isspace():
+            count += 1
     return count
 
 
@@ -384,7 +400,7 @@ def read_sample(
     return sample, stats, files
 
 
-def _progress_bar(total_bytes: int, enabled: bool, desc: str = "read"):
+def progress_bar(total_bytes: int, enabled: bool, desc: str = "read"):
     if not enabled:
         return None
     from tqdm import tqdm

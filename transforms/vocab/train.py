@@ -129,12 +129,31 @@ def train_wordpiece(
     `sentences` is read once, by the trainer; with `alphabet` (`config.alphabet` of their summary, made before)
     it may be a stream. `length`: the number of sentences, for the trainer's progress bar.
     """
-    from tokenizers import Tokenizer, models, normalizers, trainers
-
     if alphabet is None:
         sentences = list(sentences)
         alphabet = config.alphabet(char_counts(sentences))
         length = len(sentences)
+    tokenizer, trainer, continuations = _wordpiece_trainer(config, alphabet, progress)
+    if alphabet.text_has_jamo:
+        sentences = _isolate_jamo(sentences)
+    tokenizer.train_from_iterator(sentences, trainer=trainer, length=length)
+    return _trained_tokens(tokenizer, continuations, config)
+
+
+def train_wordpiece_files(
+    paths: Sequence[str], config: WordPieceConfig, *, alphabet: Alphabet, progress: bool = False
+) -> list[str]:
+    """`train_wordpiece` on sentences written one a line with their jamo spaced apart (`space_jamo`), read by
+    `tokenizers` itself (on its own threads, the Python interpreter not involved): the same vocabulary."""
+    tokenizer, trainer, continuations = _wordpiece_trainer(config, alphabet, progress)
+    tokenizer.train(list(paths), trainer=trainer)
+    return _trained_tokens(tokenizer, continuations, config)
+
+
+def _wordpiece_trainer(config: WordPieceConfig, alphabet: Alphabet, progress: bool) -> tuple[Any, Any, list[str]]:
+    """The tokenizer to train, its trainer, and the `##c` forms given ids up front."""
+    from tokenizers import Tokenizer, models, normalizers, trainers
+
     characters = list(alphabet.characters)
     continuations = [WORDPIECE_PREFIX + c for c in alphabet.continuations]
     trained_size = config.vocab_size - config.num_unused
@@ -149,7 +168,7 @@ def train_wordpiece(
     tokenizer.normalizer = normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
     )
-    # BERT's pre-tokenizer alone: the genuine jamo are isolated in the sentences instead (`_isolate_jamo`), which
+    # BERT's pre-tokenizer alone: the genuine jamo are isolated in the sentences instead (`space_jamo`), which
     # gives the trainer the same words for a fraction of a regex split of every word (~15% of training's CPU)
     tokenizer.pre_tokenizer = wordpiece_pre_tokenizer(isolate_jamo=False)
     trainer = trainers.WordPieceTrainer(
@@ -161,9 +180,10 @@ def train_wordpiece(
         continuing_subword_prefix=WORDPIECE_PREFIX,
         show_progress=progress,
     )
-    if alphabet.text_has_jamo:
-        sentences = _isolate_jamo(sentences)
-    tokenizer.train_from_iterator(sentences, trainer=trainer, length=length)
+    return tokenizer, trainer, continuations
+
+
+def _trained_tokens(tokenizer: Any, continuations: list[str], config: WordPieceConfig) -> list[str]:
     vocab = tokenizer.get_vocab(with_added_tokens=True)
     tokens = [t for t, _ in sorted(vocab.items(), key=lambda item: item[1])]
     if sorted(vocab.values()) != list(range(len(tokens))):
@@ -184,11 +204,15 @@ def _warn_unplanned_continuations(tokens: Sequence[str], planned: set[str]) -> N
 
 
 def _isolate_jamo(sentences: Iterable[str]) -> Iterator[str]:
-    """The sentences with a space on each side of every conjoining jamo: BERT's pre-tokenizer then makes each
-    jamo a word of its own, as `wordpiece_pre_tokenizer`'s split does (the words, and so the vocab, are the same)."""
-    search, sub = _JAMO.search, _JAMO.sub
+    """The sentences with a space on each side of every conjoining jamo (`space_jamo`)."""
     for sentence in sentences:
-        yield sub(r" \g<0> ", sentence) if search(sentence) else sentence
+        yield space_jamo(sentence)
+
+
+def space_jamo(sentence: str) -> str:
+    """`sentence` with a space on each side of every conjoining jamo: BERT's pre-tokenizer then makes each jamo a
+    word of its own, as `wordpiece_pre_tokenizer`'s split does (the words, and so the vocab, are the same)."""
+    return _JAMO.sub(r" \g<0> ", sentence) if _JAMO.search(sentence) else sentence
 
 
 def split_long_sentence(sentence: str, max_bytes: int) -> list[str]:
