@@ -1,8 +1,13 @@
-"""Work redone after `kill -9` of build-corpus at a share of its run, and what a rebuild with one more file reuses.
+"""Work redone after `kill -9` of build-corpus or pack at a share of its run, and what a rebuild with one more file
+reuses.
 
     python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5,0.9
     python bench/bench_resume.py --config /tmp/wiki300.yaml --workdir /tmp/bench-resume --kills 0.5 --new-file
     python bench/bench_resume.py --config C --workdir W --units 318 --kills 0.5 --reference-cpu 160  # by units
+    python bench/bench_resume.py --pack CORPUS --tokenizer TOK --workdir W --units 0 --kills 0.5,0.9  # pack
+
+With `--pack`, the command is `kcorpus pack --corpus CORPUS --tokenizer TOK` (and `--pack-flags`); `--units 0`
+counts its input units (pipeline/pack/units.py) and kills at shares of them.
 
 First an uninterrupted build (the reference: wall, CPU seconds of its process tree). Then, for each share f of
 `--kills`, a build killed with SIGKILL (its whole process group: launcher and workers) at f times the
@@ -20,21 +25,36 @@ import argparse
 import filecmp
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib.measure import children_cpu, machine_description, read_proc_table, run_measured, sample_tree
 
-KCORPUS = [sys.executable, "-m", "kcorpus.pipeline.cli", "--no-progress", "build-corpus"]
+KCORPUS = [sys.executable, "-m", "kcorpus.pipeline.cli", "--no-progress"]
 
 
 def build(config: Path, out: Path, *extra: str) -> list[str]:
-    return [*KCORPUS, "--config", str(config), "--out", str(out), *extra]
+    return [*KCORPUS, "build-corpus", "--config", str(config), "--out", str(out), *extra]
+
+
+def pack(corpus: Path, tokenizer: Path, flags: str) -> Callable[[Path], list[str]]:
+    return lambda out: [*KCORPUS, "pack", "--corpus", str(corpus), "--tokenizer", str(tokenizer), "--out", str(out),
+                        *shlex.split(flags)]  # fmt: skip
+
+
+def pack_units(corpus: Path) -> int:
+    """How many input units a pack of `corpus` has (the same for any settings)."""
+    from kcorpus.pipeline.pack.read import resolve_corpus
+    from kcorpus.pipeline.pack.units import plan_units
+
+    return len(plan_units(resolve_corpus(str(corpus)), ""))
 
 
 def killed_run(cmd: list[str], after: float, out: Path, units: int = 0) -> float:
@@ -77,18 +97,26 @@ def reuse_line(stderr: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--config", type=Path, help="build-corpus's profile")
+    parser.add_argument("--pack", type=Path, help="a corpus: kcorpus pack instead of build-corpus")
+    parser.add_argument("--tokenizer", type=Path, help="with --pack")
+    parser.add_argument("--pack-flags", default="", help="with --pack: more flags, e.g. '--layout pair'")
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--kills", default="0.5,0.9", help="shares of the reference's wall time")
     parser.add_argument("--units", type=int, default=0, help="with it, --kills are shares of this many units")
     parser.add_argument("--reference-cpu", type=float, help="CPU s of an uninterrupted build (none is run)")
     parser.add_argument("--new-file", action="store_true", help="also a rebuild with one more file")
     args = parser.parse_args()
+    if (args.config is None) == (args.pack is None):
+        parser.error("give --config (build-corpus) or --pack (pack)")
+    command = pack(args.pack, args.tokenizer, args.pack_flags) if args.pack else (lambda out: build(args.config, out))
+    if args.pack and not args.units:
+        args.units = pack_units(args.pack)
     args.workdir.mkdir(parents=True, exist_ok=True)
     print(f"machine: {machine_description()}", flush=True)
     reference = args.workdir / "reference"
     if args.reference_cpu is None:
-        ref = run_measured(build(args.config, reference))
+        ref = run_measured(command(reference))
         ref_cpu, ref_wall = ref.cpu, ref.wall
         print(f"uninterrupted: wall {ref.wall:.0f} s, CPU {ref.cpu:.0f} s", flush=True)
     else:
@@ -96,9 +124,9 @@ def main() -> None:
     for share in (float(s) for s in args.kills.split(",")):
         out = args.workdir / f"killed-{share:g}"
         at = f"{share:.0%} of {args.units} units" if args.units else f"{share:.0%} of the wall"
-        killed = killed_run(build(args.config, out), share * ref_wall, out, round(share * args.units))
+        killed = killed_run(command(out), share * ref_wall, out, round(share * args.units))
         done = units_done(out)
-        again = run_measured(build(args.config, out))
+        again = run_measured(command(out))
         redone = killed + again.cpu - ref_cpu
         print(
             f"kill at {at}: {done} units finished; killed run CPU {killed:.0f} s; rerun wall "
@@ -106,7 +134,7 @@ def main() -> None:
             f"of the build); identical: {same_output(reference, out)}",
             flush=True,
         )
-    if args.new_file:
+    if args.new_file and args.config:
         new_file(args.config, args.workdir, reference, ref_cpu)
 
 

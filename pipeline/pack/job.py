@@ -58,8 +58,8 @@ class PackJob:
     reshuffle_batches: str = dataclasses.field(
         default="auto",
         metadata={"choices": RESHUFFLE_CHOICES, "help": (
-            "shuffle document batches before tokenizing (auto: when the local runner has fewer "
-            "than 2 corpus files per worker, and on distributed runners)"
+            "shuffle document batches before tokenizing, each then an input unit of its own (auto: when "
+            "there are fewer than 2 input units per worker)"
         )},
     )  # fmt: skip
     profile_stages: bool = dataclasses.field(default=False, metadata={"help": (

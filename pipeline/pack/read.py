@@ -16,7 +16,12 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
-from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import (
+    DirectOptions,
+    PipelineOptions,
+    StandardOptions,
+    WorkerOptions,
+)
 
 from kcorpus.pipeline import filesystems as fs  # (registers remote paths with transforms.files)
 from kcorpus.pipeline import progress
@@ -120,16 +125,23 @@ def listed_shards(corpus: str, layout: str, stats: dict[str, Any], matched: list
     return listed
 
 
+# Workers a distributed runner is assumed to run when neither --max_num_workers nor --num_workers says.
+REMOTE_WORKERS = 32
+
+
 def spread_batches(job: PackJob, num_units: int, options: PipelineOptions) -> bool:
     """Whether to reshuffle document batches between reading and tokenizing (each batch then a unit of its
-    own). `auto`: only when the local runner has fewer than two input units per worker (units are read one
-    per worker, so with enough of them the read fuses with tokenizing and no text crosses a shuffle) or on a
-    distributed runner."""
+    own). `auto`: only when there are fewer than two input units per worker (units are read one per worker,
+    so with enough of them the read fuses with tokenizing and no text crosses a shuffle, and every unit
+    leaves one run per shard, where a batch unit would leave one per 256 KB). The workers: the local
+    runner's, or a distributed runner's `--max_num_workers`, else `--num_workers`, else `REMOTE_WORKERS`."""
     if job.reshuffle_batches != "auto":
         return job.reshuffle_batches == "always"
     if options.view_as(StandardOptions).runner is not None:
-        return True
-    workers = options.view_as(DirectOptions).direct_num_workers or 1
+        given = options.view_as(WorkerOptions)
+        workers = given.max_num_workers or given.num_workers or REMOTE_WORKERS
+    else:
+        workers = options.view_as(DirectOptions).direct_num_workers or 1
     return num_units < 2 * workers
 
 

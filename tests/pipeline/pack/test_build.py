@@ -321,7 +321,10 @@ def test_batches_are_reshuffled_only_when_units_are_too_few_to_spread(kcbert, tm
     local = pipeline_options(["--direct_num_workers=2"])
     auto = job(tmp_path, kcbert)
     assert spread_batches(auto, 3, local) and not spread_batches(auto, 4, local)
-    assert spread_batches(auto, 100, PipelineOptions(["--runner=DataflowRunner"]))
+    dataflow = ["--runner=DataflowRunner"]
+    assert spread_batches(auto, 63, PipelineOptions(dataflow)) and not spread_batches(auto, 64, PipelineOptions(dataflow))
+    assert not spread_batches(auto, 100, PipelineOptions([*dataflow, "--max_num_workers=50"]))
+    assert spread_batches(auto, 100, PipelineOptions([*dataflow, "--num_workers=51"]))
     assert not spread_batches(job(tmp_path, kcbert, reshuffle_batches="never"), 1, local)
     assert spread_batches(job(tmp_path, kcbert, reshuffle_batches="always"), 100, local)
     with pytest.raises(ValueError, match="reshuffle_batches"):
