@@ -2,10 +2,11 @@
 
 By coverage, as SentencePiece chooses its required characters: the alphabet holds `character_coverage` of the
 sample's character occurrences (whitespace and the characters BERT's normalizer removes aside). Every Hangul
-syllable of the sample is in it whatever its count, so the syllables cover first and the other characters, the
-most frequent first (ties by code point), fill the rest. A character left out encodes to [UNK] (and with it the
-word holding it, as WordPiece does), so the cut trades rare characters, Hanja above all, for ids that Korean
-subwords get instead. `limit` keeps the N most frequent instead.
+syllable, printable ASCII character and punctuation mark of the sample is in it whatever its count
+(`is_always_kept`), so those cover first and the other characters, the most frequent first (ties by code point),
+fill the rest. A character left out encodes to [UNK] (and with it the word holding it, as WordPiece does), so the
+cut trades rare characters, Hanja above all, for ids that Korean subwords get instead. `limit` keeps the N most
+frequent instead (and every Hangul syllable).
 
 Every character of the alphabet that BERT's pre-tokenizer does not split off (punctuation, CJK ideographs and
 jamo are words of their own) also gets a `##c` form, given up front (see `train.py`). Giving one only to the
@@ -50,6 +51,15 @@ def is_bert_removed(char: str) -> bool:
     if char in ("\t", "\n", "\r"):
         return False
     return char in ("\x00", "\ufffd") or unicodedata.category(char).startswith("C")
+
+
+def is_always_kept(char: str) -> bool:
+    """Kept by coverage whatever its count: a Hangul syllable, printable ASCII or punctuation.
+
+    Korean text of every register uses them, and there are few: in a small sample a quote mark or `Z` is rare by
+    chance (a cut one is `[UNK]` in every text that has it), while Hanja and other scripts have long tails.
+    """
+    return is_hangul_syllable(char) or "!" <= char <= "~" or unicodedata.category(char).startswith("P")
 
 
 def char_class(char: str) -> int:
@@ -106,19 +116,19 @@ def choose_alphabet(
 ) -> Alphabet:
     """The alphabet of a sample whose characters are `counts`: by `coverage`, or the `limit` most frequent.
 
-    Every Hangul syllable of `counts` is kept either way.
+    Every Hangul syllable of `counts` is kept either way; by coverage, every `is_always_kept` character too.
     """
     eligible = {c: n for c, n in counts.items() if n > 0 and char_class(c) not in (SPACE, REMOVED)}
     hangul = {c for c in eligible if is_hangul_syllable(c)}
-    others = sorted((c for c in eligible if c not in hangul), key=lambda c: (-eligible[c], c))
     total = sum(eligible.values())
     if limit is not None:
         ranked = sorted(eligible, key=lambda c: (-eligible[c], c))
         chosen = set(ranked[:limit]) | hangul
     else:
-        # the syllables are kept whatever their count, so they cover first; the other characters fill the rest
-        chosen, covered = set(hangul), sum(eligible[c] for c in hangul)
-        need = coverage * total
+        # the kept characters cover first whatever their counts; the others fill the rest, most frequent first
+        chosen = {c for c in eligible if is_always_kept(c)}
+        covered, need = sum(eligible[c] for c in chosen), coverage * total
+        others = sorted((c for c in eligible if c not in chosen), key=lambda c: (-eligible[c], c))
         for char in others:
             if covered >= need:
                 break

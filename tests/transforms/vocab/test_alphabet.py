@@ -8,7 +8,15 @@ from collections import Counter
 
 import pytest
 
-from kcorpus.transforms.vocab.alphabet import ALONE, REMOVED, SPACE, WORD, char_class, choose_alphabet
+from kcorpus.transforms.vocab.alphabet import (
+    ALONE,
+    REMOVED,
+    SPACE,
+    WORD,
+    char_class,
+    choose_alphabet,
+    is_always_kept,
+)
 
 # 30 sentences: common Hangul and Latin, a Hanja gloss, and characters that occur once (龜, ж, ☆, 뷁).
 TINY = [
@@ -34,14 +42,20 @@ def test_coverage_cuts_rare_characters_and_keeps_every_hangul_syllable():
     assert not ({"龜", "ж", "☆"} & set(cut.characters))
     assert "뷁" in cut.characters  # a Hangul syllable seen once stays
     assert {c for c in counts if "가" <= c <= "힣"} <= set(cut.characters)
-    assert cut.coverage >= 0.98 and full.coverage == 1.0 and cut.cut == 9  # and "9" (twice), last by code point
+    assert cut.coverage >= 0.98 and full.coverage == 1.0 and cut.cut == 8
     assert cut.cut == len(full.characters) - len(cut.characters) > 0
     assert cut.total == full.total == sum(n for c, n in counts.items() if not c.isspace())
 
 
 def test_ties_at_the_cut_break_by_code_point():
-    counts = {"a": 10, "c": 1, "b": 1}
-    assert choose_alphabet(counts, coverage=10.5 / 12).characters == ("a", "b")
+    counts = {"ж": 10, "у": 1, "к": 1}
+    assert choose_alphabet(counts, coverage=10.5 / 12).characters == ("ж", "к")
+
+
+def test_coverage_keeps_ascii_and_punctuation_seen_once():
+    counts = Counter({"가": 996, "Z": 1, "“": 1, "、": 1, "核": 1, "☆": 1})
+    assert choose_alphabet(counts, coverage=0.99).characters == ("Z", "“", "、", "가")
+    assert [is_always_kept(c) for c in "Z~“、가核☆ж"] == [True] * 5 + [False] * 3
 
 
 def test_limit_replaces_coverage():
