@@ -154,18 +154,30 @@ def _lines_of_range(raw: Any, length: int) -> Iterator[bytes]:
 
 
 def read_corpus_range(path: str, layout: str, start: int, end: int, first_line: int) -> Iterator[Document | DeadLetter]:
-    """The records of the lines in `[start, end)`, a range of `line_ranges` that starts at line `first_line`;
-    `end < 0`: the whole file, decompressed (a compressed shard is read in one range)."""
-    if end < 0:
+    """The records of the lines in `[start, end)`, a range of `line_ranges` that starts at line `first_line`; a
+    compressed file's ranges are of its decompressed bytes (what comes before `start` is decompressed and
+    skipped); `end < 0`: the whole file, decompressed. A file that cannot be decompressed is one dead letter."""
+    if end < 0 or files.is_compressed(path):
         try:
             with files.open_binary(path) as stream:
-                yield from parse_corpus_bytes(path, layout, stream, first_line)
+                lines = stream if end < 0 else _lines_of_range(_skip(stream, start), end - start)
+                yield from parse_corpus_bytes(path, layout, lines, first_line)
         except files.STREAM_ERRORS as err:
             yield DeadLetter(path, f"corrupt_file: {err}", stage="pack")
         return
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
         raw.seek(start)
         yield from parse_corpus_bytes(path, layout, _lines_of_range(raw, end - start), first_line)
+
+
+def _skip(stream: Any, nbytes: int) -> Any:
+    """`stream` after reading (and dropping) its next `nbytes` bytes, a MB at a time."""
+    while nbytes > 0:
+        chunk = stream.read(min(nbytes, 1 << 20))
+        if not chunk:
+            raise EOFError(f"the file ends {nbytes} bytes before the range starts")
+        nbytes -= len(chunk)
+    return stream
 
 
 # (id, text, source): documents travel between stages as plain tuples so Beam's fast coder handles them
@@ -241,7 +253,7 @@ class _CutUnits(beam.DoFn):
             yield 0, BatchUnit(key, None if done else item)
             count += 1
         write_batch_count(self._units_dir, unit.key, self._max_docs, count)
-        progress.add("read", nbytes=progress.range_bytes(unit.path, unit.start, unit.end))
+        progress.add("read", nbytes=unit.nbytes)
 
     def finish_bundle(self):
         progress.flush()

@@ -1,10 +1,11 @@
 """Pack's input units: a corpus shard's tokenizing committed piece by piece, so a killed pack loses minutes.
 
 The design and its helpers are build-corpus's (pipeline/corpus/units.py). A unit is a byte range of whole lines
-of one corpus shard (`line_ranges`, cut where a parser may start again), or a compressed shard read whole; its
-ranges follow the file alone (about four per shard, `unit_bytes`), and its key is a digest of the pack's
-identity (`pack_identity`: every setting that changes the output, the tokenizer's sha256, the layout, the shard
-counts and the kcorpus release; not the folders) and of the shard (path, size, modification time) and range.
+of one corpus shard (`line_ranges`, cut where a parser may start again; of the decompressed bytes of a
+compressed shard, build-corpus's default output); its ranges follow the file alone (about four per shard's
+size on disk, `unit_bytes`), and its key is a digest of the pack's identity (`pack_identity`: every setting
+that changes the output, the tokenizer's sha256, the layout, the shard counts and the kcorpus release; not the
+folders) and of the shard (path, size, modification time) and range.
 What tokenizing a unit gives (its sorted runs per output shard and their stats) goes to `<key>.data`; its counts,
 dead letters and empty documents, with where its runs lie, to `<key>.done`, the completion marker. A rerun of the
 same command replays the finished units and tokenizes only the others.
@@ -67,20 +68,32 @@ def pack_identity(job: PackJob, tokenizer_sha256: str, layout: str, counts: dict
 
 
 def file_ranges(path: str, layout: str, size: int) -> list[tuple[int, int, int]]:
-    """`(start, end, first line)` of a shard's units; `(0, -1, 1)`: a compressed shard, read whole."""
-    if files.is_compressed(path):
+    """`(start, end, first line)` of a shard's units: ranges of whole lines, of its decompressed bytes for a
+    compressed shard (a unit of one then decompresses and skips what comes before it: cheap beside
+    tokenizing); `(0, -1, 1)`: a compressed shard that cannot be decompressed, read whole (a dead letter)."""
+    step = unit_bytes(size, MAX_UNIT_BYTES)
+    if not files.is_compressed(path):
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
+            return list(line_ranges(raw, layout, step))
+    try:
+        with files.open_binary(path) as stream:
+            return list(line_ranges(stream, layout, step))
+    except files.STREAM_ERRORS:
         return [(0, -1, 1)]
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
-        return list(line_ranges(raw, layout, unit_bytes(size, MAX_UNIT_BYTES)))
 
 
 def plan_units(corpus: Any, identity: str) -> list[tuple[int, Unit]]:
-    """Every corpus shard's units as `(first line, Unit)`, in shard order (`corpus`: a `read.CorpusInput`)."""
+    """Every corpus shard's units as `(first line, Unit)`, in shard order (`corpus`: a `read.CorpusInput`). A
+    unit's `nbytes` is its share of the shard's size on disk (what the progress bar and the reuse line count)."""
     sizes = {m.path: m.size_in_bytes for r in FileSystems.match(list(corpus.files)) for m in r.metadata_list}
     planned = []
     for path in corpus.files:
-        for start, end, first in file_ranges(path, corpus.layout, sizes[path]):
-            planned.append((first, make_unit(identity, 0, SOURCE, path, sizes[path], (start, end))))
+        ranges = file_ranges(path, corpus.layout, sizes[path])
+        length = max(ranges[-1][1], 1) if ranges else 1
+        for start, end, first in ranges:
+            unit = make_unit(identity, 0, SOURCE, path, sizes[path], (start, end))
+            share = sizes[path] if end < 0 else round((end - start) * sizes[path] / length)
+            planned.append((first, dataclasses.replace(unit, nbytes=share)))
     return planned
 
 

@@ -136,7 +136,8 @@ def test_pack_and_audit_read_compressed_corpus_files(tmp_path):
     assert len(expected) == 40
     for kind in ("gz", "zst", "magic"):
         path = str(variant(tmp_path, kind, "docs-00000-of-00001.jsonl", docs))
-        assert file_ranges(path, "docs", len(docs)) == [(0, -1, 1)]  # one unit, read whole
+        assert file_ranges(path, "docs", len(docs)) == [(0, len(docs), 1)]  # of the decompressed bytes
+        assert list(read_corpus_range(path, "docs", 0, len(docs), 1)) == expected
         assert [(d.id, d.text) for d in read_corpus_range(path, "docs", 0, -1, 1)] == [
             (d.id, d.text) for d in expected
         ]

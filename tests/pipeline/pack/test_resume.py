@@ -4,6 +4,7 @@ pack; a changed setting reuses nothing."""
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 import os
@@ -15,12 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from kcorpus.pipeline.corpus.units import DONE_SUFFIX, UNITS_DIR
 from kcorpus.pipeline.outputs.marker import is_bookkeeping, read_marker
 from kcorpus.pipeline.pack import tokenize
 from kcorpus.pipeline.pack.build import PackJob, run
-from kcorpus.pipeline.pack.read import resolve_corpus
+from kcorpus.pipeline.pack.read import read_corpus_range, resolve_corpus
 from kcorpus.pipeline.pack.units import file_ranges, pack_identity, plan_units
 from kcorpus.transforms.pack.blocks import PackConfig
 from kill_fixtures import after, once_files, run_and_kill
@@ -31,12 +33,15 @@ KILLS = 5
 SEED = 38
 
 
-def split_corpus(folder: Path, parts: int = FILES) -> Path:
-    """The fixture corpus's documents in `parts` files (a hand-made corpus: one unit per file)."""
+def split_corpus(folder: Path, parts: int = FILES, zst: bool = False) -> Path:
+    """The fixture corpus's documents in `parts` files (a hand-made corpus: one unit per file), or compressed as
+    build-corpus writes them by default."""
     lines = [line for p in sorted((CORPUS / "docs").glob("*.jsonl")) for line in p.open("rb")]
     (folder / "docs").mkdir(parents=True)
     for i in range(parts):
-        (folder / "docs" / f"part-{i:05d}-of-{parts:05d}.jsonl").write_bytes(b"".join(lines[i::parts]))
+        data = b"".join(lines[i::parts])
+        name = f"part-{i:05d}-of-{parts:05d}.jsonl" + (".zst" if zst else "")
+        (folder / "docs" / name).write_bytes(zstandard.ZstdCompressor().compress(data) if zst else data)
     return folder
 
 
@@ -83,11 +88,12 @@ class CountingTokenizer:
         return self.real(*args, **kwargs)
 
 
-@pytest.mark.parametrize("reshuffle", ["never", "always"])
+@pytest.mark.parametrize(("reshuffle", "zst"), [("never", False), ("always", False), ("never", True)])
 def test_a_failed_pack_replays_its_finished_units_and_tokenizes_only_the_others(
-    corpus, kcbert, tmp_path, monkeypatch, capsys, reshuffle
+    corpus, kcbert, tmp_path, monkeypatch, capsys, reshuffle, zst
 ):
     # one batch a unit (80 documents a file); "always": each batch a unit of its own, spread again
+    corpus = split_corpus(tmp_path / "zst", zst=True) if zst else corpus
     reference = tmp_path / "reference"
     run(job(corpus, kcbert, reference), local_mode="in_memory")
     assert not (reference / UNITS_DIR).exists()
@@ -128,11 +134,19 @@ def test_units_follow_the_file_and_the_settings_that_change_the_output(corpus, k
     big = tmp_path / "big"
     (big / "docs").mkdir(parents=True)
     line = json.dumps({"id": "d", "text": "가나다 " * 200}, ensure_ascii=False).encode() + b"\n"
-    (big / "docs" / "part-00000-of-00001.jsonl").write_bytes(line * 9000)  # ~10.8 MB: 4 units of whole lines
+    (big / "docs" / "part-00000-of-00001.jsonl").write_bytes(line * 9000)  # ~18.9 MB: 4 units of whole lines
     ranges = file_ranges(str(big / "docs" / "part-00000-of-00001.jsonl"), "docs", 9000 * len(line))
     assert len(ranges) == 4 and ranges[0][0] == 0 and ranges[-1][1] == 9000 * len(line)
     assert all(a[1] == b[0] and a[1] % len(line) == 0 for a, b in itertools.pairwise(ranges))
     assert [r[2] for r in ranges] == [r[0] // len(line) + 1 for r in ranges]  # the first line of each
+    packed = big / "docs" / "part-00000-of-00001.jsonl.gz"  # ~40 KB: units of 1 MB of its decompressed bytes
+    packed.write_bytes(gzip.compress(line * 9000, mtime=0))
+    ranges = file_ranges(str(packed), "docs", packed.stat().st_size)
+    assert len(ranges) == 18 and ranges[-1][1] == 9000 * len(line)
+    read = [d for start, end, first in ranges for d in read_corpus_range(str(packed), "docs", start, end, first)]
+    assert len(read) == 9000 and all(d.text == "가나다 " * 200 for d in read)
+    packed.write_bytes(gzip.compress(line * 9000, mtime=0)[:-100])  # truncated: one unit, dead-lettered
+    assert file_ranges(str(packed), "docs", packed.stat().st_size) == [(0, -1, 1)]
     base = job(corpus, kcbert, tmp_path / "a")
     counts = {"train": 3, "validation": 1}
     identity = pack_identity(base, "sha", "docs", counts, "uint16")
