@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 KINDS = ("wordpiece", "sentencepiece")
 # WordPiece's default share of character occurrences the alphabet covers (docs/vocab.md says why this value).
-WORDPIECE_COVERAGE = 0.9999
+WORDPIECE_COVERAGE = 0.9998
 SPM_MODEL_TYPES = ("unigram", "bpe")
 
 
