@@ -1,7 +1,8 @@
 """WordPiece's alphabet by character coverage: fertility and [UNK] per token on held-out text at several values.
 
-    python bench/bench_vocab_coverage.py --corpus /work/baseline/wiki100 --vocab-size 32000 \\
-        --heldout wiki=/work/data/kowiki/text/AH/wiki_00,/work/data/kowiki/text/AH/wiki_01 \\
+    # CORPUS: build-corpus of Wikipedia AB..AD with bench/mdeberta_shared.yaml's kowiki source (bench/RESULTS.md)
+    python bench/bench_vocab_coverage.py --corpus CORPUS --vocab-size 32000 \\
+        --heldout wiki=/work/data/kowiki/text/AA/wiki_00 \\
         --heldout petitions=/work/shared/data/petitions/petitions_2017-08 \\
         --heldout comments=/work/shared/data/nsmc/ratings_test.txt
     python bench/bench_vocab_coverage.py --raw --corpus '/work/data/kowiki/text/A[FG]/wiki_*' ...
@@ -31,7 +32,7 @@ from kcorpus.transforms.vocab.sample import prenormalize, read_sample
 from kcorpus.transforms.vocab.text_summary import summarize
 from kcorpus.transforms.vocab.train import WordPieceConfig, train_wordpiece
 
-SETTINGS = "1.0,0.9999,0.9998,0.9995,0.999,limit4000"
+SETTINGS = "1.0,0.9999,0.9998,0.9997,0.9995,0.999,limit4000"
 
 
 def read_records(spec: str) -> list[str]:
