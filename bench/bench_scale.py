@@ -20,17 +20,25 @@ user types (`kcorpus build-corpus|train-vocab|pack`), one at a time, its whole p
 and the bytes it wrote to disk (the kernel's write_bytes of the tree, temporary files included; folded into
 this process's /proc/self/io as the processes are reaped) and its output folder's size.
 
-Prints one table per stage (per size: raw input MB, the stage's own input MB, wall, CPU, CPU s per raw MB, peak
-RSS, disk written, output size), the growth from the smallest to the largest size (ratios, and the marginal CPU
-s per MB between them: start-up costs drop out) and `--json` writes all of it.
+Prints one table per stage (per size: raw input MB, the stage's own input MB, wall, CPU, CPU s per raw MB, busy
+cores and the share of `--interval`s under 1.2 busy cores (a serial part), peak RSS, disk written, output size),
+the growth from the smallest to the largest size (ratios, and the marginal CPU s per MB between them: start-up
+costs drop out) and `--json` writes all of it.
+
+With `--speedup R`, each stage then runs R more times on 1 core and R times on 2 (`taskset`: the stage's
+workers and threads share those cores), the two alternating and the first to go swapping every round, into
+folders of their own; the speedup is the median 1-core wall over the median 2-core wall, and Amdahl's law
+projects 16 cores from the parallel share it implies (p = 2 (1 - 1/S2); S16 = 1 / (1 - p + p/16)).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
+import statistics
 import sys
 from pathlib import Path
 
@@ -109,8 +117,12 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def stage_command(stage: str, work: Path, size: int, args: argparse.Namespace) -> list[str]:
+def stage_command(stage: str, work: Path, size: int, args: argparse.Namespace, out: Path | None = None) -> list[str]:
+    """The stage's command line; `out` replaces its own output folder (the inputs stay the main run's)."""
     corpus, vocab, pack = (output_of(name, work, size) for name in STAGES)
+    if out is not None:
+        corpus, vocab, pack = (out if name == stage else path
+                               for name, path in zip(STAGES, (corpus, vocab, pack)))
     if stage == "build-corpus":
         return [str(KCORPUS), "build-corpus", "--config", str(work / f"profile-{size}.yaml"), "--out", str(corpus)]
     if stage == "train-vocab":
@@ -158,6 +170,7 @@ def run_stage(stage: str, work: Path, size: int, raw: int, args: argparse.Namesp
         "cpu_per_raw_mb": figures.cpu / (raw / 1e6),
         "peak_rss_mb": figures.peak_rss / 2**20,
         "busy_cores": figures.busy_cores,
+        "serial_share": serial_share(figures.busy_per_interval),
         "busy_per_interval": list(figures.busy_per_interval),
         "disk_written_mb": written / 1e6,
         "output_mb": folder_bytes(out) / 1e6,
@@ -167,16 +180,66 @@ def run_stage(stage: str, work: Path, size: int, raw: int, args: argparse.Namesp
     return row
 
 
+# Busy cores under which an interval counts as serial (shared/tools/runmon.py's threshold).
+SERIAL_BUSY = 1.2
+
+
+def serial_share(busy: list[float] | tuple[float, ...]) -> float:
+    """The share of the intervals with fewer than `SERIAL_BUSY` cores busy."""
+    return sum(b < SERIAL_BUSY for b in busy) / len(busy) if busy else float("nan")
+
+
 def stage_table(rows: list[dict]) -> str:
     lines = [
-        "| size | raw MB | stage input MB | wall s | CPU s | CPU s/raw MB | peak RSS MB | disk written MB | output MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        ("| size | raw MB | stage input MB | wall s | CPU s | CPU s/raw MB | busy cores | serial share | peak RSS MB "
+        "| disk written MB | output MB |"),
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['size']} | {r['raw_mb']:,.0f} | {r['input_mb']:,.0f} | {r['wall']:,.0f} | {r['cpu']:,.0f} | "
-            f"{r['cpu_per_raw_mb']:.3f} | {r['peak_rss_mb']:,.0f} | {r['disk_written_mb']:,.0f} | {r['output_mb']:,.0f} |"
+            f"{r['cpu_per_raw_mb']:.3f} | {r['busy_cores']:.2f} | {r['serial_share']:.0%} | {r['peak_rss_mb']:,.0f} | "
+            f"{r['disk_written_mb']:,.0f} | {r['output_mb']:,.0f} |"
         )
+    return "\n".join(lines)
+
+
+def amdahl(speedup_2: float, cores: int = 16) -> tuple[float, float]:
+    """The parallel share a 1 -> 2 core speedup implies, and the speedup Amdahl's law projects on `cores`."""
+    parallel = min(max(2 * (1 - 1 / speedup_2), 0.0), 1.0)
+    return parallel, 1 / (1 - parallel + parallel / cores)
+
+
+def speedup(stage: str, work: Path, size: int, args: argparse.Namespace) -> dict:
+    """The stage on 1 core and on 2, `args.speedup` times each, alternating; medians, speedup, Amdahl."""
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    if len(cores) < 2:
+        raise SystemExit("--speedup needs 2 usable cores")
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    busy: dict[int, list[float]] = {1: [], 2: []}
+    for round_ in range(args.speedup):
+        for count in ((1, 2) if round_ % 2 == 0 else (2, 1)):
+            out = work / f"{OUTPUTS[stage]}-{size}-cores{count}"
+            shutil.rmtree(out, ignore_errors=True)
+            pin = ["taskset", "-c", ",".join(str(c) for c in cores[:count])]
+            figures = run_measured(pin + stage_command(stage, work, size, args, out), interval=args.interval)
+            walls[count].append(figures.wall)
+            busy[count].append(figures.busy_cores)
+            shutil.rmtree(out, ignore_errors=True)
+            print(f"{stage} @ {size} on {count} core(s), round {round_ + 1}: wall {figures.wall:.1f} s, busy "
+                  f"{figures.busy_cores:.2f} cores", file=sys.stderr, flush=True)
+    one, two = statistics.median(walls[1]), statistics.median(walls[2])
+    parallel, projected = amdahl(one / two)
+    return {"stage": stage, "size": size, "walls": walls, "busy": busy, "wall_1": one, "wall_2": two,
+            "speedup_2": one / two, "parallel_share": parallel, "projected_16": projected}
+
+
+def speedup_table(rows: list[dict]) -> str:
+    lines = ["| stage | size | wall 1 core s | wall 2 cores s | speedup 1 -> 2 | parallel share | Amdahl 16 cores |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['stage']} | {r['size']} | {r['wall_1']:,.1f} | {r['wall_2']:,.1f} | {r['speedup_2']:.2f}x | "
+                     f"{r['parallel_share']:.0%} | {r['projected_16']:.1f}x |")
     return "\n".join(lines)
 
 
@@ -212,7 +275,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--vocab-kind", default="wordpiece", choices=("wordpiece", "sentencepiece"))
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--max-length", type=int, default=512)
-    parser.add_argument("--interval", type=float, default=10.0, help="seconds per busy-cores figure")
+    parser.add_argument("--interval", type=float, default=0.5,
+                        help="seconds per busy-cores figure (the serial share counts these)")
+    parser.add_argument("--speedup", type=int, default=0, metavar="R",
+                        help="also run each stage R times on 1 core and R on 2: speedup and Amdahl's 16 cores")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep each size's corpus, vocab and pack")
     return parser.parse_args(argv)
@@ -236,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
               file=sys.stderr, flush=True)
         for stage in stages:
             results["stages"][stage].append(run_stage(stage, args.workdir, size, raw, args))
+            if args.speedup:
+                results.setdefault("speedup", []).append(speedup(stage, args.workdir, size, args))
         if not args.keep:
             for stage in STAGES:
                 shutil.rmtree(output_of(stage, args.workdir, size), ignore_errors=True)
@@ -244,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
         if len(rows) > 1:
             results.setdefault("growth", {})[stage] = growth(rows)
             print(f"\n{growth_line(results['growth'][stage], rows[0]['size'], rows[-1]['size'])}")
+    if results.get("speedup"):
+        print(f"\n### speedup from 1 to 2 cores (medians of {args.speedup})\n\n{speedup_table(results['speedup'])}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 

@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -128,13 +129,14 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     progress = not job.quiet and progress_display.wanted()
     trainer_logs = not job.quiet and logger.isEnabledFor(logging.INFO)
     config = job.config
-    started = time.perf_counter()
+    clock = PhaseClock()
     spm_processor = None
     alphabet = None
     with _scratch(job.out) as scratch:
         text = _read_text(job, files, scratch, progress, space_jamo=isinstance(config, WordPieceConfig))
         if not text.stats.sentences:
             raise ValueError(f"no text in {files}")
+        clock.mark("read")
         if isinstance(config, WordPieceConfig):
             alphabet = config.alphabet(text.summary.char_counts)
             if not alphabet.text_has_jamo and any(is_conjoining_jamo(c) for c in text.summary.char_counts):
@@ -146,6 +148,7 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
             )
         else:
             proto = interrupt.in_thread(_train_sentencepiece, text, config, progress=progress, logs=trainer_logs)
+        clock.mark("train")
     if isinstance(config, WordPieceConfig):
         written = write_wordpiece_dir(job.out, tokens, model_max_length=job.model_max_length)
         tokenizer = wordpiece_tokenizer(tokens)
@@ -156,7 +159,6 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
         tokenizer = sentencepiece_tokenizer(proto)
         tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size(with_added_tokens=True))]
         spm_processor = spm.SentencePieceProcessor(model_proto=proto)
-    trained_s = time.perf_counter() - started
     _warn_if_short(config.vocab_size, len(tokens))
     report = check_vocab(
         tokenizer, job.kind, tokens, text.summary,
@@ -164,7 +166,8 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
     )
     manifest = _manifest(job, files, text, alphabet, tokenizer, report, written, len(tokens))
     write_json(os.path.join(job.out, "manifest.json"), manifest)
-    logger.info("sampled and trained in %.1fs", trained_s)
+    clock.mark("check and write")
+    logger.info("train-vocab: %s", clock)
     if report.errors:
         raise VocabCheckError("\n".join(report.errors))
     return manifest
@@ -176,6 +179,29 @@ def _read_text(job: TrainVocabJob, files: list[str], scratch: str, progress: boo
         files, scratch, max_sentences=job.max_sentences, seed=job.seed, round_trip=job.round_trip_sentences,
         max_sentence_bytes=job.config.max_sentence_length if spm else None, space_jamo=space_jamo, progress=progress,
     )
+
+
+class PhaseClock:
+    """Each phase's wall and CPU seconds (every thread of this process and its reaped workers): `-v` logs
+    them, so what runs on one core shows (CPU close to wall on a machine of many)."""
+
+    def __init__(self) -> None:
+        self.last = self._now()
+        self.phases: list[tuple[str, float, float]] = []
+
+    @staticmethod
+    def _now() -> tuple[float, float]:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.perf_counter(), own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    def mark(self, name: str) -> None:
+        """The phase `name` ends now."""
+        now = self._now()
+        self.phases.append((name, now[0] - self.last[0], now[1] - self.last[1]))
+        self.last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {wall:.1f} s ({cpu:.1f} CPU s)" for name, wall, cpu in self.phases)
 
 
 @contextlib.contextmanager
