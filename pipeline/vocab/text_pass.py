@@ -78,7 +78,8 @@ def read_training_text(
     """Count, sample, summarize and write the training sentences of `paths` into the folder `scratch`.
 
     `workers`: processes (default: every usable core, one for less than `MIN_RANGE_BYTES`; 1 reads in this
-    process); `range_bytes`: the ranges' size (default: the input over `RANGES_PER_WORKER` per worker, within the floor and ceiling)."""
+    process); `range_bytes`: the ranges' size (default: the input over `RANGES_PER_WORKER` per worker, within
+    the floor and ceiling)."""
     total = sum(os.path.getsize(p) for p in paths)
     workers = workers or (usable_cores() if total > MIN_RANGE_BYTES else 1)
     if range_bytes is None:
