@@ -236,8 +236,8 @@ def prune_units(folder: str, keep: Iterable[str]) -> int:
 
 class UnitsPlan:
     """A command's planned units (`(x, Unit)` pairs; others are not units), how many an earlier run finished
-    (`reused`: the console line), and what is left of the units folder once the
-    command completes (`finish`: removed, or with `keep` only these units kept)."""
+    (`reused`: the console line), and what is left of the units folder once the command completes (`finish`:
+    removed, or with `keep` only these units kept)."""
 
     def __init__(self, units: list[Any], folder: str, keep: bool, batch_size: int) -> None:
         self.folder, self.keep, self.units = folder, keep, units
@@ -249,7 +249,6 @@ class UnitsPlan:
             if u.key in finished or (u.key in cut and finished_batches(folder, u.key, batch_size, finished))
         ]
         self.keys = {u.key for u in planned}
-        self.done = len(done)
         self.reused = ""
         if done:
             share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in planned), 1)
