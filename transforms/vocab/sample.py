@@ -150,18 +150,27 @@ def iter_sentences(
 
 
 def _sentences(paths: list[str], stats: InputStats, bar, positions: Iterator[int] | None) -> Iterator[str]:
+    def pieces() -> Iterator[str]:
+        for path in paths:
+            stats.files += 1
+            with contextlib.closing(_lines(path, bar)) as handle:
+                yield from raw_sentences(handle, path, stats)
+
+    return picked(pieces(), stats, positions)
+
+
+def picked(pieces: Iterable[str], stats: InputStats, positions: Iterator[int] | None) -> Iterator[str]:
+    """The `pieces` at `positions` (ascending sentence numbers; None: all), pre-normalized; `stats` counts every
+    piece as a sentence, so a position is a number in `stats.sentences`' count."""
     wanted = -1 if positions is None else next(positions, -2)  # -1: every sentence; -2: no more
-    for path in paths:
-        stats.files += 1
-        with contextlib.closing(_lines(path, bar)) as handle:
-            for piece in raw_sentences(handle, path, stats):
-                position = stats.sentences
-                stats.sentences += 1
-                if wanted == -1:
-                    yield prenormalize(piece)
-                elif position == wanted:
-                    yield prenormalize(piece)
-                    wanted = next(positions, -2)  # type: ignore[arg-type]
+    for piece in pieces:
+        position = stats.sentences
+        stats.sentences += 1
+        if wanted == -1:
+            yield prenormalize(piece)
+        elif position == wanted:
+            yield prenormalize(piece)
+            wanted = next(positions, -2)  # type: ignore[arg-type]
 
 
 def raw_sentences(lines: Iterable[bytes], path: str, stats: InputStats, first_line: int = 1) -> Iterator[str]:

@@ -28,7 +28,7 @@ from kcorpus.transforms.vocab.sample import (
     InputStats,
     count_line_sentences,
     is_jsonl,
-    prenormalize,
+    picked,
     progress_bar,
     raw_sentences,
 )
@@ -162,16 +162,8 @@ def read_range(task: RangeTask) -> RangeRead:
 
 def _sample(text_range: TextRange, stats: InputStats, positions: array | None) -> Iterator[str]:
     """The range's sentences at `positions` (None: all), pre-normalized; `stats` counts every sentence."""
-    wanted_at = iter(positions) if positions is not None else None
-    wanted = -1 if wanted_at is None else next(wanted_at, -2)  # -1: every sentence; -2: no more
-    for piece in raw_sentences(range_lines(text_range), text_range.path, stats, text_range.first_line):
-        position = stats.sentences
-        stats.sentences += 1
-        if wanted == -1:
-            yield prenormalize(piece)
-        elif position == wanted:
-            yield prenormalize(piece)
-            wanted = next(wanted_at, -2)  # type: ignore[arg-type]
+    pieces = raw_sentences(range_lines(text_range), text_range.path, stats, text_range.first_line)
+    return picked(pieces, stats, iter(positions) if positions is not None else None)
 
 
 def _written(sentences: Iterator[str], path: str, spaced: bool) -> Iterator[str]:
