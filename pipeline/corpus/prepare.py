@@ -21,7 +21,15 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 
 from kcorpus.pipeline.corpus.config import CorpusConfig, SourceConfig
-from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
+from kcorpus.pipeline.corpus.keys import (
+    KIND_DOCS,
+    KIND_DROPPED,
+    METRICS_NAMESPACE,
+    document_key,
+    node_key,
+    record_digest,
+    sampled,
+)
 from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord
 from kcorpus.pipeline.external_sort import write_run
 from kcorpus.pipeline.stage_metrics import Metered
@@ -267,11 +275,11 @@ class PrepareBatchFn(beam.DoFn):
                 yield from self._spill_dropped(dropped, self.config.output)
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
-        node = node_key(item.id, item.source)
+        key = document_key(item.id, item.source)
         if output.dropped == "all" or (
-            output.dropped == "sample" and sampled(node, output.dropped_sample_rate)
+            output.dropped == "sample" and sampled(key, output.dropped_sample_rate)
         ):
-            shard = shard_of(node, output.num_shards)
+            shard = shard_of(key, output.num_shards)
             key = (item.id, item.source, item.stage, item.reason)
             payload = item.to_json()
             if self._spill(KIND_DROPPED, shard, (key, payload), len(payload)):
@@ -293,11 +301,12 @@ class PrepareBatchFn(beam.DoFn):
             keys, signatures = [[] for _ in kept], [b"" for _ in kept]
         meta = []
         for (doc, payload), text, bands, sig in zip(kept, texts, keys, signatures, strict=True):
-            node = node_key(doc.id, doc.source)
-            meta.append((node, doc.source, digest(text), bands, sig))
+            record_id = record_digest(payload)
+            meta.append((node_key(doc.id, doc.source, record_id), doc.source, digest(text), bands, sig))
             # The text rides along so that the writer never parses the payload back.
-            record = ((doc.id, doc.source), payload, doc.text)
-            if self._spill(KIND_DOCS, shard_of(node, num_shards), record, len(payload) + len(doc.text)):
+            record = ((doc.id, doc.source, record_id), payload, doc.text)
+            shard = shard_of(document_key(doc.id, doc.source), num_shards)
+            if self._spill(KIND_DOCS, shard, record, len(payload) + len(doc.text)):
                 yield from self._spilled()
         yield beam.pvalue.TaggedOutput("meta", meta)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kcorpus.pipeline.corpus.keys import SHARED_ID
+
 COLUMNS = ("source", "files", "bytes", "in", "kept", "dropped", "dead-lettered")
 WIDTHS = (7, 10, 15, 15, 15, 15)
 # The profile key behind each drop reason a typo can make universal (the rest name themselves).
@@ -43,8 +45,22 @@ def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
             if item.get("files") == 0:
                 why = f"cannot be listed: {item['error']}" if item.get("error") else "matched no file"
                 lines.append(f"source {name!r}: {item['pattern']} {why}")
+    lines.extend(shared_id_warnings(stats))
     lines.append(f"corpus: {out_dir}  (text/, docs/, rejected/, stats.json)")
     return "\n".join(lines)
+
+
+def shared_id_warnings(stats: Mapping[str, Any]) -> list[str]:
+    """A line per source whose kept documents reuse ids: records that differ under one id are all kept."""
+    lines = []
+    for name, block in stats["sources"].items():
+        n = (block.get("counters") or {}).get(SHARED_ID, 0)
+        if n:
+            lines.append(
+                f"warning: source {name!r}: {n:,} kept documents reuse the id of another kept document with a "
+                "different text (ids are not unique in this source; every document is kept)"
+            )
+    return lines
 
 
 def size_text(n: int | str) -> str:

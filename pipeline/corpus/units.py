@@ -50,8 +50,9 @@ DATA_SUFFIX, DONE_SUFFIX, BATCHES_SUFFIX = ".data", ".done", ".batches"
 # Unit size: about `RANGES_PER_FILE` per file, within these bounds (a file under the minimum is one unit).
 MIN_UNIT_BYTES, MAX_UNIT_BYTES = 1 << 20, 4 << 20
 RANGES_PER_FILE = 4
-# The format of a unit's files; a unit written by another format is done again.
-FORMAT = 1
+# The format of a unit's files; a unit written by another format is done again (2: run keys hold the
+# record digest).
+FORMAT = 2
 
 
 def unit_bytes(size: int, max_bytes: int = MAX_UNIT_BYTES) -> int:

@@ -17,11 +17,21 @@ from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import AtomicTextFile
-from kcorpus.pipeline.corpus.keys import KIND_DROPPED, METRICS_NAMESPACE, node_key, sampled
+from kcorpus.pipeline.corpus.keys import (
+    KIND_DROPPED,
+    METRICS_NAMESPACE,
+    SHARED_ID,
+    document_key,
+    document_of,
+    node_key,
+    sampled,
+    split_node,
+)
 from kcorpus.pipeline.corpus.runs import RECORDS
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
 from kcorpus.pipeline.external_sort import Run, RunSpan, merge_runs, reduce_runs
 from kcorpus.transforms import corpus_layout
+from kcorpus.transforms.dedup import EXACT
 from kcorpus.transforms.examples import DOCUMENT_DROP, ExampleSampler, duplicate_note
 from kcorpus.transforms.record import DeadLetter
 from kcorpus.transforms.sharding import shard_of
@@ -37,7 +47,7 @@ def loser_row(
 ) -> tuple[int, tuple[str, int, str, str]]:
     """One dedup loser `(node, (priority, reason, survivor))` as a row (`LOSER_COLUMNS`) in its shard's bucket."""
     node, (priority, reason, survivor) = loser
-    return shard_of(node, num_shards), (node, priority, reason, survivor)
+    return shard_of(document_of(node), num_shards), (node, priority, reason, survivor)
 
 
 class ShardLosers:
@@ -93,6 +103,28 @@ def shard_inputs(values: Iterable[Any]) -> tuple[list[Run], ShardLosers]:
     return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, (str, RunSpan))))
 
 
+def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, str, str, str, Any, bool]]:
+    """A shard's merged document records (sorted by id, source, record digest) as `(id, source, payload, text,
+    loser, shared_id)`: `loser` is `(priority, reason, survivor)` for a dedup loser, None for a kept document.
+
+    The same record twice (one node: a file given twice, a re-delivered month) is one document: the second is
+    an exact duplicate of the first. `shared_id` marks a kept document whose id and source a kept document
+    just before it has: another record under the same id, kept, and counted so that the user hears of it.
+    """
+    previous_node = previous_kept = ""
+    for (doc_id, source, record_id), payload, doc_text in records:
+        node = node_key(doc_id, source, record_id)
+        loser = losers.get(node)
+        if loser is None and node == previous_node:
+            loser = (0, EXACT, node)
+        previous_node = node
+        shared_id = False
+        if loser is None:
+            key = document_key(doc_id, source)
+            shared_id, previous_kept = key == previous_kept, key
+        yield doc_id, source, payload, doc_text, loser, shared_id
+
+
 # Kept documents buffered before one write to each of a shard's files.
 WRITE_LINES = 512
 
@@ -132,27 +164,13 @@ class WriteShardFn(beam.DoFn):
         text_lines: list[str] = []
         first = True  # nothing written to `text` yet
         examples = ExampleSampler()
-        for (doc_id, source), payload, doc_text in self._merged(runs):
-            node = node_key(doc_id, source)
-            loser = losers.get(node)
+        for doc_id, source, payload, doc_text, loser, shared_id in judged(self._merged(runs), losers):
             if loser is not None:
-                _, reason, survivor = loser
-                counts[(source, f"dedup:dropped:{reason}")] += 1
-                sid, _, ssource = survivor.partition("\x00")
-                examples.note(
-                    DOCUMENT_DROP, reason, doc_id, source, doc_text, note=duplicate_note(sid, ssource)
-                )
-                if self._keep_dropped(node):
-                    record = {
-                        "id": doc_id,
-                        "source": source,
-                        "stage": "dedup",
-                        "reason": reason,
-                        "duplicate_of": {"id": sid, "source": ssource},
-                        "text": doc_text,
-                    }
-                    dups.write(json.dumps(record, ensure_ascii=False) + "\n")
+                counts[(source, f"dedup:dropped:{loser[1]}")] += 1
+                self._reject(dups, examples, doc_id, source, doc_text, loser)
                 continue
+            if shared_id:
+                counts[(source, SHARED_ID)] += 1
             kept[source] += 1
             sentences[source] += doc_text.count("\n") + 1
             doc_lines.append(payload)
@@ -172,6 +190,30 @@ class WriteShardFn(beam.DoFn):
             Metrics.counter(METRICS_NAMESPACE, name).inc(value)
             yield (source, name), value
 
+    def _reject(
+        self,
+        dups: AtomicTextFile,
+        examples: ExampleSampler,
+        doc_id: str,
+        source: str,
+        doc_text: str,
+        loser: tuple[int, str, str],
+    ) -> None:
+        """A dedup loser noted as an example and written to `rejected/duplicates-*` (or its sample)."""
+        _, reason, survivor = loser
+        sid, ssource = split_node(survivor)
+        examples.note(DOCUMENT_DROP, reason, doc_id, source, doc_text, note=duplicate_note(sid, ssource))
+        if self._keep_dropped(doc_id, source):
+            record = {
+                "id": doc_id,
+                "source": source,
+                "stage": "dedup",
+                "reason": reason,
+                "duplicate_of": {"id": sid, "source": ssource},
+                "text": doc_text,
+            }
+            dups.write(json.dumps(record, ensure_ascii=False) + "\n")
+
     def _write_dropped(self, shard: int, runs: list[Run]) -> None:
         """A `rejected/dropped-*` shard: its runs' payloads in order."""
         n, compression = self.output.num_shards, self.output.compression
@@ -189,9 +231,11 @@ class WriteShardFn(beam.DoFn):
     def finish_bundle(self) -> None:
         progress.flush()
 
-    def _keep_dropped(self, node: str) -> bool:
+    def _keep_dropped(self, doc_id: str, source: str) -> bool:
         mode = self.output.dropped
-        return mode == "all" or (mode == "sample" and sampled(node, self.output.dropped_sample_rate))
+        return mode == "all" or (
+            mode == "sample" and sampled(document_key(doc_id, source), self.output.dropped_sample_rate)
+        )
 
 
 def _write_lines(

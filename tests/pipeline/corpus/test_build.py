@@ -1,5 +1,6 @@
 import filecmp
 import json
+import shutil
 from pathlib import Path
 
 import apache_beam as beam
@@ -81,6 +82,42 @@ def test_per_source_scope_keeps_cross_source_copies(tmp_path):
     stats = run_build(config, str(out), local_mode="in_memory")
     assert stats["total"]["dropped_by_reason"] == {"exact_duplicate": 1, "too_short": 1}
     assert "b:01" in {d["id"] for d in docs_of(out)}
+
+
+def test_renamed_copies_of_the_input_are_dropped_and_reused_ids_flagged(tmp_path, capsys):
+    """A file delivered again under another name (a new month that repeats the old one) holds the same ids:
+    dedup compares records, not ids, so the copies are dropped and the kept documents are those of one copy.
+    A record that reuses an id with another text is kept, and the summary says so."""
+    copies = tmp_path / "next-month"
+    copies.mkdir()
+    for name in ("a", "b"):
+        shutil.copy(TESTDATA / "planted" / f"{name}.jsonl", copies / f"{name}-copy.jsonl")
+    revised = {"id": "07", "text": "극장에서 놓쳤던 영화를 드디어 봤는데 기대 이상으로 좋아서 두 번 봤어요"}
+    (copies / "a-revised.jsonl").write_text(json.dumps(revised, ensure_ascii=False) + "\n", encoding="utf-8")
+    cfg = tmp_path / "twice.yaml"
+    cfg.write_text(
+        f"""
+sources:
+  - {{name: a, format: jsonl, paths: ["{TESTDATA}/planted/a.jsonl", "{copies}/a-*.jsonl"], preset: kcelectra}}
+  - {{name: b, format: jsonl, paths: ["{TESTDATA}/planted/b.jsonl", "{copies}/b-copy.jsonl"], preset: kcelectra}}
+output: {{num_shards: 2}}
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert run(["--config", str(cfg), "--out", str(out), "--local-mode", "in_memory"]) == 0
+    kept = sorted((d["id"], d["text"]) for d in docs_of(out))
+    once = [("a:01",), ("a:04",), ("a:06",), ("a:07",), ("b:02",), ("b:04",)]
+    assert [(doc_id,) for doc_id, _ in kept] == sorted([*once, ("a:07",)])
+    assert ("a:07", revised["text"]) in kept
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["total"]["input"] == 25 and stats["total"]["reconciled"]
+    # Each kept document's copy is an exact duplicate of it; each dropped record's copy is dropped alike.
+    assert stats["total"]["dropped_by_reason"] == {"exact_duplicate": 10, "near_duplicate": 6, "too_short": 2}
+    copies_of_kept = [d for d in rejected_of(out, "duplicates") if d["duplicate_of"]["id"] == d["id"]]
+    assert sorted(d["id"] for d in copies_of_kept) == [doc_id for (doc_id,) in once]
+    assert stats["sources"]["a"]["counters"]["write:kept_shared_id"] == 1
+    assert "warning: source 'a': 1 kept documents reuse the id of another kept document" in capsys.readouterr().out
 
 
 def test_existing_output_needs_overwrite(tmp_path):

@@ -37,23 +37,23 @@ def _meta(node, source, text):
 
 def test_exact_dedup_transform_global_and_per_source(spill_dir):
     meta = [
-        _meta("1\x00a", "a", "같은 댓글입니다 정말로"),
-        _meta("2\x00b", "b", "같은  댓글입니다 정말로"),
-        _meta("3\x00a", "a", "같은 댓글입니다 정말로"),
-        _meta("4\x00a", "a", "다른 댓글"),
+        _meta("1\x00a\x00r", "a", "같은 댓글입니다 정말로"),
+        _meta("2\x00b\x00r", "b", "같은  댓글입니다 정말로"),
+        _meta("3\x00a\x00r", "a", "같은 댓글입니다 정말로"),
+        _meta("4\x00a\x00r", "a", "다른 댓글"),
     ]
     with local_test_pipeline() as p:
         rows = p | beam.Create([meta[:2], meta[2:]])
         assert_that(
             rows | "G" >> ExactDedup("global", tmp_dir=spill_dir),
             equal_to(
-                [("2\x00b", (0, "exact_duplicate", "1\x00a")), ("3\x00a", (0, "exact_duplicate", "1\x00a"))]
+                [("2\x00b\x00r", (0, "exact_duplicate", "1\x00a\x00r")), ("3\x00a\x00r", (0, "exact_duplicate", "1\x00a\x00r"))]
             ),
             label="Global",
         )
         assert_that(
             rows | "S" >> ExactDedup("per_source", tmp_dir=spill_dir),
-            equal_to([("3\x00a", (0, "exact_duplicate", "1\x00a"))]),
+            equal_to([("3\x00a\x00r", (0, "exact_duplicate", "1\x00a\x00r"))]),
             label="PerSource",
         )
 
@@ -79,15 +79,15 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spil
     planted = base.replace("5점", "10점")
     texts = {"n1": FALSE_A, "n2": FALSE_B, "n3": base, "n4": planted, "n5": base + "!!"}
     assert all(jaccard(base, t, 5) > 0.8 for t in (planted, base + "!!"))
-    meta = [_meta(node + "\x00nsmc", "nsmc", text) for node, text in sorted(texts.items())]
+    meta = [_meta(node + "\x00nsmc\x00r", "nsmc", text) for node, text in sorted(texts.items())]
     with local_test_pipeline() as p:
         out = p | beam.Create([meta[:2], meta[2:]]) | NearDedup(NEAR, tmp_dir=spill_dir)
         assert_that(
             out["losers"],
             equal_to(
                 [
-                    ("n4\x00nsmc", (1, "near_duplicate", "n3\x00nsmc")),
-                    ("n5\x00nsmc", (1, "near_duplicate", "n3\x00nsmc")),
+                    ("n4\x00nsmc\x00r", (1, "near_duplicate", "n3\x00nsmc\x00r")),
+                    ("n5\x00nsmc\x00r", (1, "near_duplicate", "n3\x00nsmc\x00r")),
                 ]
             ),
             label="Losers",
@@ -109,7 +109,7 @@ def test_near_dedup_verifies_candidates_keeps_false_pair_and_merges_planted(spil
 def test_lsh_groups_share_scope_band_and_key():
     from kcorpus.pipeline.corpus.dedup import _scope_codes, lsh_groups
 
-    batch = [(f"{i}\x00{source}", source, b"", [], b"") for i, source in enumerate(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"])]
+    batch = [(f"{i}\x00{source}\x00r", source, b"", [], b"") for i, source in enumerate(["nsmc", "wiki", "nsmc", "nsmc", "nsmc"])]
     table = {
         "scope": _scope_codes(batch, "per_source"),
         "band": np.array([0, 0, 0, 1, 0], dtype=np.int16),
@@ -124,7 +124,7 @@ def test_lsh_groups_share_scope_band_and_key():
 def test_node_column_reads_back_every_node():
     from kcorpus.pipeline.corpus.dedup import node_column, nodes_of
 
-    nodes = ["petitions-0:12\x00petitions", "위키:문서\x00kowiki", "a\x00b", "x" * 300 + "\x00nsmc"]
+    nodes = ["petitions-0:12\x00petitions", "위키:문서\x00kowiki", "a\x00b\x00r", "x" * 300 + "\x00nsmc\x00r"]
     column = node_column(nodes)
     assert nodes_of(column) == nodes
     assert nodes_of(column[np.array([3, 1])]) == [nodes[3], nodes[1]]
@@ -135,8 +135,8 @@ def test_identical_signatures_give_one_same_pair_not_one_per_band():
     from kcorpus.pipeline.corpus.dedup import _band_table, _bucket_pairs
 
     review = "배우들의 연기가 정말 좋았고 음악도 훌륭했어요"
-    meta = [_meta("a\x00s", "s", review), _meta("b\x00s", "s", review), _meta("c\x00s", "s", review + " 강추합니다")]
+    meta = [_meta("a\x00s\x00r", "s", review), _meta("b\x00s\x00r", "s", review), _meta("c\x00s\x00r", "s", review + " 강추합니다")]
     _, table = _band_table(meta, "global", 1)
     pairs = list(_bucket_pairs((0, [table])))
-    assert pairs.count(("same", "a\x00s", "b\x00s")) == 1
-    assert all(kind == "candidate" for kind, *_ in pairs if _ != ["a\x00s", "b\x00s"])
+    assert pairs.count(("same", "a\x00s\x00r", "b\x00s\x00r")) == 1
+    assert all(kind == "candidate" for kind, *_ in pairs if _ != ["a\x00s\x00r", "b\x00s\x00r"])

@@ -4,6 +4,7 @@ from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from kcorpus.pipeline.corpus.keys import split_node
 from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
 from kcorpus.pipeline.profile.validate import config_from_dict
 from kcorpus.transforms.record import DeadLetter, Document, Dropped
@@ -55,8 +56,8 @@ def test_prepare_batch_fn_tags_every_outcome(tmp_path):
             label="Counts",
         )
         assert_that(
-            out.meta | beam.FlatMap(lambda batch: [(m[0], m[1], len(m[2]), m[3]) for m in batch]),
-            equal_to([("c:1\x00c", "c", 16, [])]),
+            out.meta | beam.FlatMap(lambda batch: [(split_node(m[0]), m[1], len(m[2]), m[3]) for m in batch]),
+            equal_to([(("c:1", "c"), "c", 16, [])]),
             label="Meta",
         )
         assert_that(

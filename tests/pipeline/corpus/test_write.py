@@ -8,7 +8,7 @@ from corpus_files import read_bytes, read_shard
 from kcorpus.pipeline.corpus.config import OutputConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS
 from kcorpus.pipeline.corpus.runs import RECORDS
-from kcorpus.pipeline.corpus.write import WRITE_LINES, WriteShardFn
+from kcorpus.pipeline.corpus.write import WRITE_LINES, ShardLosers, WriteShardFn, judged
 from kcorpus.pipeline.external_sort import write_run
 
 
@@ -17,7 +17,7 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
     count = 2 * WRITE_LINES + 3
     records = [
         (
-            (f"doc-{i:05d}", "nsmc"),
+            (f"doc-{i:05d}", "nsmc", "r"),
             f'{{"id": "doc-{i:05d}", "n": {i}}}',
             "\n".join(["문장 하나"] * (1 + i % 3)),
         )
@@ -39,7 +39,7 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
 
 def written_shard(tmp_path, compression: str) -> tuple[list, Path]:
     records = [
-        ((f"doc-{i}", "nsmc"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)
+        ((f"doc-{i}", "nsmc", "r"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)
     ]
     write_run(str(tmp_path / f"{compression}.run"), records, RECORDS)
     out = tmp_path / compression
@@ -68,3 +68,32 @@ def test_zstdcat_reads_a_compressed_shard(tmp_path):
     shard = zst / "text/part-00000-of-00001.txt.zst"
     out = subprocess.run(["zstdcat", str(shard)], check=True, capture_output=True).stdout
     assert out.decode() == "문장 0\n\n문장 1\n\n문장 2\n"
+
+
+def test_the_same_record_twice_is_one_document_and_a_reused_id_is_flagged():
+    losers = ShardLosers({})
+    records = [
+        (("a", "s", "r1"), "A", "첫 글"),
+        (("a", "s", "r1"), "A", "첫 글"),  # the same record again: a file given twice
+        (("a", "s", "r2"), "A2", "고친 글"),  # another record under the same id: kept, flagged
+        (("b", "s", "r3"), "B", "다른 글"),
+    ]
+    judged_records = [(doc_id, loser, shared) for doc_id, _, _, _, loser, shared in judged(records, losers)]
+    assert judged_records == [
+        ("a", None, False),
+        ("a", (0, "exact_duplicate", "a\x00s\x00r1"), False),
+        ("a", None, True),
+        ("b", None, False),
+    ]
+
+
+def test_every_copy_of_a_losing_record_loses_with_its_reason():
+    losers = ShardLosers(
+        {"node": ["b\x00s\x00r3"], "priority": [1], "reason": ["near_duplicate"], "survivor": ["a\x00s\x00r1"]}
+    )
+    records = [(("a", "s", "r1"), "A", "글"), (("b", "s", "r3"), "B", "글"), (("b", "s", "r3"), "B", "글")]
+    assert [loser for *_, loser, _ in judged(records, losers)] == [
+        None,
+        (1, "near_duplicate", "a\x00s\x00r1"),
+        (1, "near_duplicate", "a\x00s\x00r1"),
+    ]
