@@ -77,21 +77,29 @@ def run_path(folder: str) -> str:
 
 
 def reduce_runs(paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int = FAN_IN) -> list[Run]:
-    """At most `fan_in` runs holding the records of `paths` (sorted by path first): groups of `fan_in` runs
-    merged into one in `folder`, as many passes as it takes. The runs merged are left for the temporary
-    folder's removal (a retried merge reads them again)."""
+    """At most `fan_in` runs holding the records of `paths` (sorted by path first), by passes of `merge_pass`.
+    The runs merged are left for the temporary folder's removal (a retried merge reads them again)."""
     if fan_in < 2:
         raise ValueError(f"fan_in must be at least 2, got {fan_in}")
     paths = sorted(paths, key=_run_order)
     while len(paths) > fan_in:
-        merged = []
-        for i in range(0, len(paths), fan_in):
-            group = paths[i : i + fan_in]
-            if len(group) == 1:
-                merged.append(group[0])
-                continue
-            path = run_path(folder)
-            write_run(path, merge_runs(group, codec), codec)
-            merged.append(path)
-        paths = merged
+        paths = merge_pass(paths, codec, folder, fan_in)
     return paths
+
+
+def merge_pass(paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int) -> list[Run]:
+    """One pass of an external merge: consecutive groups of at most `fan_in` runs merged into one run each in
+    `folder`, just enough of them that `fan_in` runs remain, the rest left as they are (1,000 runs at a fan-in
+    of 256 rewrite 747, not all 1,000); with too many runs for one pass, every run is merged in groups.
+    Consecutive groups keep equal keys in the order of `paths`."""
+    excess = len(paths) - fan_in
+    merged: list[Run] = []
+    start = 0
+    while excess > 0 and start < len(paths) - 1:
+        group = paths[start : start + min(fan_in, excess + 1)]
+        path = run_path(folder)
+        write_run(path, merge_runs(group, codec), codec)
+        merged.append(path)
+        start += len(group)
+        excess -= len(group) - 1
+    return merged + list(paths[start:])

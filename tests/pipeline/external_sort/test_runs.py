@@ -45,3 +45,17 @@ def test_reduce_runs_merges_in_passes_until_fan_in_runs_remain(tmp_path):
     assert reduce_runs(paths[:2], NUMBERS, str(tmp_path / "merged"), fan_in=2) == sorted(paths[:2])
     with pytest.raises(ValueError, match="fan_in"):
         reduce_runs(paths, NUMBERS, str(tmp_path / "merged"), fan_in=1)
+
+
+def test_a_merge_pass_rewrites_only_the_runs_it_must(tmp_path):
+    paths = []
+    for i in range(6):  # keys 0..4, each in every run: equal keys must keep the runs' order
+        paths.append(str(tmp_path / f"run-{i}.run"))
+        write_run(paths[-1], [(k, i) for k in range(5)], KEYED)
+    (tmp_path / "merged").mkdir()
+    reduced = reduce_runs(paths, KEYED, str(tmp_path / "merged"), fan_in=4)
+    assert len(reduced) == 4
+    assert reduced[1:] == paths[3:]  # one merge of the first three runs is enough
+    assert list(merge_runs(reduced, KEYED)) == [(k, i) for k in range(5) for i in range(6)]
+    many = reduce_runs(paths, KEYED, str(tmp_path / "merged"), fan_in=2)  # more than one pass
+    assert len(many) == 2 and list(merge_runs(many, KEYED)) == [(k, i) for k in range(5) for i in range(6)]
