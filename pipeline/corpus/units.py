@@ -62,10 +62,15 @@ def unit_bytes(size: int, max_bytes: int = MAX_UNIT_BYTES) -> int:
 
 
 def unit_ranges(size: int, splittable: bool) -> list[tuple[int, int]]:
-    """`(start, end)` ranges of a file of `size` bytes; `(0, -1)` is the whole file (not splittable)."""
+    """`(start, end)` ranges of a file of `size` bytes, of equal size (at most `MAX_UNIT_BYTES`, at least
+    `MIN_UNIT_BYTES` where the file has it); `(0, -1)` is the whole file (not splittable).
+
+    Equal ranges, not `MIN_UNIT_BYTES` and a tail: half of a Wikipedia dump's 1 MB files are a little over
+    1 MiB, and a tail unit of a few KB costs a run per shard for the writers to merge like any other."""
     if not splittable or size <= 0:
         return [(0, -1)]
-    step = unit_bytes(size)
+    count = max(-(-size // MAX_UNIT_BYTES), min(RANGES_PER_FILE, size // MIN_UNIT_BYTES), 1)
+    step = -(-size // count)
     return [(start, min(start + step, size)) for start in range(0, size, step)]
 
 

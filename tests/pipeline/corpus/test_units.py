@@ -31,7 +31,10 @@ def test_ranges_follow_the_file_alone():
                                                       (2 * MIN_UNIT_BYTES, 3 * MIN_UNIT_BYTES)]  # fmt: skip
     assert len(unit_ranges(8 * MIN_UNIT_BYTES, True)) == 4
     big = unit_ranges(100 * MAX_UNIT_BYTES + 1, True)
-    assert len(big) == 101 and big[-1] == (100 * MAX_UNIT_BYTES, 100 * MAX_UNIT_BYTES + 1)
+    assert len(big) == 101 and big[-1][1] == 100 * MAX_UNIT_BYTES + 1
+    sizes = [end - start for start, end in big]
+    assert max(sizes) - min(sizes) < len(big) and max(sizes) <= MAX_UNIT_BYTES  # equal ranges, no 1-byte tail
+    assert unit_ranges(MIN_UNIT_BYTES + 50_000, True) == [(0, MIN_UNIT_BYTES + 50_000)]  # a 1 MB wiki file
     assert unit_ranges(10 * MAX_UNIT_BYTES, False) == [(0, -1)]
 
 
