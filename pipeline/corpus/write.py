@@ -38,8 +38,9 @@ from kcorpus.transforms.sharding import shard_of
 
 LOSER_COLUMNS = ("node", "priority", "reason", "survivor")
 # Runs a shard's writer merges at once (a chunk of each in memory, up to ~130 KB): with input units, a shard
-# has a run or more per unit, so below this many units (~250 MB of 1 MB files) no extra merge pass is made.
-FAN_IN = 256
+# has a run or more per unit, so below this many units (~1 GB of 1 MB files) no extra merge pass is made,
+# and above it `merge_pass` rewrites only the runs it must.
+FAN_IN = 1024
 
 
 def loser_row(
