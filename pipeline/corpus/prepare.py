@@ -275,11 +275,11 @@ class PrepareBatchFn(beam.DoFn):
                 yield from self._spill_dropped(dropped, self.config.output)
 
     def _spill_dropped(self, item: Dropped, output: Any) -> Iterator[Any]:
-        key = document_key(item.id, item.source)
+        doc_key = document_key(item.id, item.source)
         if output.dropped == "all" or (
-            output.dropped == "sample" and sampled(key, output.dropped_sample_rate)
+            output.dropped == "sample" and sampled(doc_key, output.dropped_sample_rate)
         ):
-            shard = shard_of(key, output.num_shards)
+            shard = shard_of(doc_key, output.num_shards)
             key = (item.id, item.source, item.stage, item.reason)
             payload = item.to_json()
             if self._spill(KIND_DROPPED, shard, (key, payload), len(payload)):

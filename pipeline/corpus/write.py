@@ -112,7 +112,8 @@ def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, s
     an exact duplicate of the first. `shared_id` marks a kept document whose id and source a kept document
     just before it has: another record under the same id, kept, and counted so that the user hears of it.
     """
-    previous_node = previous_kept = ""
+    previous_node = ""
+    previous_kept: tuple[str, str] | None = None
     for (doc_id, source, record_id), payload, doc_text in records:
         node = node_key(doc_id, source, record_id)
         loser = losers.get(node)
@@ -121,8 +122,7 @@ def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, s
         previous_node = node
         shared_id = False
         if loser is None:
-            key = document_key(doc_id, source)
-            shared_id, previous_kept = key == previous_kept, key
+            shared_id, previous_kept = previous_kept == (doc_id, source), (doc_id, source)
         yield doc_id, source, payload, doc_text, loser, shared_id
 
 
