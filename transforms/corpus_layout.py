@@ -9,6 +9,8 @@
 <corpus>/rejected/dead_letter.jsonl.zst                records that could not be read or prepared
 <corpus>/examples/examples.jsonl                       10 sampled before/after texts per rule (and .md to read)
 ```
+`text/` is written only with `output.text: true`: it holds docs/' sentences again, for BERT/ELECTRA-style data
+builders; kcorpus reads a corpus's sentences from text/ when it is there, else from docs/ (`sentence_shards`).
 `text/`, `docs/` and `rejected/` are zstd-compressed (one frame per file) unless `output.compression` is
 `none`, which writes the same names without `.zst`; readers take either. Paths are joined with "/" so they
 work for local folders and `gs://` alike.
@@ -17,6 +19,7 @@ work for local folders and `gs://` alike.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 
 from kcorpus.transforms.sharding import shard_name
 
@@ -36,6 +39,14 @@ EXAMPLES_FILE, EXAMPLES_MARKDOWN = f"{EXAMPLES_DIR}/examples.jsonl", f"{EXAMPLES
 LAYOUTS = {"docs": DOCS_GLOBS, "text": TEXT_GLOBS}
 # Everything a build writes: a folder holding any of these already holds a corpus.
 OUTPUT_PATTERNS = (STATS_FILE, f"{TEXT_DIR}/*", f"{DOCS_DIR}/*", f"{REJECTED_DIR}/*", f"{EXAMPLES_DIR}/*")
+
+
+def sentence_shards(rels: Iterable[str]) -> list[str]:
+    """Of a corpus folder's files (relative paths), the shards to read its sentences from, sorted: `text/`'s
+    when the build wrote them (a sentence per line, the cheapest to read), else `docs/`' (each document's `text`
+    holds its sentences joined by "\\n"). The same sentences in the same order either way."""
+    rels = sorted(rels)
+    return [r for r in rels if matches(r, TEXT_GLOBS)] or [r for r in rels if matches(r, DOCS_GLOBS)]
 
 
 def suffix(compression: str) -> str:

@@ -21,6 +21,11 @@ PROFILE_FLAGS: dict[str, tuple[str, dict]] = {
         "output.compression",
         {"choices": COMPRESSIONS, "help": ": zstd (text/, docs/, rejected/ as .zst) or none (plain files)"},
     ),
+    "text": (
+        "output.text",
+        {"action": argparse.BooleanOptionalAction,
+         "help": ": also write text/ (one sentence per line, a blank line between documents)"},
+    ),
 }
 
 

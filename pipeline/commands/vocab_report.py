@@ -1,6 +1,6 @@
 """`kcorpus vocab-report A B [--corpus TEXT...] --out DIR`: report.json, report.md and report.html.
 
-kcorpus vocab-report kcbert/vocab.txt out/vocab-sp/spm.model --corpus out/corpus/text --out out/report
+kcorpus vocab-report kcbert/vocab.txt out/vocab-sp/spm.model --corpus out/corpus --out out/report
 """
 
 from __future__ import annotations

@@ -108,12 +108,15 @@ class OutputConfig:
 
     Attributes:
         dir: output directory (local or `gs://`); `--out` overrides it.
-        num_shards: shards of text/ and docs/ (documents go to shard blake2b(id) mod num_shards).
+        num_shards: shards of docs/ (and text/; documents go to shard blake2b(id) mod num_shards).
         dropped: write every dropped record (`all`), a deterministic sample (`sample`), or none (`none`).
             Counts in stats.json are always complete.
         dropped_sample_rate: the share of dropped records kept by `sample`.
         compression: `zstd` writes text/, docs/ and rejected/ as `.zst` files (about a third of the bytes);
             `none` writes them plain (for tools that read only plain text).
+        text: also write text/, the kept sentences again, one per line with a blank line between documents:
+            the input of BERT/ELECTRA-style data builders. Off by default: docs/ holds the same sentences
+            (`text` joined by "\n"), and every kcorpus command reads them from there.
         max_dead_letter_fraction: a source that dead-letters more than this share of its records (or yields
             no document at all) fails the run with exit 1; 0 is strict (any dead letter fails it).
     """
@@ -123,6 +126,7 @@ class OutputConfig:
     dropped: str = "all"
     dropped_sample_rate: float = 0.01
     compression: str = ZSTD
+    text: bool = False
     max_dead_letter_fraction: float = 0.01
 
     def __post_init__(self) -> None:

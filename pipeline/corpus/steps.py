@@ -238,6 +238,7 @@ def stats_extra(cfg: CorpusConfig) -> dict[str, Any]:
             "num_shards": cfg.output.num_shards,
             "dropped": cfg.output.dropped,
             "compression": cfg.output.compression,
+            "text": cfg.output.text,
         },
         "inputs": inputs,
         "filters": {s.name: dataclasses.asdict(cfg.filters_for(s.name)) for s in cfg.sources},

@@ -46,7 +46,8 @@ def summary_table(stats: Mapping[str, Any], out_dir: str) -> str:
                 why = f"cannot be listed: {item['error']}" if item.get("error") else "matched no file"
                 lines.append(f"source {name!r}: {item['pattern']} {why}")
     lines.extend(shared_id_warnings(stats))
-    lines.append(f"corpus: {out_dir}  (text/, docs/, rejected/, stats.json)")
+    folders = "text/, docs/" if stats.get("output", {}).get("text") else "docs/"
+    lines.append(f"corpus: {out_dir}  ({folders}, rejected/, stats.json)")
     return "\n".join(lines)
 
 

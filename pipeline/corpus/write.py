@@ -156,7 +156,11 @@ class WriteShardFn(beam.DoFn):
         kept: collections.Counter[str] = collections.Counter()  # by source, added to `counts` at the end
         sentences: collections.Counter[str] = collections.Counter()
         docs = AtomicTextFile(f"{self.out_dir}/{corpus_layout.docs_shard(shard, n, compression=compression)}")
-        text = AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n, compression=compression)}")
+        text = (
+            AtomicTextFile(f"{self.out_dir}/{corpus_layout.text_shard(shard, n, compression=compression)}")
+            if self.output.text
+            else None
+        )
         dups = AtomicTextFile(
             f"{self.out_dir}/{corpus_layout.duplicates_shard(shard, n, compression=compression)}"
         )
@@ -183,7 +187,8 @@ class WriteShardFn(beam.DoFn):
             counts[(source, "write:kept")] += value
             counts[(source, "write:sentences")] += sentences[source]
         for f in (docs, text, dups):
-            f.close()
+            if f is not None:
+                f.close()
         progress.add("write", records=1)
         for example in examples.drain():
             yield beam.pvalue.TaggedOutput("examples", example)
@@ -240,14 +245,16 @@ class WriteShardFn(beam.DoFn):
 
 
 def _write_lines(
-    docs: AtomicTextFile, text: AtomicTextFile, doc_lines: list[str], text_lines: list[str], first: bool
+    docs: AtomicTextFile, text: AtomicTextFile | None, doc_lines: list[str], text_lines: list[str], first: bool
 ) -> bool:
-    """Writes and empties the buffered lines: a payload per line in `docs`; in `text`, each text ended by a
-    newline, an empty line between two texts (`first`: nothing is in `text` yet). Returns the new `first`."""
+    """Writes and empties the buffered lines: a payload per line in `docs`; in `text` (unless None), each text
+    ended by a newline, an empty line between two texts (`first`: nothing is in `text` yet). Returns the new
+    `first`."""
     if not doc_lines:
         return first
     docs.write("\n".join(doc_lines) + "\n")
-    text.write(("" if first else "\n") + "\n\n".join(text_lines) + "\n")
+    if text is not None:
+        text.write(("" if first else "\n") + "\n\n".join(text_lines) + "\n")
     doc_lines.clear()
     text_lines.clear()
     return False

@@ -64,19 +64,21 @@ def units_dir(stage_out: str, stage: str) -> str:
     return fs.join(run_dir, UNITS_DIR, stage)
 
 
-def corpus_text_files(corpus_dir: str | Path, max_sentences: int | None = None) -> list[str]:
-    """The sentence-per-line shards of a build-corpus output (local or remote), in shard order.
+def corpus_sentence_files(corpus_dir: str | Path, max_sentences: int | None = None) -> list[str]:
+    """The shards a build-corpus output's sentences are read from (local or remote), in shard order: `text/`'s
+    when the build wrote them, else `docs/`' (`corpus_layout.sentence_shards`).
 
     With `max_sentences`, only the first shards that hold about twice that many sentences (stats.json says
     how many there are): documents go to shards by a digest of their id, so they are a uniform sample, and a
     launcher samples a large gs:// corpus without reading all of it. Local and remote runs pick the same ones.
     """
     corpus_dir = str(corpus_dir)
-    files = [
-        fs.join(corpus_dir, rel) for rel in fs.list_files(corpus_dir) if corpus_layout.matches(rel, corpus_layout.TEXT_GLOBS)
-    ]
+    files = [fs.join(corpus_dir, rel) for rel in corpus_layout.sentence_shards(fs.list_files(corpus_dir))]
     if not files:
-        raise RunError(f"{corpus_dir}: no {corpus_layout.TEXT_GLOBS[0]} shards; is it a build-corpus output?")
+        raise RunError(
+            f"{corpus_dir}: no {corpus_layout.DOCS_GLOBS[1]} or {corpus_layout.TEXT_GLOBS[1]} shards; "
+            "is it a build-corpus output?"
+        )
     if max_sentences is None:
         return files
     try:
@@ -127,14 +129,14 @@ def plan_stages(profile: Profile) -> list[Stage]:
         ),
         Stage(
             "vocab", "train-vocab", ("corpus",), vocab.model_dump(mode="json"),
-            lambda dirs, out: vocab.job(corpus_text_files(dirs["corpus"], vocab.max_sentences), out),
+            lambda dirs, out: vocab.job(corpus_sentence_files(dirs["corpus"], vocab.max_sentences), out),
         ),
     ]  # fmt: skip
     if report is not None:
         stages.append(Stage(
             "vocab-report", "vocab-report", ("corpus", "vocab"), report.model_dump(mode="json"),
             lambda dirs, out: report.job(
-                dirs["vocab"], corpus_text_files(dirs["corpus"], report.max_sentences), out),
+                dirs["vocab"], corpus_sentence_files(dirs["corpus"], report.max_sentences), out),
             inputs=(report.reference,),
         ))  # fmt: skip
     stages.append(Stage(

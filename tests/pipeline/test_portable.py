@@ -88,7 +88,7 @@ def test_build_corpus_through_the_portable_job_api(worker_pool: tuple[str, Path]
             {"name": "kowiki", "format": "wikiextractor", "paths": ["data/wiki_00"], "split_sentences": True},
         ],
         "split": {"backend": "kcorpus"},
-        "output": {"num_shards": 2},
+        "output": {"num_shards": 2, "text": True},
     }), encoding="utf-8")  # fmt: skip
     local, portable = tmp_path / "local", tmp_path / "portable"
     assert cli(["build-corpus", "--config", str(profile), "--out", str(local)]) == 0

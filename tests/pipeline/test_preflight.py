@@ -164,7 +164,7 @@ def test_allow_missing_lets_a_glob_match_nothing(tmp_path, capsys):
     size = NSMC.stat().st_size
     assert table[2].split()[:4] == ["nsmc", "1", f"{size / 1000:.1f}", "KB"]
     assert table[4] == f"source 'later': {tmp_path / 'incoming' / '*.jsonl'} matched no file"
-    assert table[-1] == f"corpus: {out}  (text/, docs/, rejected/, stats.json)"
+    assert table[-1] == f"corpus: {out}  (docs/, rejected/, stats.json)"
     inputs = json.loads((out / "stats.json").read_text())["inputs"]
     assert {k: v for k, v in inputs["nsmc"].items() if k in ("files", "bytes", "matched")} == {
         "files": 1, "bytes": size, "matched": [{"pattern": str(NSMC), "files": 1, "bytes": size}]}

@@ -1,12 +1,13 @@
 """Training text for vocabularies: read build-corpus output or plain text, normalize, sample deterministically.
 
-Inputs are `text/*.txt` shards (one sentence per line, blank line between documents), `docs/*.jsonl`
-(`text` holds the document's sentences joined with "\\n") or any UTF-8 text file (compressed too: `transforms/files.py`). When the input
-holds more sentences than `max_sentences`, a seeded reservoir sample (Algorithm R) keeps exactly
-`max_sentences` of them in input order, so the same input and seed give the same sample. `read_sample` holds
-the sample in memory; `SentenceSample` holds only the positions it picked and reads the sentences back from the
-files each time they are needed, so training memory does not grow with the corpus. Nothing is dropped
-silently: undecodable bytes and bad JSON lines are counted with their location.
+Inputs are `text/*.txt` shards (one sentence per line, blank line between documents), `docs/*.jsonl` (`text`
+holds the document's sentences joined with "\\n"; a build-corpus folder stands for one of the two) or any
+UTF-8 text file (compressed too: `transforms/files.py`). When the input holds more sentences than
+`max_sentences`, a seeded reservoir sample (Algorithm R) keeps exactly `max_sentences` of them in input order,
+so the same input and seed give the same sample. `read_sample` holds the sample in memory; `SentenceSample`
+holds only the positions it picked and reads the sentences back from the files each time they are needed, so
+training memory does not grow with the corpus. Nothing is dropped silently: undecodable bytes and bad JSON
+lines are counted with their location.
 """
 
 from __future__ import annotations
@@ -41,15 +42,18 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     """Files named by paths, globs or directories (walked recursively), sorted, without duplicates
     (`transforms/matching.py`: symlinked folders followed as the shell does).
 
-    A build-corpus output dir (with `stats.json` and `text/`) stands for its `text/*.txt` (or `.txt.zst`) shards
-    only, so `docs/` does not count every sentence twice and `rejected/` stays out.
+    A build-corpus output dir (with `stats.json`) stands for the shards of one copy of its sentences,
+    `corpus_layout.sentence_shards`: `text/` when the build wrote it, else `docs/`; `rejected/` stays out.
     """
     found: set[str] = set()
     for pattern in patterns:
         if os.path.isdir(pattern) and _is_corpus_dir(pattern):
-            found.update(
-                path for g in corpus_layout.TEXT_GLOBS for path, _ in matching.match(os.path.join(pattern, g))
-            )
+            rels = [
+                os.path.relpath(path, pattern).replace(os.sep, "/")
+                for g in (*corpus_layout.TEXT_GLOBS, *corpus_layout.DOCS_GLOBS)
+                for path, _ in matching.match(os.path.join(pattern, g))
+            ]
+            found.update(os.path.join(pattern, rel) for rel in corpus_layout.sentence_shards(rels))
             continue
         matches = [path for path, _ in matching.match(pattern)]
         if not matches or not all(os.path.isfile(m) for m in matches):
@@ -84,8 +88,8 @@ def text_problem(path: str) -> str | None:
 
 
 def _is_corpus_dir(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, corpus_layout.STATS_FILE)) and os.path.isdir(
-        os.path.join(path, corpus_layout.TEXT_DIR)
+    return os.path.isfile(os.path.join(path, corpus_layout.STATS_FILE)) and any(
+        os.path.isdir(os.path.join(path, folder)) for folder in (corpus_layout.TEXT_DIR, corpus_layout.DOCS_DIR)
     )
 
 

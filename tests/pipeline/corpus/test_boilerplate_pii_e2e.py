@@ -63,7 +63,7 @@ sources:
       split_sentences: true}}
   - {{name: news, format: modu, paths: ["{FIXTURES}/modu"], preset: none, split_sentences: true}}
 dedup: {{near: {{enabled: false}}}}
-output: {{num_shards: 1}}
+output: {{num_shards: 1, text: true}}
 """,
         encoding="utf-8",
     )

@@ -129,9 +129,11 @@ def test_existing_output_needs_overwrite(tmp_path):
     with pytest.raises(OutputError, match="--overwrite"):
         run_build(config, str(out), local_mode="in_memory")
     run_build(config, str(out), local_mode="in_memory", overwrite=True)
-    assert sorted(p.name for p in (out / "text").iterdir()) == [
-        "part-00000-of-00002.txt.zst",
-        "part-00001-of-00002.txt.zst",
+    # The stale shard was the build's own kind of file: it goes, and this build writes no text/ (the default).
+    assert not (out / "text").exists()
+    assert sorted(p.name for p in (out / "docs").iterdir()) == [
+        "part-00000-of-00002.jsonl.zst",
+        "part-00001-of-00002.jsonl.zst",
     ]
     assert not [p for p in out.iterdir() if p.name.startswith(".tmp")]
 
@@ -140,7 +142,7 @@ def test_existing_output_needs_overwrite(tmp_path):
 def sample_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample") / "out"
     code = run(
-        ["--config", str(ROOT / "configs" / "sample.yaml"), "--out", str(out), "--local-mode", "in_memory"]
+        ["--config", str(ROOT / "configs" / "sample.yaml"), "--out", str(out), "--local-mode", "in_memory", "--text"]
     )
     assert code == 0
     return out
@@ -190,6 +192,25 @@ def test_sample_end_to_end_exact_counts(sample_run):
 
 
 @pytest.mark.slow
+def test_a_corpus_without_text_trains_the_same_vocabulary(sample_run, tmp_path):
+    # text/ is optional (output.text): train-vocab then reads the same sentences from docs/.
+    from kcorpus.pipeline.cli import main as cli
+
+    docs_only = tmp_path / "docs_only"
+    shutil.copytree(sample_run, docs_only, ignore=shutil.ignore_patterns("text"))
+    vocabs = {}
+    for name, corpus in (("text", sample_run), ("docs", docs_only)):
+        out = tmp_path / f"vocab-{name}"
+        argv = ["train-vocab", "--kind", "wordpiece", "--vocab-size", "6000", "--input", str(corpus), "--out", str(out)]
+        assert cli(argv) == 0
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        vocabs[name] = ((out / "vocab.txt").read_bytes(), manifest["input"]["sentences"], manifest["input"]["files"])
+    assert vocabs["docs"][:2] == vocabs["text"][:2]
+    assert [Path(f["path"]).parent.name for f in vocabs["docs"][2]] == ["docs"] * 4
+    assert [Path(f["path"]).parent.name for f in vocabs["text"][2]] == ["text"] * 4
+
+
+@pytest.mark.slow
 def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
     # A second run, multi-processing with two workers and other batch sizes: other bundling, same bytes.
     multi = tmp_path / "multi"
@@ -204,6 +225,7 @@ def test_runs_and_modes_give_byte_identical_output(sample_run, tmp_path):
                 "multi_processing",
                 "--batch-size",
                 "250",
+                "--text",
                 "--",
                 "--direct_num_workers=2",
             ]
@@ -338,7 +360,7 @@ def test_multi_threading_loses_no_document(sample_run, tmp_path, batch_size, wor
     # changed shard. Several bundlings and thread counts, each byte-identical to the in-memory run.
     out = tmp_path / "threads"
     argv = ["--config", str(ROOT / "configs" / "sample.yaml"), "--out", str(out), "--local-mode", "multi_threading",
-            "--batch-size", str(batch_size), "--", f"--direct_num_workers={workers}"]
+            "--batch-size", str(batch_size), "--text", "--", f"--direct_num_workers={workers}"]
     assert run(argv) == 0
     assert read_tree(out) == read_tree(sample_run)
     assert filecmp.cmp(sample_run / "stats.json", out / "stats.json", shallow=False)

@@ -17,7 +17,7 @@ sources:
   - {{name: q, format: jsonl, paths: ["{TESTDATA}/quality/prepare_rules.jsonl"]}}
 filters: {{masks: replace}}
 dedup: {{near: {{enabled: false}}}}
-output: {{num_shards: 1}}
+output: {{num_shards: 1, text: true}}
 """,
         encoding="utf-8",
     )

@@ -26,7 +26,7 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
     write_run(str(tmp_path / "a.run"), records[::2], RECORDS)
     write_run(str(tmp_path / "b.run"), records[1::2], RECORDS)
     out = tmp_path / "out"
-    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none"), str(tmp_path / "tmp"))
+    fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none", text=True), str(tmp_path / "tmp"))
     counts = dict(fn.process(((KIND_DOCS, 0), [str(tmp_path / "a.run"), str(tmp_path / "b.run")])))
 
     docs = read_shard(out, "docs/part-00000-of-00001.jsonl")
@@ -37,15 +37,14 @@ def test_a_shard_written_in_buffered_pieces_is_the_shard_written_line_by_line(tm
     assert counts[("nsmc", "write:sentences")] == sum(1 + i % 3 for i in range(count))
 
 
-def written_shard(tmp_path, compression: str) -> tuple[list, Path]:
+def written_shard(tmp_path, compression: str, text: bool = True) -> tuple[list, Path]:
     records = [
         ((f"doc-{i}", "nsmc", "r"), f'{{"id": "doc-{i}", "text": "문장 {i}"}}', f"문장 {i}") for i in range(3)
     ]
     write_run(str(tmp_path / f"{compression}.run"), records, RECORDS)
-    out = tmp_path / compression
-    fn = WriteShardFn(
-        str(out), OutputConfig(num_shards=1, dropped="none", compression=compression), str(tmp_path / "tmp")
-    )
+    out = tmp_path / f"{compression}-{text}"
+    output = OutputConfig(num_shards=1, dropped="none", compression=compression, text=text)
+    fn = WriteShardFn(str(out), output, str(tmp_path / "tmp"))
     list(fn.process(((KIND_DOCS, 0), [str(tmp_path / f"{compression}.run")])))
     return records, out
 
@@ -60,6 +59,16 @@ def test_shards_are_zstd_by_default_and_plain_with_none(tmp_path):
         assert data.startswith(b"\x28\xb5\x2f\xfd")  # a zstd frame
         assert read_bytes(zst / f"{rel}.zst") == (plain / rel).read_bytes()
     assert (plain / "docs/part-00000-of-00001.jsonl").read_text() == "".join(p + "\n" for _, p, _ in records)
+
+
+def test_text_shards_only_when_asked_for(tmp_path):
+    _, default = written_shard(tmp_path, "zstd", text=OutputConfig().text)
+    _, with_text = written_shard(tmp_path, "zstd", text=True)
+    assert sorted(p.name for p in default.iterdir()) == ["docs", "rejected"]
+    assert read_bytes(default / "docs/part-00000-of-00001.jsonl.zst") == read_bytes(
+        with_text / "docs/part-00000-of-00001.jsonl.zst"
+    )
+    assert read_bytes(with_text / "text/part-00000-of-00001.txt.zst") == "문장 0\n\n문장 1\n\n문장 2\n".encode()
 
 
 @pytest.mark.skipif(shutil.which("zstdcat") is None, reason="no zstdcat")

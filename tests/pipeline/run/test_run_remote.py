@@ -82,7 +82,7 @@ def test_every_stage_and_the_report_are_written_remotely(remote_run: dict) -> No
     for stage in STAGES:
         assert f"{stage}/{STAGE_MANIFEST}" in run_files
     assert {"report.html", "report.md", "report.json"} <= set(run_files)
-    assert {"corpus/stats.json", "corpus/text/part-00000-of-00002.txt.zst", "vocab/vocab.txt",
+    assert {"corpus/stats.json", "corpus/docs/part-00000-of-00002.jsonl.zst", "vocab/vocab.txt",
             "vocab/manifest.json", "vocab-report/report.json", "pack/manifest.json",
             "pack/train/state.json", "pack/validation/dataset_info.json"} <= set(run_files)  # fmt: skip
     assert not [f for f in run_files if ".partial/" in f or ".tmp" in f]
@@ -100,7 +100,7 @@ def test_rerun_skips_every_stage(remote_run: dict, capsys) -> None:
 def test_remote_outputs_are_byte_identical_to_a_local_run(remote_run: dict) -> None:
     assert [r.status for r in remote_run["local_results"]] == ["ran"] * 4
     local = remote_run["local"]
-    for rel in ("vocab/vocab.txt", "vocab/tokenizer.json", "corpus/text/part-00000-of-00002.txt.zst",
+    for rel in ("vocab/vocab.txt", "vocab/tokenizer.json", "corpus/docs/part-00000-of-00002.jsonl.zst",
                 "corpus/docs/part-00001-of-00002.jsonl.zst", "pack/train/state.json"):  # fmt: skip
         assert fs.read_bytes(f"{RUN}/{rel}") == (local / rel).read_bytes(), rel
     remote_pack = remote_json(f"{RUN}/pack/manifest.json")
@@ -112,11 +112,11 @@ def test_remote_outputs_are_byte_identical_to_a_local_run(remote_run: dict) -> N
 
 def test_launcher_stages_record_the_remote_paths_they_read(remote_run: dict) -> None:
     vocab = remote_json(f"{RUN}/vocab/manifest.json")
-    assert [f["path"] for f in vocab["input"]["files"]] == [
-        f"{RUN}/corpus/text/part-0000{i}-of-00002.txt.zst" for i in (0, 1)
-    ]
+    # The build wrote no text/ (the default): train-vocab read the sentences from docs/.
+    shards = [f"{RUN}/corpus/docs/part-0000{i}-of-00002.jsonl.zst" for i in (0, 1)]
+    assert [f["path"] for f in vocab["input"]["files"]] == shards
     stage = remote_json(f"{RUN}/vocab/{STAGE_MANIFEST}")
-    assert stage["job"]["inputs"] == [f"{RUN}/corpus/text/part-0000{i}-of-00002.txt.zst" for i in (0, 1)]
+    assert stage["job"]["inputs"] == shards
     assert stage["job"]["out"] == f"{RUN}/vocab.partial"
     report = fs.read_bytes(f"{RUN}/vocab-report/report.json").decode("utf-8")
     assert "kcorpus-launcher-" not in report and "kcorpus-launcher-" not in json.dumps(vocab)

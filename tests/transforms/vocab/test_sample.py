@@ -122,6 +122,19 @@ def test_build_corpus_dir_means_its_text_shards_only(tmp_path):
     ]
 
 
+def test_build_corpus_dir_without_text_means_its_docs_shards(tmp_path):
+    for sub in ("docs", "rejected"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "stats.json").write_text("{}", encoding="utf-8")
+    for i in (1, 0):
+        (tmp_path / "docs" / f"part-0000{i}-of-00002.jsonl.zst").write_bytes(b"")
+    (tmp_path / "rejected" / "dropped-00000-of-00002.jsonl.zst").write_bytes(b"")
+    assert expand_inputs([str(tmp_path)]) == [
+        str(tmp_path / "docs" / "part-00000-of-00002.jsonl.zst"),
+        str(tmp_path / "docs" / "part-00001-of-00002.jsonl.zst"),
+    ]
+
+
 @pytest.mark.parametrize("total, k, seed", [(1000, 100, 7), (10_000, 2000, 3), (101, 100, 0), (5, 1, 9)])
 def test_reservoir_positions_are_the_positions_reservoir_sample_keeps(total, k, seed):
     kept, _ = reservoir_sample(iter(range(total)), k, seed)
