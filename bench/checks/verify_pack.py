@@ -53,8 +53,8 @@ def repack(out: Path, manifest: dict, shard: dict) -> bool:
     corpus = resolve_corpus(manifest["corpus"]["path"], manifest["corpus"]["layout"])
     docs = []
     for path in corpus.files:
-        size = Path(path).stat().st_size
-        for record in read_corpus_range(path, corpus.layout, 0, size, 1):
+        # the whole file (-1), decompressed: build-corpus writes .jsonl.zst, whose size on disk is not its text's
+        for record in read_corpus_range(path, corpus.layout, 0, -1, 1):
             if isinstance(record, Document) and split_and_shard(record.id, fraction, counts) == (split, index):
                 docs.append(record)
     dtype = ids_dtype(manifest["tokenizer"]["vocab_size"])
