@@ -39,18 +39,18 @@ PAD, CLS, SEP, MASK = 0, 2, 3, 4
 
 
 def write_synthetic_pack(out: Path, sequences: int, seq_len: int, vocab_size: int, seed: int = 0) -> Path:
-    """A pack's train split in the layout `PackedDataset` reads: full-length random sequences."""
+    """A pack's train split in the columns `kcorpus pack` writes for a single-segment layout (no
+    `token_type_ids`, a bool `special_tokens_mask`): full-length random sequences."""
     rng = np.random.default_rng(seed)
     split = out / "train"
     split.mkdir(parents=True)
     body = rng.integers(5, vocab_size, size=(sequences, seq_len), dtype=np.int32)
     body[:, 0], body[:, -1] = CLS, SEP
-    special = np.zeros_like(body, dtype=np.int8)
-    special[:, 0] = special[:, -1] = 1
+    special = np.zeros_like(body, dtype=bool)
+    special[:, 0] = special[:, -1] = True
     offsets = pa.array(np.arange(0, sequences * seq_len + 1, seq_len, dtype=np.int32))
     table = pa.table({
         "input_ids": pa.ListArray.from_arrays(offsets, pa.array(body.reshape(-1))),
-        "token_type_ids": pa.ListArray.from_arrays(offsets, pa.array(np.zeros(body.size, np.int8))),
         "special_tokens_mask": pa.ListArray.from_arrays(offsets, pa.array(special.reshape(-1))),
     })  # fmt: skip
     with pa.ipc.new_stream(str(split / "data-00000-of-00001.arrow"), table.schema) as writer:

@@ -19,28 +19,88 @@ Batch = dict[str, Any]
 PAD_TO = ("max_length", "longest", "none")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Bits:
+    """A bool column's bit-packed values, zero-copy: `data` from the byte holding bit `offset` (the first value)
+    on. Sliced like the byte columns (`bits[lo:hi]`, values `lo..hi-1` as uint8 0/1), so a chunk reads its
+    bool and its byte columns alike."""
+
+    data: np.ndarray
+    offset: int
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        lo, hi = rows.start + self.offset, rows.stop + self.offset
+        return np.unpackbits(self.data[lo >> 3 : (hi + 7) >> 3], bitorder="little")[lo & 7 : (lo & 7) + hi - lo]
+
+    @staticmethod
+    def gather(parts: list[tuple[_Bits, int, int]]) -> np.ndarray:
+        """Values `lo:hi` of every `(bits, lo, hi)`, back to back, with one unpack for all (a batch's rows lie
+        in many record batches: an unpack per row costs more than the rest of the batch)."""
+        pieces, spans = [], []
+        unpacked_at = 0  # where the next piece's first bit lands in the unpacked bits
+        for bits, lo, hi in parts:
+            start, stop = lo + bits.offset, hi + bits.offset
+            piece = bits.data[start >> 3 : (stop + 7) >> 3]
+            first = unpacked_at + (start & 7)
+            pieces.append(piece)
+            spans.append((first, first + hi - lo))
+            unpacked_at += 8 * piece.shape[0]
+        unpacked = np.unpackbits(np.concatenate(pieces), bitorder="little")
+        return np.concatenate([unpacked[lo:hi] for lo, hi in spans])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Zeros:
+    """A column the pack leaves out because it is all zeros (`token_type_ids` of a single-segment layout)."""
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        return np.zeros(rows.stop - rows.start, dtype=np.uint8)
+
+
+# a token column of a chunk, sliced `column[lo:hi]` whatever its storage
+_Tokens = np.ndarray | _Bits | _Zeros
+
+
 @dataclasses.dataclass
 class _Chunk:
-    """One record batch: token columns as flat zero-copy arrays, `offsets` delimiting the rows."""
+    """One record batch: token columns as flat zero-copy arrays (or bits, or zeros), `offsets` delimiting the
+    rows."""
 
     offsets: np.ndarray
     ids: np.ndarray
-    types: np.ndarray
-    specials: np.ndarray
-    word_start: tuple[np.ndarray, int] | None  # (bit-packed bytes, bit offset of the first value)
+    types: _Tokens  # uint8; zeros in a pack without the column (single-segment layouts)
+    specials: _Tokens  # bits; uint8 in a pack written before it was a bool column
+    word_start: _Bits | None
     source: np.ndarray | None  # per row, an index into `PackedDataset.sources`
     nsp: np.ndarray | None  # per row, next_sentence_label
 
 
-def _bits(array: pa.Array) -> tuple[np.ndarray, int]:
-    """The bit-packed values of a boolean array, zero-copy, with the bit offset of its first value."""
-    return np.frombuffer(array.buffers()[1], dtype=np.uint8), array.offset
+def _gather(parts: list[tuple[_Tokens, int, int]]) -> np.ndarray | None:
+    """Values `lo:hi` of every `(column, lo, hi)`, back to back; None when the pack leaves the column out. A
+    column is stored alike in every record batch of a split (`_column_forms`)."""
+    if not parts:
+        return np.zeros(0, dtype=np.uint8)
+    if isinstance(parts[0][0], _Zeros):
+        return None
+    if isinstance(parts[0][0], _Bits):
+        return _Bits.gather(parts)
+    return np.concatenate([column[lo:hi] for column, lo, hi in parts])
 
 
-def _unpack(bits: tuple[np.ndarray, int], lo: int, hi: int) -> np.ndarray:
-    data, offset = bits
-    lo, hi = lo + offset, hi + offset
-    return np.unpackbits(data[lo >> 3 : (hi + 7) >> 3], bitorder="little")[lo & 7 : (lo & 7) + hi - lo]
+def _column_forms(chunks: list[_Chunk], path: Path) -> None:
+    """Refuse a split whose shards store a column in different forms (shards of two packs in one folder)."""
+    forms = {(type(c.types), type(c.specials), type(c.word_start)) for c in chunks}
+    if len(forms) > 1:
+        raise ValueError(f"{path}: its shards store token_type_ids, special_tokens_mask or word_start differently "
+                         "(shards of packs written by different kcorpus versions or options?)")
+
+
+def _tokens(column: pa.ListArray) -> _Tokens:
+    """A list column's values, zero-copy: bit-packed for bools, else as they are stored."""
+    values = column.values
+    if values.type == pa.bool_():
+        return _Bits(np.frombuffer(values.buffers()[1], dtype=np.uint8), values.offset)
+    return values.to_numpy(zero_copy_only=True)
 
 
 def _source_names(table: pa.Table) -> set[str]:
@@ -55,22 +115,22 @@ def _open_chunks(table: pa.Table, sources: list[str]) -> list[_Chunk]:
     for batch in table.to_batches():
         if batch.num_rows == 0:
             continue
+        names = batch.schema.names
         ids = batch.column("input_ids")
-        word_start = batch.column("word_start").values if "word_start" in batch.schema.names else None
         source = None
-        if "source" in batch.schema.names:
+        if "source" in names:
             column = batch.column("source")
             remap = np.asarray([index[str(v)] for v in column.dictionary.to_pylist()], dtype=np.int64)
             source = remap[column.indices.to_numpy(zero_copy_only=False)]
         nsp = None
-        if "next_sentence_label" in batch.schema.names:
+        if "next_sentence_label" in names:
             nsp = batch.column("next_sentence_label").to_numpy(zero_copy_only=False)
         chunks.append(_Chunk(
             ids.offsets.to_numpy(zero_copy_only=True),
             ids.values.to_numpy(zero_copy_only=True),
-            batch.column("token_type_ids").values.to_numpy(zero_copy_only=True),
-            batch.column("special_tokens_mask").values.to_numpy(zero_copy_only=True),
-            None if word_start is None else _bits(word_start),
+            _tokens(batch.column("token_type_ids")) if "token_type_ids" in names else _Zeros(),
+            _tokens(batch.column("special_tokens_mask")),
+            _tokens(batch.column("word_start")) if "word_start" in names else None,
             source,
             nsp,
         ))
@@ -133,6 +193,7 @@ class PackedDataset:
     def _open(self) -> list[_Chunk]:
         if self._tables is None or not self._chunks:
             self._chunks = [c for t in self._open_tables() for c in _open_chunks(t, self.sources)]
+            _column_forms(self._chunks, self.path)
             # one flat list of record batches over all shards, for vectorised row lookup
             rows = [len(c.offsets) - 1 for c in self._chunks]
             self._chunk_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).astype(np.int64)
@@ -156,7 +217,8 @@ class PackedDataset:
         out = []
         for c in self._open():
             lengths = np.diff(c.offsets)
-            special = np.add.reduceat(c.specials[c.offsets[0] : c.offsets[-1]], c.offsets[:-1] - c.offsets[0])
+            special = np.add.reduceat(c.specials[c.offsets[0] : c.offsets[-1]], c.offsets[:-1] - c.offsets[0],
+                                      dtype=np.int64)
             out.append(lengths - np.where(lengths > 0, special, 0))
         return np.concatenate(out or [np.zeros(0, np.int64)]).astype(np.int64)
 
@@ -176,7 +238,8 @@ class PackedDataset:
         return chunk.tolist(), (indices - self._chunk_starts[chunk]).tolist()
 
     def views(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Zero-copy (input_ids, token_type_ids, special_tokens_mask) of one sequence."""
+        """(input_ids, token_type_ids, special_tokens_mask) of one sequence: views of the memory map where the
+        column is stored a byte or more a token, else unpacked (bools) or zeros (no `token_type_ids`)."""
         (c,), (r,) = self._locate(np.asarray([index], dtype=np.int64))
         chunk = self._chunks[c]
         lo, hi = chunk.offsets[r], chunk.offsets[r + 1]
@@ -230,39 +293,34 @@ class PackedDataset:
                                                      count=len(spans))
         return out
 
+    def _token_columns(self, spans: list, want_words: bool) -> dict[str, np.ndarray | None]:
+        """The rows' per-token columns, each the rows' values back to back (None: all zeros, not in the pack)."""
+        names = {"input_ids": "ids", "token_type_ids": "types", "special_tokens_mask": "specials"}
+        if want_words:
+            names["word_start"] = "word_start"
+        return {key: _gather([(getattr(chunk, name), lo, hi) for chunk, lo, hi, _ in spans])
+                for key, name in names.items()}
+
     def _padded(self, spans: list, lengths: np.ndarray, pad_to: str, want_words: bool) -> Batch:
-        n = len(spans)
         width = self.max_length if pad_to == "max_length" else int(lengths.max(initial=0))
-        input_ids = np.full((n, width), self.pad_id, dtype=np.int64)
-        token_type_ids = np.zeros((n, width), dtype=np.int64)
-        special = np.ones((n, width), dtype=np.int64)
-        words = np.zeros((n, width), dtype=bool) if want_words else None
-        for k, (chunk, lo, hi, _) in enumerate(spans):
-            length = hi - lo
-            input_ids[k, :length] = chunk.ids[lo:hi]
-            token_type_ids[k, :length] = chunk.types[lo:hi]
-            special[k, :length] = chunk.specials[lo:hi]
-            if words is not None:
-                words[k, :length] = _unpack(chunk.word_start, lo, hi)
-        attention_mask = (np.arange(width) < lengths[:, None]).astype(np.int64)
-        out = {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
-               "special_tokens_mask": special}
-        if words is not None:
-            out["word_start"] = words
+        real = np.arange(width) < lengths[:, None]
+        fill = {"input_ids": self.pad_id, "token_type_ids": 0, "special_tokens_mask": 1, "word_start": False}
+        padded = {}
+        for key, values in self._token_columns(spans, want_words).items():
+            padded[key] = np.full(real.shape, fill[key], dtype=bool if key == "word_start" else np.int64)
+            if values is not None:
+                padded[key][real] = values
+        out = {"input_ids": padded["input_ids"], "token_type_ids": padded["token_type_ids"],
+               "attention_mask": real.astype(np.int64), "special_tokens_mask": padded["special_tokens_mask"]}
+        if want_words:
+            out["word_start"] = padded["word_start"]
         return out
 
     def _flat(self, spans: list, lengths: np.ndarray, want_words: bool) -> Batch:
-        def gather(get) -> np.ndarray:
-            return np.concatenate([get(c)[lo:hi] for c, lo, hi, _ in spans] or [np.zeros(0, np.int64)])
-
-        out = {
-            "input_ids": gather(lambda c: c.ids).astype(np.int64)[None, :],
-            "token_type_ids": gather(lambda c: c.types).astype(np.int64)[None, :],
-            "special_tokens_mask": gather(lambda c: c.specials).astype(np.int64)[None, :],
-        }
-        if want_words:
-            words = [_unpack(c.word_start, lo, hi) for c, lo, hi, _ in spans]
-            out["word_start"] = np.concatenate(words or [np.zeros(0, np.uint8)]).astype(bool)[None, :]
+        out = {}
+        for key, values in self._token_columns(spans, want_words).items():
+            dtype = bool if key == "word_start" else np.int64
+            out[key] = (np.zeros(int(lengths.sum()), dtype) if values is None else values.astype(dtype))[None, :]
         return out
 
     def _document_starts(self, ids: np.ndarray, specials: np.ndarray, lengths: np.ndarray) -> np.ndarray:
