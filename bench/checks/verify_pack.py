@@ -65,7 +65,7 @@ def repack(out: Path, manifest: dict, shard: dict) -> bool:
     pack = PackConfig(**{k: config[k] for k in keys if k in config})
     ids = manifest["tokenizer"]["special_tokens"]
     columns, _ = pack_sorted(wires, pack, special_ids(tok, ids["cls"], ids["sep"], ids["pad"]))
-    schema = arrow_shards.packed_schema(dtype, pack.word_start, pack.layout == "nsp")
+    schema = arrow_shards.packed_schema(dtype, layout=pack.layout, word_start=pack.word_start)
     expected = arrow_shards.stream_bytes(columns, schema, config["rows_per_batch"])
     return expected == (out / shard["file"]).read_bytes()
 

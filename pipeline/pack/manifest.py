@@ -105,8 +105,8 @@ def write_metadata(shards: list[dict], rejected: list, job: PackJob, corpus: Cor
         rows = sum(s["stats"].sequences for s in split_shards)
         size = sum(s["bytes"] for s in split_shards)
         base = FileSystems.join(job.out, split)
-        info_json = arrow_shards.dataset_info_json(dtype, rows, size, split, job.pack.word_start,
-                                                   job.pack.layout == "nsp")
+        info_json = arrow_shards.dataset_info_json(dtype, rows, size, split, layout=job.pack.layout,
+                                                   word_start=job.pack.word_start)
         write_atomic(FileSystems.join(base, "dataset_info.json"), info_json.encode())
         write_atomic(FileSystems.join(base, "state.json"),
                      arrow_shards.state_json(files, [s["sha256"] for s in split_shards], split).encode())

@@ -60,7 +60,7 @@ def shard_counts(job: PackJob, total_bytes: int) -> dict[str, int]:
 
 def shard_schema(dtype: str, config: PackConfig) -> pa.Schema:
     """The Arrow schema of the shards of a pack with `config`."""
-    return arrow_shards.packed_schema(np.dtype(dtype), config.word_start, config.layout == "nsp")
+    return arrow_shards.packed_schema(np.dtype(dtype), layout=config.layout, word_start=config.word_start)
 
 
 def packs_per_document(config: PackConfig) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from kcorpus.transforms import sharding
-from kcorpus.transforms.pack.blocks import PackedColumns
+from kcorpus.transforms.pack.blocks import TWO_SEGMENT_LAYOUTS, PackedColumns
 
 ROWS_PER_BATCH = 1024
 
@@ -26,44 +26,44 @@ def shard_name(index: int, count: int) -> str:
     return sharding.shard_name("data", index, count, ".arrow")
 
 
-def _value(dtype: str) -> dict:
-    return {"dtype": dtype, "_type": "Value"}
-
-
-def features_dict(ids_dtype: np.dtype, word_start: bool = True, nsp: bool = False) -> dict:
-    """The `datasets` features of a packed split, in `dataset_info.json` form. `source` is dictionary-encoded
-    in the shards; `datasets` reads it as (and declares it) a string."""
-    features = {
-        "input_ids": {"feature": _value(np.dtype(ids_dtype).name), "_type": "List"},
-        "token_type_ids": {"feature": _value("uint8"), "_type": "List"},
-        "special_tokens_mask": {"feature": _value("uint8"), "_type": "List"},
-    }
-    if word_start:
-        features["word_start"] = {"feature": _value("bool"), "_type": "List"}
-    features.update(length=_value("int32"), doc_id=_value("string"), source=_value("string"))
-    if nsp:
-        features["next_sentence_label"] = _value("int8")
-    return features
-
-
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())
 
 
-def packed_schema(ids_dtype: np.dtype, word_start: bool = True, nsp: bool = False) -> pa.Schema:
-    """Arrow schema with the `huggingface` metadata `datasets` itself writes."""
-    ids_type = pa.from_numpy_dtype(np.dtype(ids_dtype))
-    meta = json.dumps({"info": {"features": features_dict(ids_dtype, word_start, nsp)}}, separators=(", ", ": "))
-    fields = [
-        ("input_ids", pa.list_(ids_type)),
-        ("token_type_ids", pa.list_(pa.uint8())),
-        ("special_tokens_mask", pa.list_(pa.uint8())),
-    ]
+def packed_fields(ids_dtype: np.dtype, *, layout: str = "pair", word_start: bool = True) -> list[pa.Field]:
+    """The columns of a pack's shards. Per token: `input_ids`, `token_type_ids` (uint8) only in the layouts
+    with a segment B (`TWO_SEGMENT_LAYOUTS`; in the others it is all zeros, the default of every model),
+    `special_tokens_mask` and `word_start` as bools (Arrow packs them to a bit a token)."""
+    fields = [pa.field("input_ids", pa.list_(pa.from_numpy_dtype(np.dtype(ids_dtype))))]
+    if layout in TWO_SEGMENT_LAYOUTS:
+        fields.append(pa.field("token_type_ids", pa.list_(pa.uint8())))
+    fields.append(pa.field("special_tokens_mask", pa.list_(pa.bool_())))
     if word_start:
-        fields.append(("word_start", pa.list_(pa.bool_())))
-    fields += [("length", pa.int32()), ("doc_id", pa.string()), ("source", SOURCE_TYPE)]
-    if nsp:
-        fields.append(("next_sentence_label", pa.int8()))
-    return pa.schema(fields, metadata={"huggingface": meta})
+        fields.append(pa.field("word_start", pa.list_(pa.bool_())))
+    fields += [pa.field("length", pa.int32()), pa.field("doc_id", pa.string()), pa.field("source", SOURCE_TYPE)]
+    if layout == "nsp":
+        fields.append(pa.field("next_sentence_label", pa.int8()))
+    return fields
+
+
+def _feature(arrow_type: pa.DataType) -> dict:
+    """An Arrow type as a `datasets` feature; the dictionary-encoded `source` is read (and declared) a string."""
+    if pa.types.is_list(arrow_type):
+        return {"feature": _feature(arrow_type.value_type), "_type": "List"}
+    if pa.types.is_dictionary(arrow_type):
+        return _feature(arrow_type.value_type)
+    return {"dtype": str(arrow_type), "_type": "Value"}
+
+
+def features_dict(ids_dtype: np.dtype, *, layout: str = "pair", word_start: bool = True) -> dict:
+    """The `datasets` features of a packed split, in `dataset_info.json` form: exactly the shards' columns."""
+    return {f.name: _feature(f.type) for f in packed_fields(ids_dtype, layout=layout, word_start=word_start)}
+
+
+def packed_schema(ids_dtype: np.dtype, *, layout: str = "pair", word_start: bool = True) -> pa.Schema:
+    """Arrow schema with the `huggingface` metadata `datasets` itself writes."""
+    features = features_dict(ids_dtype, layout=layout, word_start=word_start)
+    meta = json.dumps({"info": {"features": features}}, separators=(", ", ": "))
+    return pa.schema(packed_fields(ids_dtype, layout=layout, word_start=word_start), metadata={"huggingface": meta})
 
 
 def _source_column(sources: list[str]) -> pa.DictionaryArray:
@@ -88,11 +88,13 @@ def record_batch(columns: PackedColumns, lo: int, hi: int, schema: pa.Schema) ->
     ids = columns.input_ids[start:stop]
     if ids.shape[0] and int(ids.max()) > np.iinfo(ids_type.to_pandas_dtype()).max:
         raise ValueError(f"token id {int(ids.max())} does not fit {ids_type}")
-    arrays = [
-        _list_column(ids, offsets, ids_type),
-        _list_column(columns.token_type_ids[start:stop], offsets, pa.uint8()),
-        _list_column(columns.special_tokens_mask[start:stop], offsets, pa.uint8()),
-    ]
+    arrays = [_list_column(ids, offsets, ids_type)]
+    types = columns.token_type_ids[start:stop]
+    if "token_type_ids" in schema.names:
+        arrays.append(_list_column(types, offsets, pa.uint8()))
+    elif types.any():
+        raise ValueError("the rows have a segment B (token type 1) but the schema has no token_type_ids")
+    arrays.append(_list_column(columns.special_tokens_mask[start:stop].view(np.bool_), offsets, pa.bool_()))
     if "word_start" in schema.names:
         if columns.word_start is None:
             raise ValueError("the schema has word_start but the packed rows have no flags")
@@ -165,12 +167,12 @@ def join_stream(schema: pa.Schema, messages: Sequence[bytes]) -> bytes:
     return b"".join([head, *messages, eos])
 
 
-def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str, word_start: bool = True,
-                      nsp: bool = False) -> str:
+def dataset_info_json(ids_dtype: np.dtype, num_rows: int, num_bytes: int, split: str, *, layout: str = "pair",
+                      word_start: bool = True) -> str:
     info = {
         "citation": "",
         "description": "Packed pretraining sequences written by `kcorpus pack`.",
-        "features": features_dict(ids_dtype, word_start, nsp),
+        "features": features_dict(ids_dtype, layout=layout, word_start=word_start),
         "homepage": "",
         "license": "",
         "splits": {split: {"name": split, "num_bytes": num_bytes, "num_examples": num_rows}},

@@ -12,6 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 LAYOUTS = ("pair", "single", "cross_document", "full_sentences", "nsp")
+# The layouts whose rows can hold a segment B (token type 1). Every row of the others is one segment, its
+# token_type_ids all 0 by construction: their shards leave that column out (models default it to zeros).
+TWO_SEGMENT_LAYOUTS = ("pair", "nsp")
 # `nsp` layout: `balanced` holds the random-next share at 0.5 on any corpus, `google` is create_pretraining_data.py
 NSP_RULES = ("balanced", "google")
 

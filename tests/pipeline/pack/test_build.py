@@ -9,7 +9,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import datasets
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -104,7 +103,7 @@ def test_shards_hold_exactly_what_the_pure_packer_gives(packed, kcbert):
         rows = read_rows(out / split / f"data-{index:05d}-of-{COUNTS[split]:05d}.arrow").to_pylist()
         assert [r["input_ids"] for r in rows] == [s.input_ids.tolist() for s in seqs]
         assert [r["token_type_ids"] for r in rows] == [s.token_type_ids.tolist() for s in seqs]
-        assert [r["special_tokens_mask"] for r in rows] == [s.special_tokens_mask.tolist() for s in seqs]
+        assert [r["special_tokens_mask"] for r in rows] == [s.special_tokens_mask.astype(bool).tolist() for s in seqs]
         assert [r["length"] for r in rows] == [s.length for s in seqs]
         assert [r["doc_id"] for r in rows] == [s.doc_id for s in seqs]
         assert [r["word_start"] for r in rows] == [s.word_start.astype(bool).tolist() for s in seqs]
@@ -138,11 +137,13 @@ def test_manifest_counts_documents_sequences_and_tokens_per_source(packed):
                                for name, c in splits[split]["sources"].items() if c["sequences"]}
 
 
-def test_source_is_dictionary_encoded_and_word_start_boolean_in_the_shards(packed):
+def test_source_is_dictionary_encoded_and_the_token_flags_boolean_in_the_shards(packed):
     out, _manifest = packed
     table = read_rows(out / "train" / "data-00000-of-00003.arrow")
     assert table.schema.field("source").type == pa.dictionary(pa.int32(), pa.string())
     assert table.schema.field("word_start").type == pa.list_(pa.bool_())
+    assert table.schema.field("special_tokens_mask").type == pa.list_(pa.bool_())
+    assert table.schema.field("token_type_ids").type == pa.list_(pa.uint8())  # `pair`: segment B is 1
     # every record batch carries its own sorted dictionary
     for batch in table.to_batches():
         names = batch.column("source").dictionary.to_pylist()
@@ -158,6 +159,8 @@ def test_load_from_disk_round_trip(packed):
     assert train.features["input_ids"].feature.dtype == "uint16"
     assert train.column_names == ["input_ids", "token_type_ids", "special_tokens_mask", "word_start", "length",
                                   "doc_id", "source"]
+    assert train.features["token_type_ids"].feature.dtype == "uint8"
+    assert train.features["special_tokens_mask"].feature.dtype == train.features["word_start"].feature.dtype == "bool"
     direct = read_rows(out / "train" / "data-00000-of-00003.arrow").to_pylist()
     assert {r["source"] for r in direct} == {"nsmc", "petitions", "wiki"}
     assert train.select(range(len(direct))).to_list() == direct
@@ -257,7 +260,12 @@ def test_cli_cross_document_layout(tmp_path, kcbert, capsys):
     assert not (tmp_path / "out" / "validation").exists()
     rows = datasets.load_from_disk(str(tmp_path / "out" / "train"))
     assert sum(1 for r in rows if r["length"] < 128) <= 1
-    assert np.all(np.array(rows["token_type_ids"][0]) == 0)
+    # one segment per row: no token_type_ids column (all zeros, the models' default); bool specials
+    assert rows.column_names == ["input_ids", "special_tokens_mask", "word_start", "length", "doc_id", "source"]
+    assert rows.features["special_tokens_mask"].feature.dtype == "bool"
+    info = json.loads((tmp_path / "out" / "train" / "dataset_info.json").read_text())
+    assert datasets.Features.from_dict(info["features"]) == rows.features
+    assert sum(map(sum, rows["special_tokens_mask"])) == printed["special_tokens"]
 
 
 @pytest.mark.slow

@@ -19,18 +19,23 @@ from packing_fixtures import CORPUS, kcbert_vocab
 TRAINING_DOC = Path(__file__).resolve().parents[3] / "docs" / "training.md"
 
 
-def pack_job(vocab: Path, out: Path, validation_fraction: float = 0.1) -> PackJob:
-    return PackJob(corpus=str(CORPUS), tokenizer=str(vocab), out=str(out), pack=PackConfig(max_length=64),
-                   validation_fraction=validation_fraction, num_shards=2, num_validation_shards=1)
+def pack_job(vocab: Path, out: Path, validation_fraction: float = 0.1, layout: str = "pair") -> PackJob:
+    return PackJob(corpus=str(CORPUS), tokenizer=str(vocab), out=str(out),
+                   pack=PackConfig(max_length=64, layout=layout), validation_fraction=validation_fraction,
+                   num_shards=2, num_validation_shards=1)
+
+
+def make_run_dir(root: Path, layout: str = "pair") -> Path:
+    """A `kcorpus run`-shaped folder: `vocab/` written by kcorpus (KcBERT's vocab) and `pack/` packed with it."""
+    root = root / "runs" / "sample"
+    write_wordpiece_dir(str(root / "vocab"), kcbert_vocab())
+    run(pack_job(root / "vocab", root / "pack", layout=layout), local_mode="in_memory")
+    return root
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    """A `kcorpus run`-shaped folder: `vocab/` written by kcorpus (KcBERT's vocab) and `pack/` packed with it."""
-    root = tmp_path_factory.mktemp("work") / "runs" / "sample"
-    write_wordpiece_dir(str(root / "vocab"), kcbert_vocab())
-    run(pack_job(root / "vocab", root / "pack"), local_mode="in_memory")
-    return root
+    return make_run_dir(tmp_path_factory.mktemp("work"))
 
 
 def test_pack_root_loads_as_a_datasetdict_and_each_split_alone(run_dir):
@@ -64,8 +69,12 @@ def doc_example(heading: str) -> str:
 
 
 @pytest.mark.slow
-def test_trainer_example_of_the_docs_runs_on_the_pack(run_dir, monkeypatch, capsys):
+# `make run`'s pack is `cross_document` (no token_type_ids column); `pair` has one
+@pytest.mark.parametrize("layout", ["pair", "cross_document"])
+def test_trainer_example_of_the_docs_runs_on_the_pack(run_dir, tmp_path, layout, monkeypatch, capsys):
     pytest.importorskip("accelerate", reason="transformers' Trainer needs accelerate (in the test extra)")
+    if layout != "pair":
+        run_dir = make_run_dir(tmp_path, layout)
     code = doc_example("## The Hugging Face `Trainer`")
     assert 'datasets.load_from_disk("runs/sample/pack")' in code and "trainer.train()" in code
     monkeypatch.chdir(run_dir.parent.parent)

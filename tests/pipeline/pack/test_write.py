@@ -54,7 +54,7 @@ def test_many_runs_merged_in_passes_give_the_bytes_and_stats_of_one_sorted_pack(
     passes, written a record batch at a time: the bytes and stats of packing the sorted shard in one place."""
     _, special, wires = tokenized
     config = config_of(layout)
-    schema = arrow_shards.packed_schema(np.dtype(np.uint16), nsp=layout == "nsp")
+    schema = arrow_shards.packed_schema(np.dtype(np.uint16), layout=layout)
     expected, expected_stats = pack_sorted(wires, config, special)
     kind = runs.ROWS if layout in ("pair", "single") else runs.DOCS
     refs = []
@@ -94,8 +94,9 @@ def test_run_blocks_end_at_a_document_end(tokenized, monkeypatch):
         assert before.columns.doc_ids[-1] != after.columns.doc_ids[0]
 
 
-def test_an_empty_shard_is_one_empty_record_batch(tmp_path):
-    schema = arrow_shards.packed_schema(np.dtype(np.uint16))
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_an_empty_shard_is_one_empty_record_batch(tmp_path, layout):
+    schema = arrow_shards.packed_schema(np.dtype(np.uint16), layout=layout)
     stream = ShardStream(str(tmp_path / "empty.arrow"), schema, 1024)
     stream.close()
     assert (tmp_path / "empty.arrow").read_bytes() == arrow_shards.join_stream(schema, [])
@@ -113,7 +114,7 @@ def test_shards_spilled_by_two_workers_are_the_bytes_of_one_sorted_pack(tmp_path
     by_shard = defaultdict(list)
     for w in wires:
         by_shard[split_and_shard(w[0], 0.1, counts)].append(w)
-    schema = arrow_shards.packed_schema(np.dtype(np.uint16), nsp=layout == "nsp")
+    schema = arrow_shards.packed_schema(np.dtype(np.uint16), layout=layout)
     config = config_of(layout)
     out = tmp_path / layout
     job = PackJob(corpus=str(CORPUS), tokenizer=str(tok_dir), out=str(out), pack=config, validation_fraction=0.1,
