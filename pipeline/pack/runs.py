@@ -32,8 +32,12 @@ from kcorpus.transforms.pack.blocks import WireDoc
 from kcorpus.transforms.pack.chunks import PackedChunk, concat_chunks, doc_rows, tie_key
 from kcorpus.transforms.pack.stats import PackStats
 
-# Bytes of a block of a run (pickled): what one run costs a merge in memory.
-BLOCK_BYTES = 1 << 20
+# Bytes of a block of a run (pickled): what one run costs a merge in memory. A writer merges `FAN_IN` runs at
+# once, a block of each: 256 runs of 256 KB blocks hold what 64 runs of 1 MB blocks did, and a corpus of 128
+# shards (configs/mdeberta-kor.yaml's; one unit at least each) needs no merge pass, which rewrites what it merges.
+BLOCK_BYTES = 256 << 10
+# Runs a shard's writer merges in one pass (more are first merged in groups: pipeline/external_sort/runs.py).
+FAN_IN = 256
 # A worker's buffer before it spills (rows or documents of every shard it holds).
 SPILL_BYTES = 64 << 20
 

@@ -11,8 +11,9 @@ dead letters and empty documents, with where its runs lie, to `<key>.done`, the 
 same command replays the finished units and tokenizes only the others.
 
 Pack's units are larger than build-corpus's (at most `MAX_UNIT_BYTES`): every unit leaves one run per output
-shard, and a shard's writer merges at most `FAN_IN` (64) runs in one pass, so up to about 1 GB of corpus needs
-no extra merge pass; a kill loses at most one unit, 16 MB of tokenizing (about 6 CPU s), per worker.
+shard, and a shard's writer merges at most `FAN_IN` (256, pipeline/pack/runs.py) runs in one pass, so a corpus
+of up to 256 units (a 128-shard corpus of a few GB) needs no extra merge pass; a kill loses at most one unit,
+16 MB of tokenizing (about 6 CPU s), per worker.
 When document batches are spread over the workers (`spread_batches`: fewer units than twice the workers),
 each unit is read on one worker and its batches are units of their own (`BatchUnit`), as build-corpus does
 with a file it reads whole.

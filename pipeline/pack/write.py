@@ -29,9 +29,9 @@ from apache_beam.metrics import Metrics
 
 from kcorpus.pipeline import progress
 from kcorpus.pipeline.atomic import AtomicFile
-from kcorpus.pipeline.external_sort import FAN_IN, merge_runs, reduce_runs
+from kcorpus.pipeline.external_sort import merge_runs, reduce_runs
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.pipeline.pack.runs import DOCS, ROWS, RunRef
+from kcorpus.pipeline.pack.runs import DOCS, FAN_IN, ROWS, RunRef
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.pack import arrow_shards, chunks
 from kcorpus.transforms.pack.blocks import PackConfig, PackedColumns, SpecialIds, concat_columns
