@@ -63,7 +63,7 @@ sources:
   - {{name: kowiki, format: wikiextractor, paths: ["{root}/wiki/wiki_*"], preset: longform, split_sentences: true}}
 filters: {{min_chars: 10, min_sentences: 1}}
 dedup: {{near: {{enabled: true}}}}
-output: {{num_shards: 3}}
+output: {{num_shards: 3, text: true}}  # every kind of shard a build can write
 """,
         encoding="utf-8",
     )
