@@ -1,11 +1,12 @@
 """Pack's input units: a corpus shard's tokenizing committed piece by piece, so a killed pack loses minutes.
 
-The design and its helpers are build-corpus's (pipeline/corpus/units.py). A unit is a byte range of whole lines
-of one corpus shard (`line_ranges`, cut where a parser may start again; of the decompressed bytes of a
-compressed shard, build-corpus's default output); its ranges follow the file alone (about four per shard's
-size on disk, `unit_bytes`), and its key is a digest of the pack's identity (`pack_identity`: every setting
-that changes the output, the tokenizer's sha256, the layout, the shard counts and the kcorpus release; not the
-folders) and of the shard (path, size, modification time) and range.
+The design and its helpers are build-corpus's (pipeline/corpus/units.py). A unit is a byte range of whole
+lines of one corpus shard (`line_ranges`, cut where a parser may start again; of the decompressed bytes of a
+compressed shard, build-corpus's default output); about four per shard (`unit_bytes` of its bytes as read),
+larger when the corpus has many shards: every unit leaves a run per output shard, and more than `FAN_IN` runs
+cost a merge pass that writes them again (`unit_steps`). Its key is a digest of the pack's identity
+(`pack_identity`: every setting that changes the output, the tokenizer's sha256, the layout, the shard counts
+and the kcorpus release; not the folders) and of the shard (path, size, modification time) and range.
 What tokenizing a unit gives (its sorted runs per output shard and their stats) goes to `<key>.data`; its counts,
 dead letters and empty documents, with where its runs lie, to `<key>.done`, the completion marker. A rerun of the
 same command replays the finished units and tokenizes only the others.
@@ -38,7 +39,7 @@ from apache_beam.metrics import Metrics
 from kcorpus.pipeline.corpus.units import Unit, UnitsPlan, make_unit, unit_bytes
 from kcorpus.pipeline.external_sort import RunSpan
 from kcorpus.pipeline.pack.job import PackJob
-from kcorpus.pipeline.pack.runs import RunRef
+from kcorpus.pipeline.pack.runs import FAN_IN, RunRef
 from kcorpus.transforms import files
 from kcorpus.transforms.pack.corpus_files import line_ranges
 
@@ -68,11 +69,11 @@ def pack_identity(job: PackJob, tokenizer_sha256: str, layout: str, counts: dict
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def file_ranges(path: str, layout: str, size: int) -> list[tuple[int, int, int]]:
-    """`(start, end, first line)` of a shard's units: ranges of whole lines, of its decompressed bytes for a
-    compressed shard (a unit of one then decompresses and skips what comes before it: cheap beside
-    tokenizing); `(0, -1, 1)`: a compressed shard that cannot be decompressed, read whole (a dead letter)."""
-    step = unit_bytes(size, MAX_UNIT_BYTES)
+def file_ranges(path: str, layout: str, step: int) -> list[tuple[int, int, int]]:
+    """`(start, end, first line)` of a shard's units, ranges of about `step` bytes of whole lines, of its
+    decompressed bytes for a compressed shard (a unit of one then decompresses and skips what comes before it:
+    cheap beside tokenizing); `(0, -1, 1)`: a compressed shard that cannot be decompressed, read whole (a dead
+    letter)."""
     if not files.is_compressed(path):
         with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
             return list(line_ranges(raw, layout, step))
@@ -83,13 +84,39 @@ def file_ranges(path: str, layout: str, size: int) -> list[tuple[int, int, int]]
         return [(0, -1, 1)]
 
 
+def read_length(path: str, size: int) -> int:
+    """The bytes a shard gives when read: its size, or what it decompresses to (its size on disk when it cannot
+    be decompressed: `file_ranges` reads it whole, a dead letter)."""
+    if not files.is_compressed(path):
+        return size
+    length = 0
+    try:
+        with files.open_binary(path) as stream:
+            while block := stream.read(1 << 20):
+                length += len(block)
+    except files.STREAM_ERRORS:
+        return size
+    return length
+
+
+def unit_steps(lengths: list[int]) -> list[int]:
+    """The unit size of each shard (`lengths`: bytes as read): about four units a shard (`unit_bytes`), but
+    large enough that a corpus of many shards (128 for configs/mdeberta-kor.yaml) gives its writers no more runs
+    than they merge in one pass (`FAN_IN`; a shard's last unit may be short, hence `FAN_IN` less a unit per
+    shard); at most `MAX_UNIT_BYTES`, what a kill can lose."""
+    spare = FAN_IN - len(lengths)
+    floor = -(-sum(lengths) // spare) if spare > 0 else MAX_UNIT_BYTES
+    return [min(MAX_UNIT_BYTES, max(unit_bytes(length, MAX_UNIT_BYTES), floor)) for length in lengths]
+
+
 def plan_units(corpus: Any, identity: str) -> list[tuple[int, Unit]]:
     """Every corpus shard's units as `(first line, Unit)`, in shard order (`corpus`: a `read.CorpusInput`). A
     unit's `nbytes` is its share of the shard's size on disk (what the progress bar and the reuse line count)."""
     sizes = {m.path: m.size_in_bytes for r in FileSystems.match(list(corpus.files)) for m in r.metadata_list}
+    steps = unit_steps([read_length(path, sizes[path]) for path in corpus.files])
     planned = []
-    for path in corpus.files:
-        ranges = file_ranges(path, corpus.layout, sizes[path])
+    for path, step in zip(corpus.files, steps, strict=True):
+        ranges = file_ranges(path, corpus.layout, step)
         length = max(ranges[-1][1], 1) if ranges else 1
         for start, end, first in ranges:
             unit = make_unit(identity, 0, SOURCE, path, sizes[path], (start, end))

@@ -23,7 +23,15 @@ from kcorpus.pipeline.outputs.marker import is_bookkeeping, read_marker
 from kcorpus.pipeline.pack import tokenize
 from kcorpus.pipeline.pack.build import PackJob, run
 from kcorpus.pipeline.pack.read import read_corpus_range, resolve_corpus
-from kcorpus.pipeline.pack.units import file_ranges, pack_identity, plan_units
+from kcorpus.pipeline.pack.runs import FAN_IN
+from kcorpus.pipeline.pack.units import (
+    MAX_UNIT_BYTES,
+    file_ranges,
+    pack_identity,
+    plan_units,
+    read_length,
+    unit_steps,
+)
 from kcorpus.transforms.pack.blocks import PackConfig
 from kill_fixtures import after, once_files, run_and_kill
 from packing_fixtures import CORPUS, kcbert_tokenizer_dir
@@ -135,18 +143,21 @@ def test_units_follow_the_file_and_the_settings_that_change_the_output(corpus, k
     (big / "docs").mkdir(parents=True)
     line = json.dumps({"id": "d", "text": "가나다 " * 200}, ensure_ascii=False).encode() + b"\n"
     (big / "docs" / "part-00000-of-00001.jsonl").write_bytes(line * 9000)  # ~18.9 MB: 4 units of whole lines
-    ranges = file_ranges(str(big / "docs" / "part-00000-of-00001.jsonl"), "docs", 9000 * len(line))
+    (step,) = unit_steps([9000 * len(line)])
+    ranges = file_ranges(str(big / "docs" / "part-00000-of-00001.jsonl"), "docs", step)
     assert len(ranges) == 4 and ranges[0][0] == 0 and ranges[-1][1] == 9000 * len(line)
     assert all(a[1] == b[0] and a[1] % len(line) == 0 for a, b in itertools.pairwise(ranges))
     assert [r[2] for r in ranges] == [r[0] // len(line) + 1 for r in ranges]  # the first line of each
-    packed = big / "docs" / "part-00000-of-00001.jsonl.gz"  # ~40 KB: units of 1 MB of its decompressed bytes
+    packed = big / "docs" / "part-00000-of-00001.jsonl.gz"  # ~40 KB on disk: units follow what it decompresses to
     packed.write_bytes(gzip.compress(line * 9000, mtime=0))
-    ranges = file_ranges(str(packed), "docs", packed.stat().st_size)
-    assert len(ranges) == 18 and ranges[-1][1] == 9000 * len(line)
+    assert read_length(str(packed), packed.stat().st_size) == 9000 * len(line)
+    ranges = file_ranges(str(packed), "docs", step)
+    assert len(ranges) == 4 and ranges[-1][1] == 9000 * len(line)
     read = [d for start, end, first in ranges for d in read_corpus_range(str(packed), "docs", start, end, first)]
     assert len(read) == 9000 and all(d.text == "가나다 " * 200 for d in read)
     packed.write_bytes(gzip.compress(line * 9000, mtime=0)[:-100])  # truncated: one unit, dead-lettered
-    assert file_ranges(str(packed), "docs", packed.stat().st_size) == [(0, -1, 1)]
+    assert read_length(str(packed), packed.stat().st_size) == packed.stat().st_size
+    assert file_ranges(str(packed), "docs", step) == [(0, -1, 1)]
     base = job(corpus, kcbert, tmp_path / "a")
     counts = {"train": 3, "validation": 1}
     identity = pack_identity(base, "sha", "docs", counts, "uint16")
@@ -164,6 +175,19 @@ def test_units_follow_the_file_and_the_settings_that_change_the_output(corpus, k
     os.utime(first, ns=(1, 1))  # a shard rewritten in place is another file
     assert [u.key for _, u in plan_units(resolve_corpus(str(corpus)), identity)][1:] == keys[1:]
     assert plan_units(resolve_corpus(str(corpus)), identity)[0][1].key != keys[0]
+
+
+def test_many_shards_give_the_writers_no_more_runs_than_one_merge_pass_takes():
+    # Every unit leaves a run per output shard. A few shards: about four units each; 128 shards of 7 MB (the
+    # long-form profile's 1 GB): larger units, so that the units, a short last one per shard included, stay
+    # within FAN_IN; ever larger corpora: units of MAX_UNIT_BYTES, what a kill may lose.
+    mb = 1 << 20
+    assert unit_steps([75 * mb] * 4) == [MAX_UNIT_BYTES] * 4
+    assert unit_steps([4 * mb, 8 * mb]) == [1 * mb, 2 * mb]
+    lengths = [7 * mb + 12_345 * i for i in range(128)]
+    steps = unit_steps(lengths)
+    assert sum(-(-length // step) for length, step in zip(lengths, steps, strict=True)) <= FAN_IN
+    assert unit_steps([30 * mb] * 2000) == [MAX_UNIT_BYTES] * 2000
 
 
 def command(corpus: Path, tokenizer: Path, out: Path) -> list[str]:
