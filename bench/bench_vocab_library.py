@@ -22,7 +22,8 @@ a shared machine falls on both alike. Reported: the medians of `--rounds` runs a
   sampled sentence and its suffix array in memory, so N bounds its memory on a shared machine.
 
 The corpus is a build-corpus output (its `text/*.txt` shards) or text files; the two vocabularies' overlap is
-printed as a check that both did the same work.
+printed as a check that both did the same work. `--kcorpus-corpus` gives kcorpus the same build without `text/`
+(build-corpus's default), so that it reads the sentences from `docs/` while the library reads plain text.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def library_command(kind: str, out: Path, files: list[str], args: argparse.Names
 def kcorpus_command(kind: str, out: Path, args: argparse.Namespace, sentences: int) -> list[str]:
     limit = args.spm_sentences if kind == "sentencepiece" else (args.max_sentences or sentences)
     return [str(KCORPUS), "train-vocab", "--kind", kind, "--vocab-size", str(args.vocab_size), "--input",
-            args.corpus, "--out", str(out), "--max-sentences", str(limit), "--quiet", "--overwrite"]
+            args.kcorpus_corpus or args.corpus, "--out", str(out), "--max-sentences", str(limit), "--quiet", "--overwrite"]
 
 
 def vocab_tokens(out: Path) -> set[str]:
@@ -168,6 +169,9 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", required=True, help="a build-corpus output dir, a text dir or a text file")
+    parser.add_argument("--kcorpus-corpus", default=None,
+                        help="what kcorpus trains on, when not --corpus: the same build without text/, so that "
+                             "kcorpus reads its docs/ (the default output) and the library the plain text")
     parser.add_argument("--kinds", default="wordpiece,sentencepiece")
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--max-sentences", type=int, default=None,
