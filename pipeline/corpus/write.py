@@ -179,7 +179,8 @@ class WriteShardFn(beam.DoFn):
             kept[source] += 1
             sentences[source] += doc_text.count("\n") + 1
             doc_lines.append(payload)
-            text_lines.append(doc_text)
+            if text is not None:
+                text_lines.append(doc_text)
             if len(doc_lines) >= WRITE_LINES:
                 first = _write_lines(docs, text, doc_lines, text_lines, first)
         _write_lines(docs, text, doc_lines, text_lines, first)
