@@ -2,8 +2,8 @@
 
 The files are cut into byte ranges; a process pool counts each range's sentences, then, once the seeded sample
 is drawn over the total, reads each range's sample sentences: pre-normalized, summarized, and written one a
-line to a scratch file the trainer reads (WordPiece's `tokenizers` reads them itself, on its own threads). The
-ranges' results are merged in file order, so the sample, the counts, the summary and so the vocab are those of
+line to a compressed scratch file the trainer reads (`sample_files`; WordPiece's `tokenizers` reads them itself,
+on its own threads, through a pipe). The ranges' results are merged in file order, so the sample, the counts, the summary and so the vocab are those of
 one read in order, whatever the number of workers. The pool's workers are forked (cheap: nothing to import
 again) and ignore the terminal's Ctrl-C: the parent stops them (`interrupt`).
 """
@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from kcorpus.transforms.vocab.sample import InputStats, progress_bar, reservoir_positions
+from kcorpus.transforms.vocab.sample_files import SUFFIX as SAMPLE_SUFFIX
 from kcorpus.transforms.vocab.text_ranges import (
     RangeRead,
     RangeTask,
@@ -114,7 +115,7 @@ def _tasks(
         if chosen is not None:
             low, high = np.searchsorted(chosen, [start, start + count])
             local = array("q", (chosen[low:high] - start).tobytes())
-        out = os.path.join(scratch, f"sample-{index:05d}.txt")
+        out = os.path.join(scratch, f"sample-{index:05d}{SAMPLE_SUFFIX}")
         tasks.append(RangeTask(text_range, local, first, stride, round_trip, max_sentence_bytes, out, space_jamo))
         first += count if local is None else len(local)
         start += count

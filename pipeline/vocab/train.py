@@ -39,7 +39,7 @@ from kcorpus.transforms.vocab.files import (
     write_wordpiece_dir,
 )
 from kcorpus.transforms.vocab.sample import expand_inputs, text_problem
-from kcorpus.transforms.vocab.text_ranges import written_sentences
+from kcorpus.transforms.vocab.sample_files import decompressed_pipe, written_sentences
 from kcorpus.transforms.vocab.train import (
     SentencePieceConfig,
     WordPieceConfig,
@@ -143,9 +143,10 @@ def _train_vocab(job: TrainVocabJob, files: list[str]) -> dict[str, Any]:
                 # the only jamo are code points BERT's normalizer removes (unassigned): the trainer has always
                 # seen them unspaced (`train_wordpiece`), so the files are written again that way
                 text = _read_text(job, files, scratch, progress, space_jamo=False)
-            tokens = interrupt.in_thread(
-                train_wordpiece_files, text.files, config, alphabet=alphabet, progress=progress
-            )
+            with decompressed_pipe(text.files) as sample:
+                tokens = interrupt.in_thread(
+                    train_wordpiece_files, [sample], config, alphabet=alphabet, progress=progress
+                )
         else:
             proto = interrupt.in_thread(_train_sentencepiece, text, config, progress=progress, logs=trainer_logs)
         clock.mark("train")

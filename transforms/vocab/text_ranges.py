@@ -7,7 +7,7 @@ compressed file is one range. The reads then take two passes, each range on its 
 - `count_range`: the range's sentences (text: without normalizing them; JSONL: parsing it), so the caller
   knows where each range starts in the whole text and can draw the seeded sample (`reservoir_positions`);
 - `read_range`: the range's sample sentences, pre-normalized, summarized (`text_summary.summarize_part`) and
-  written one a line to a file the trainer reads, with the range's `InputStats`.
+  written one a line to a compressed file the trainer reads (`sample_files`), with the range's `InputStats`.
 
 `merge_stats` and `text_summary.merge_parts` join the ranges' results in file order, so the sample, the
 counts and the summary are those of `SentenceSample` and `summarize` over the same files (tested), whatever
@@ -29,9 +29,9 @@ from kcorpus.transforms.vocab.sample import (
     count_line_sentences,
     is_jsonl,
     picked,
-    progress_bar,
     raw_sentences,
 )
+from kcorpus.transforms.vocab.sample_files import written
 from kcorpus.transforms.vocab.text_summary import SummaryPart, summarize_part
 from kcorpus.transforms.vocab.train import space_jamo
 
@@ -152,7 +152,7 @@ def read_range(task: RangeTask) -> RangeRead:
     stats = InputStats(files=int(task.range.start == 0))
     sentences = _sample(task.range, stats, task.positions)
     if task.out is not None:
-        sentences = _written(sentences, task.out, task.space_jamo)
+        sentences = written(sentences, task.out, space_jamo if task.space_jamo else str)
     part = summarize_part(
         sentences, first=task.first, stride=task.stride, round_trip=task.round_trip,
         max_sentence_bytes=task.max_sentence_bytes,
@@ -166,14 +166,6 @@ def _sample(text_range: TextRange, stats: InputStats, positions: array | None) -
     return picked(pieces, stats, iter(positions) if positions is not None else None)
 
 
-def _written(sentences: Iterator[str], path: str, spaced: bool) -> Iterator[str]:
-    """`sentences`, each also written to `path` as a line (with `spaced`, its jamo spaced apart)."""
-    with open(path, "w", encoding="utf-8", newline="\n", buffering=_BLOCK) as out:
-        for sentence in sentences:
-            out.write((space_jamo(sentence) if spaced else sentence) + "\n")
-            yield sentence
-
-
 def merge_stats(reads: Iterable[RangeRead]) -> InputStats:
     """The ranges' counts added up in order: those of one read of the files (`sampled` left to the caller)."""
     total = InputStats()
@@ -183,19 +175,3 @@ def merge_stats(reads: Iterable[RangeRead]) -> InputStats:
                 setattr(total, field.name, getattr(total, field.name) + getattr(read.stats, field.name))
         total.problems.extend(read.stats.problems[: MAX_PROBLEMS_KEPT - len(total.problems)])
     return total
-
-
-def written_sentences(paths: Iterable[str], progress: bool = False) -> Iterator[str]:
-    """The sentences `read_range` wrote (unspaced), in order."""
-    paths = list(paths)
-    bar = progress_bar(sum(os.path.getsize(p) for p in paths), progress, "load")
-    try:
-        for path in paths:
-            with open(path, "rb") as handle:
-                for raw in handle:
-                    if bar is not None:
-                        bar.update(len(raw))
-                    yield raw[:-1].decode("utf-8")
-    finally:
-        if bar is not None:
-            bar.close()

@@ -10,7 +10,8 @@ import pytest
 from kcorpus.pipeline.vocab.text_pass import read_training_text
 from kcorpus.transforms.vocab import text_summary
 from kcorpus.transforms.vocab.sample import SentenceSample, expand_inputs
-from kcorpus.transforms.vocab.text_ranges import range_lines, split_ranges, written_sentences
+from kcorpus.transforms.vocab.sample_files import written_sentences
+from kcorpus.transforms.vocab.text_ranges import range_lines, split_ranges
 from kcorpus.transforms.vocab.text_summary import spread_stride, summarize
 from kcorpus.transforms.vocab.train import space_jamo
 from testdata_paths import TESTDATA
