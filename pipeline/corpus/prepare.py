@@ -30,7 +30,7 @@ from kcorpus.pipeline.corpus.keys import (
     record_digest,
     sampled,
 )
-from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord
+from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord, carried_text
 from kcorpus.pipeline.external_sort import write_run
 from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.dedup import dedup_text, digest, fold_digits, lsh_keys_and_signatures
@@ -303,8 +303,7 @@ class PrepareBatchFn(beam.DoFn):
         for (doc, payload), text, bands, sig in zip(kept, texts, keys, signatures, strict=True):
             record_id = record_digest(payload)
             meta.append((node_key(doc.id, doc.source, record_id), doc.source, digest(text), bands, sig))
-            # The text rides along so that the writer never parses the payload back.
-            record = ((doc.id, doc.source, record_id), payload, doc.text)
+            record = ((doc.id, doc.source, record_id), payload, carried_text(doc.text, self.config.output.text))
             shard = shard_of(document_key(doc.id, doc.source), num_shards)
             if self._spill(KIND_DOCS, shard, record, len(payload) + len(doc.text)):
                 yield from self._spilled()

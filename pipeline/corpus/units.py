@@ -51,8 +51,8 @@ DATA_SUFFIX, DONE_SUFFIX, BATCHES_SUFFIX = ".data", ".done", ".batches"
 MIN_UNIT_BYTES, MAX_UNIT_BYTES = 1 << 20, 4 << 20
 RANGES_PER_FILE = 4
 # The format of a unit's files; a unit written by another format is done again (2: run keys hold the
-# record digest).
-FORMAT = 2
+# record digest; 3: document records carry a sentence count instead of the text unless `text/` is written).
+FORMAT = 3
 
 
 def unit_bytes(size: int, max_bytes: int = MAX_UNIT_BYTES) -> int:

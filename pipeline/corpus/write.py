@@ -27,7 +27,7 @@ from kcorpus.pipeline.corpus.keys import (
     sampled,
     split_node,
 )
-from kcorpus.pipeline.corpus.runs import RECORDS
+from kcorpus.pipeline.corpus.runs import RECORDS, sentences_of, text_of
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
 from kcorpus.pipeline.external_sort import Run, RunSpan, merge_runs, reduce_runs
 from kcorpus.transforms import corpus_layout
@@ -104,9 +104,10 @@ def shard_inputs(values: Iterable[Any]) -> tuple[list[Run], ShardLosers]:
     return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, (str, RunSpan))))
 
 
-def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, str, str, str, Any, bool]]:
-    """A shard's merged document records (sorted by id, source, record digest) as `(id, source, payload, text,
-    loser, shared_id)`: `loser` is `(priority, reason, survivor)` for a dedup loser, None for a kept document.
+def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, str, str, Any, Any, bool]]:
+    """A shard's merged document records (sorted by id, source, record digest) as `(id, source, payload,
+    carried, loser, shared_id)` (`carried`: runs.py); `loser` is `(priority, reason, survivor)` for a dedup
+    loser, None for a kept document.
 
     The same record twice (one node: a file given twice, a re-delivered month) is one document: the second is
     an exact duplicate of the first. `shared_id` marks a kept document whose id and source a kept document
@@ -114,7 +115,7 @@ def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, s
     """
     previous_node = ""
     previous_kept: tuple[str, str] | None = None
-    for (doc_id, source, record_id), payload, doc_text in records:
+    for (doc_id, source, record_id), payload, carried in records:
         node = node_key(doc_id, source, record_id)
         loser = losers.get(node)
         if loser is None and node == previous_node:
@@ -123,7 +124,7 @@ def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, s
         shared_id = False
         if loser is None:
             shared_id, previous_kept = previous_kept == (doc_id, source), (doc_id, source)
-        yield doc_id, source, payload, doc_text, loser, shared_id
+        yield doc_id, source, payload, carried, loser, shared_id
 
 
 # Kept documents buffered before one write to each of a shard's files.
@@ -169,18 +170,18 @@ class WriteShardFn(beam.DoFn):
         text_lines: list[str] = []
         first = True  # nothing written to `text` yet
         examples = ExampleSampler()
-        for doc_id, source, payload, doc_text, loser, shared_id in judged(self._merged(runs), losers):
+        for doc_id, source, payload, carried, loser, shared_id in judged(self._merged(runs), losers):
             if loser is not None:
                 counts[(source, f"dedup:dropped:{loser[1]}")] += 1
-                self._reject(dups, examples, doc_id, source, doc_text, loser)
+                self._reject(dups, examples, doc_id, source, text_of(payload, carried), loser)
                 continue
             if shared_id:
                 counts[(source, SHARED_ID)] += 1
             kept[source] += 1
-            sentences[source] += doc_text.count("\n") + 1
+            sentences[source] += sentences_of(carried)
             doc_lines.append(payload)
             if text is not None:
-                text_lines.append(doc_text)
+                text_lines.append(carried)
             if len(doc_lines) >= WRITE_LINES:
                 first = _write_lines(docs, text, doc_lines, text_lines, first)
         _write_lines(docs, text, doc_lines, text_lines, first)

@@ -1,3 +1,4 @@
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -6,8 +7,8 @@ import pytest
 from corpus_files import read_bytes, read_shard
 
 from kcorpus.pipeline.corpus.config import OutputConfig
-from kcorpus.pipeline.corpus.keys import KIND_DOCS
-from kcorpus.pipeline.corpus.runs import RECORDS
+from kcorpus.pipeline.corpus.keys import KIND_DOCS, node_key
+from kcorpus.pipeline.corpus.runs import RECORDS, carried_text
 from kcorpus.pipeline.corpus.write import WRITE_LINES, ShardLosers, WriteShardFn, judged
 from kcorpus.pipeline.external_sort import write_run
 
@@ -106,3 +107,32 @@ def test_every_copy_of_a_losing_record_loses_with_its_reason():
         (1, "near_duplicate", "a\x00s\x00r1"),
         (1, "near_duplicate", "a\x00s\x00r1"),
     ]
+
+
+def test_records_carrying_sentence_counts_write_what_records_carrying_texts_write(tmp_path):
+    # Without text/, a record carries its sentence count, not its text a second time; a loser's text for
+    # rejected/ is read back from its payload.
+    texts = ["첫 문장\n둘째 문장", "한 문장뿐", "셋\n넷\n다섯"]
+    payloads = [json.dumps({"id": f"d{i}", "text": t}, ensure_ascii=False) for i, t in enumerate(texts)]
+    keys = [(f"d{i}", "nsmc", "r") for i in range(3)]
+    losers = {"node": [node_key("d1", "nsmc", "r")], "priority": [0], "reason": ["exact_duplicate"],
+              "survivor": [node_key("d0", "nsmc", "r")]}
+    written = {}
+    for carried in ("text", "count"):
+        records = [
+            (key, payload, carried_text(text, writes_text=carried == "text"))
+            for key, payload, text in zip(keys, payloads, texts, strict=True)
+        ]
+        run = tmp_path / f"{carried}.run"
+        write_run(str(run), records, RECORDS)
+        out = tmp_path / carried
+        fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="all"), str(tmp_path / "tmp"))
+        outputs = list(fn.process(((KIND_DOCS, 0), [str(run), losers])))
+        counts = dict(out for out in outputs if not hasattr(out, "tag"))  # the loser's example aside
+        shards = {p.relative_to(out).as_posix(): read_bytes(p) for p in sorted(out.rglob("*.zst"))}
+        written[carried] = counts, shards
+    assert written["count"] == written["text"]
+    counts, shards = written["count"]
+    assert counts[("nsmc", "write:sentences")] == 5
+    rejected = json.loads(shards["rejected/duplicates-00000-of-00001.jsonl.zst"])
+    assert (rejected["id"], rejected["text"]) == ("d1", "한 문장뿐")
