@@ -149,7 +149,7 @@ def stage_input_bytes(stage: str, work: Path, size: int, raw: int) -> int:
     if stage == "build-corpus":
         return raw
     corpus = work / f"corpus-{size}"
-    shards = "text" if stage == "train-vocab" else "docs"
+    shards = "text" if stage == "train-vocab" and (corpus / "text").is_dir() else "docs"
     return folder_bytes(corpus / shards)
 
 
