@@ -1,7 +1,8 @@
 """`PrepareUnits`: input units read and prepared, each committed to the units folder, or replayed when finished.
 
-The sources that build-corpus reads itself (`read_batches.uses_fast_path`: line files in byte ranges, other
-files whole) are planned as units (`units.py`) before the pipeline runs. `PrepareUnitFn` reads a unit's
+The sources that build-corpus reads itself (`read_batches.read_in_units`: line files in byte ranges, other
+files whole; a dump's pages are converted by the worker that prepares their batch) are planned as units
+(`units.py`) before the pipeline runs. `PrepareUnitFn` reads a unit's
 records in batches, prepares them as `PrepareBatchFn` does, writes what they give to `<key>.data` and
 `<key>.done`, and then emits the unit's outputs from that result, the same whether the unit was prepared just
 now or by an earlier run that was killed: a rerun skips the finished units and prepares only the others.
@@ -21,7 +22,7 @@ from kcorpus.pipeline import progress
 from kcorpus.pipeline.corpus.config import CorpusConfig
 from kcorpus.pipeline.corpus.keys import METRICS_NAMESPACE
 from kcorpus.pipeline.corpus.prepare import PrepareBatchFn
-from kcorpus.pipeline.corpus.read_batches import BatchSource, read_batches
+from kcorpus.pipeline.corpus.read_batches import BatchSource, read_batches, record_of
 from kcorpus.pipeline.corpus.units import (
     DONE_SUFFIX,
     BatchUnit,
@@ -78,7 +79,7 @@ class PrepareUnitFn(PrepareBatchFn):
             result = self._prepare([[(source.source, work)]], eval_index)
             progress.add("read", records=1)
         elif isinstance(work, BatchUnit):
-            result = self._batch_unit(work, eval_index)
+            result = self._batch_unit(work, index, eval_index)
         else:
             result = load_unit(self.units_dir, work.key)
             if result is None:
@@ -90,11 +91,13 @@ class PrepareUnitFn(PrepareBatchFn):
                 progress.add("read", records=_records_read(result), nbytes=result.nbytes)
         yield from _emit(result)
 
-    def _batch_unit(self, work: BatchUnit, eval_index: Any) -> UnitResult:
+    def _batch_unit(self, work: BatchUnit, index: int, eval_index: Any) -> UnitResult:
         """A batch of a whole file: prepared and committed, or (no batch: finished when it was read) loaded."""
         if work.batch is not None:
             self.writer = UnitWriter(self.units_dir, work.key)
-            return self._prepare([work.batch], eval_index)
+            source, options = self.batch_sources[index], self.read_options[index]
+            batch = [(name, record_of(item, source.fmt, options, name)) for name, item in work.batch]
+            return self._prepare([batch], eval_index)
         result = load_unit(self.units_dir, work.key)
         if result is None:
             raise RuntimeError(
@@ -164,7 +167,7 @@ class CutWholeFiles(beam.DoFn):
             return
         source, options, size = self.batch_sources[index], self.read_options[index], self.batch_size
         count = 0
-        for k, batch in enumerate(read_batches(source, options, work.path, 0, -1, size)):
+        for k, batch in enumerate(read_batches(source, options, work.path, 0, -1, size, pages=True)):
             key = batch_key(work.key, size, k)
             done = fs.exists(fs.join(self.units_dir, key + DONE_SUFFIX))
             yield index, BatchUnit(key, None if done else batch)

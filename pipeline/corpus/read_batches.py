@@ -4,8 +4,9 @@ The same records as `read.ReadDocuments` (the same `LineParser` / `read_file`, i
 on byte offsets), without a Beam element per line: per-element overhead dominates on the local runner, and
 build-corpus prepares documents in batches anyway. Line-based files are cut into byte ranges (a range owns
 the lines that start inside it) so one large file still spreads over workers; compressed and non-line
-files are read whole, one file per element. Several sources share one read step (`ReadSourceBatches`). Comment threads (`thread_field`) and raw dumps need a
-grouping step, so those sources fall back to `ReadDocuments`.
+files are read whole, one file per element. Several sources share one read step (`ReadSourceBatches`).
+build-corpus reads every source in input units this way but comment threads (`thread_field`), which need a
+grouping step and fall back to `ReadDocuments` (`read_in_units`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,20 @@ RANGE_BYTES = 4 << 20
 BATCH_TEXT_CHARS = 256 << 10
 
 
-def uses_fast_path(fmt: str, options: Mapping[str, Any] | None) -> bool:
-    """Whether `ReadBatches` reads this source itself (else it delegates to `ReadDocuments`)."""
-    reader = reader_for(fmt)
-    return not reader.has_pages and not reader.threaded(as_options(options))
+def read_in_units(fmt: str, options: Mapping[str, Any] | None) -> bool:
+    """Whether build-corpus reads this source in input units (else `ReadDocuments` reads it, on every run):
+    every format but comment threads, which are joined across files. A dump's pages are read whole and
+    converted where they are prepared (`UnreadPage`)."""
+    return not reader_for(fmt).threaded(as_options(options))
+
+
+@dataclasses.dataclass(frozen=True)
+class UnreadPage:
+    """A page of a dump (`Reader.has_pages`) as read, before the costly conversion to its record
+    (`Reader.page_record`), which the worker that prepares its batch does."""
+
+    path: str
+    page: Any
 
 
 def splittable_range(reader: Any, path: str, options: Any) -> bool:
@@ -89,18 +100,26 @@ class PlanRanges(beam.DoFn):
 
 
 def read_batches(
-    source: BatchSource, options: Any, path: str, start: int, end: int, batch_size: int
+    source: BatchSource, options: Any, path: str, start: int, end: int, batch_size: int, pages: bool = False
 ) -> Iterator[list[tuple[str, Any]]]:
-    """One range of a file (`end == -1`: the whole file) as batches of `(source, record)`, counted as read."""
-    if end < 0:
+    """One range of a file (`end == -1`: the whole file) as batches of `(source, record)`, counted as read.
+    With `pages`, a dump's pages come as `UnreadPage`s (`record_of` converts them)."""
+    reader = reader_for(source.fmt)
+    records: Iterator[Any]
+    if end < 0 and pages and reader.has_pages:
+        records = (UnreadPage(path, page) for page in reader.pages(path))
+    elif end < 0:
         records = read_file(source.fmt, path, options, source.source)
     else:
-        records = reader_for(source.fmt).read_range(path, options, source.source, start, end)
+        records = reader.read_range(path, options, source.source, start, end)
     batch: list[tuple[str, Any]] = []
     chars = 0
     for record in records:
         batch.append((source.source, record))
-        chars += len(getattr(record, "text", None) or "")
+        text = getattr(record.page, "wikitext", None) if isinstance(record, UnreadPage) else getattr(
+            record, "text", None
+        )
+        chars += len(text if isinstance(text, str) else "")
         if len(batch) >= batch_size or chars >= BATCH_TEXT_CHARS:
             yield batch
             progress.add("read", records=len(batch))
@@ -108,6 +127,13 @@ def read_batches(
     if batch:
         yield batch
     progress.add("read", records=len(batch), nbytes=progress.range_bytes(path, start, end))
+
+
+def record_of(item: Any, fmt: str, options: Any, source: str) -> Any:
+    """A batch item as a record: an `UnreadPage` converted (`Reader.page_record`), anything else as it is."""
+    if isinstance(item, UnreadPage):
+        return reader_for(fmt).page_record(item.page, item.path, options, source)
+    return item
 
 
 class ReadRangeBatches(beam.DoFn):

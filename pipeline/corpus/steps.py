@@ -29,12 +29,12 @@ def _tag(source: str) -> Any:
 
 def unit_sources(config: CorpusConfig) -> list[Any]:
     """The sources build-corpus reads itself, in input units (`BatchSource`s, in profile order)."""
-    from kcorpus.pipeline.corpus.read_batches import BatchSource, uses_fast_path
+    from kcorpus.pipeline.corpus.read_batches import BatchSource, read_in_units
 
     return [
         BatchSource(s.format, tuple(s.paths), dict(s.options) or None, s.name)
         for s in config.sources
-        if uses_fast_path(s.format, dict(s.options) or None)
+        if read_in_units(s.format, dict(s.options) or None)
     ]
 
 
@@ -43,8 +43,8 @@ class ReadAndPrepare(beam.PTransform):
     tuple of collections, bucketed where they are made).
 
     The sources read in input units (`units`, planned by `plan_units`) go through `PrepareUnits`, which
-    commits each unit to `units_dir` and replays a finished one; the others (dump pages, comment threads)
-    are read by `ReadDocuments` and prepared in batches, again on every run.
+    commits each unit to `units_dir` and replays a finished one; the others (comment threads) are read by
+    `ReadDocuments` and prepared in batches, again on every run.
     """
 
     def __init__(

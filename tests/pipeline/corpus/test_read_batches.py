@@ -8,8 +8,16 @@ from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from kcorpus.pipeline.corpus.read_batches import ReadBatches, byte_ranges, uses_fast_path
-from kcorpus.transforms.readers import read_file
+from kcorpus.pipeline.corpus.read_batches import (
+    BatchSource,
+    ReadBatches,
+    UnreadPage,
+    byte_ranges,
+    read_batches,
+    read_in_units,
+    record_of,
+)
+from kcorpus.transforms.readers import as_options, read_file
 from testdata_paths import TESTDATA
 
 NSMC = TESTDATA / "sample" / "nsmc_ratings_test_head.txt"
@@ -24,8 +32,8 @@ def test_byte_ranges_cover_the_file(tmp_path):
     assert byte_ranges(gz, 10, 4, True) == [(gz, 0, -1)]
     assert byte_ranges(magic, 10, 4, True) == [(magic, 0, -1)]
     assert byte_ranges("wiki_00", 10, 4, False) == [("wiki_00", 0, -1)]
-    assert uses_fast_path("nsmc", None) and not uses_fast_path("wiki-dump", None)
-    assert not uses_fast_path("comments", {"thread_field": "thread"})
+    assert read_in_units("nsmc", None) and read_in_units("wiki-dump", None)
+    assert not read_in_units("comments", {"thread_field": "thread"})
 
 
 def _key(record):
@@ -67,3 +75,12 @@ def test_a_batch_of_long_documents_ends_at_the_text_limit():
         chars = sum(len(r.text) for _, r in batch)
         # each batch ends with the document that reached the limit
         assert chars >= BATCH_TEXT_CHARS > chars - len(batch[-1][1].text)
+
+
+def test_a_dumps_pages_are_read_unconverted_and_convert_to_what_read_file_gives():
+    dump = str(TESTDATA / "readers" / "kowiki-20240101-pages-articles.xml.bz2")
+    source, options = BatchSource("wiki-dump", (dump,), None, "kowiki"), as_options(None)
+    items = [item for batch in read_batches(source, options, dump, 0, -1, 4, pages=True) for _, item in batch]
+    assert items and all(isinstance(item, UnreadPage) for item in items)
+    converted = [record_of(item, "wiki-dump", options, "kowiki") for item in items]
+    assert converted == list(read_file("wiki-dump", dump, options, "kowiki"))

@@ -178,3 +178,25 @@ def test_a_compressed_file_is_resumed_batch_by_batch(tmp_path, capsys):
     packed_tree, plain_tree = read_tree(outs["packed"]), read_tree(outs["plain"])
     stats = [json.loads(tree.pop("stats.json"))["total"] for tree in (packed_tree, plain_tree)]
     assert packed_tree == plain_tree and stats[0] == stats[1]  # stats.json names the inputs' paths
+
+
+def test_a_wiki_dump_is_read_in_units_and_resumed(tmp_path, capsys):
+    # A dump's pages are read whole (one unit, its batches units of their own); each batch's pages are
+    # converted to text by the worker that prepares it. A rerun reuses every batch and gives the same bytes.
+    dump = TESTDATA / "readers" / "kowiki-20240101-pages-articles.xml.bz2"
+    config = tmp_path / "dump.yaml"
+    config.write_text(
+        f'sources: [{{name: kowiki, format: wiki-dump, paths: ["{dump}"], preset: longform}}]\n'
+        "filters: {min_chars: 10, min_sentences: 1}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    argv = ["--config", str(config), "--out", str(out), "--local-mode", "in_memory", "--batch-size", "2"]
+    assert run([*argv, "--keep-units"]) == 0
+    first = read_tree(out)
+    assert len(list((out / UNITS_DIR).glob("*.batches"))) == 1 and finished_units(out) == 3  # 6 pages
+    assert json.loads(first["stats.json"])["total"]["kept"] == 2
+    capsys.readouterr()
+    assert run([*argv, "--keep-units", "--overwrite"]) == 0
+    assert "reused 1 of 1 input units (100% of input bytes)" in capsys.readouterr().err
+    assert read_tree(out) == first
