@@ -116,10 +116,7 @@ def read_batches(
     chars = 0
     for record in records:
         batch.append((source.source, record))
-        text = getattr(record.page, "wikitext", None) if isinstance(record, UnreadPage) else getattr(
-            record, "text", None
-        )
-        chars += len(text if isinstance(text, str) else "")
+        chars += _text_chars(record)
         if len(batch) >= batch_size or chars >= BATCH_TEXT_CHARS:
             yield batch
             progress.add("read", records=len(batch))
@@ -127,6 +124,12 @@ def read_batches(
     if batch:
         yield batch
     progress.add("read", records=len(batch), nbytes=progress.range_bytes(path, start, end))
+
+
+def _text_chars(record: Any) -> int:
+    """The characters of text a batch item holds: a document's, an unread page's wikitext, else none."""
+    text = getattr(record.page, "wikitext", None) if isinstance(record, UnreadPage) else getattr(record, "text", None)
+    return len(text) if isinstance(text, str) else 0
 
 
 def record_of(item: Any, fmt: str, options: Any, source: str) -> Any:

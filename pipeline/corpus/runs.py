@@ -32,7 +32,7 @@ CHUNK_CHARS = 32_768
 
 def carried_text(text: str, writes_text: bool) -> str | int:
     """What a document record carries besides its payload: its text for `text/`, else its sentence count."""
-    return text if writes_text else text.count("\n") + 1
+    return text if writes_text else sentences_of(text)
 
 
 def sentences_of(carried: str | int) -> int:

@@ -5,19 +5,21 @@ them last. They are compressed (zstd level `ZSTD_LEVEL`, ~3x on Korean text for 
 so the sample costs a third of its bytes on disk: up to ~620 MB plain at the default 5M sentences.
 SentencePiece's sentences are read back in Python (`written_sentences`); `tokenizers` reads WordPiece's itself,
 on its own threads, from a pipe that a thread fills with the decompressed files (`decompressed_pipe`): it
-takes file paths only, and reads them as a stream.
+takes file paths only, and reads them as a stream. Both read through `compression.decompressed`, which raises
+on a truncated file where `zstandard`'s reader ends quietly: a shortened sample never passes for the whole.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import os
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
 import zstandard
 
+from kcorpus.transforms import compression
 from kcorpus.transforms.vocab.sample import progress_bar
 
 SUFFIX = ".txt.zst"
@@ -43,7 +45,7 @@ def written_sentences(paths: Iterable[str], progress: bool = False) -> Iterator[
     try:
         for path in paths:
             with open(path, "rb") as raw:
-                lines = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw), _BLOCK)
+                lines = compression.decompressed(raw, compression.ZSTD, path)
                 position = 0
                 for count, line in enumerate(lines, 1):
                     if bar is not None and count % _BAR_LINES == 0:
@@ -75,10 +77,9 @@ def decompressed_pipe(paths: Iterable[str]) -> Iterator[str]:
     def feed() -> None:
         try:
             with os.fdopen(write_end, "wb", buffering=0) as out:
-                decompressor = zstandard.ZstdDecompressor()
                 for path in paths:
-                    with open(path, "rb") as source:
-                        decompressor.copy_stream(source, out, read_size=_BLOCK, write_size=_BLOCK)
+                    with compression.decompressed(open(path, "rb"), compression.ZSTD, path) as source:
+                        shutil.copyfileobj(source, out, _BLOCK)
         except BrokenPipeError:
             pass  # the reader is gone: its error is the one that counts
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread

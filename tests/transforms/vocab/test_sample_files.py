@@ -60,3 +60,14 @@ def test_a_file_that_cannot_be_read_fails_after_the_reader(tmp_path):
     failed = pytest.raises(RuntimeError, match="reading the vocab sample back failed")
     with failed, decompressed_pipe(paths) as stream, open(stream, encoding="utf-8") as text:
         assert text.read().splitlines() == LINES[0::2]  # what came before the bad file
+
+
+def test_a_truncated_file_is_an_error_not_a_shorter_sample(tmp_path):
+    paths, _ = write_sample(tmp_path, parts=1)
+    data = (tmp_path / paths[0]).read_bytes()
+    (tmp_path / paths[0]).write_bytes(data[: len(data) // 2])
+    with pytest.raises(EOFError):
+        list(written_sentences(paths))
+    failed = pytest.raises(RuntimeError, match="reading the vocab sample back failed")
+    with failed, decompressed_pipe(paths) as stream, open(stream, encoding="utf-8") as text:
+        text.read()
