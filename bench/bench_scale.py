@@ -25,6 +25,10 @@ cores and the share of `--interval`s under 1.2 busy cores (a serial part), peak 
 the growth from the smallest to the largest size (ratios, and the marginal CPU s per MB between them: start-up
 costs drop out) and `--json` writes all of it.
 
+With `--copies K` each size's files come K times, the copies' documents with ids of their own, and the
+profile's dedup is off, so every stage gets K times the text: `--sizes 1000 --copies 5` runs train-vocab and
+pack over ~4 GB of corpus, which no distinct Korean text on this machine reaches (its texts repeat 5 times).
+
 With `--speedup R`, each stage then runs R more times on 1 core and R times on 2 (`taskset`: the stage's
 workers and threads share those cores), the two alternating and the first to go swapping every round, into
 folders of their own; the speedup is the median 1-core wall over the median 2-core wall, and Amdahl's law
@@ -84,25 +88,34 @@ def first_files(data: Path, size: int) -> list[Path]:
     return files
 
 
-def repeated_copy(files: list[Path], out: Path) -> list[Path]:
-    """A copy of `files` whose documents get distinct ids (the id + 10^9), made once per workdir."""
+def repeated_copy(files: list[Path], out: Path, copy: int = 1) -> list[Path]:
+    """A copy of `files` whose documents get distinct ids (the id + copy x 10^9), made once per workdir."""
     out.mkdir(parents=True, exist_ok=True)
     copies = []
     for path in files:
         target = out / f"{path.parent.name}_{path.name}"
         if not target.exists():
-            data = _DOC_ID.sub(lambda m: b'<doc id="%d"' % (int(m.group(1)) + 10**9), path.read_bytes())
+            data = _DOC_ID.sub(lambda m: b'<doc id="%d"' % (int(m.group(1)) + copy * 10**9), path.read_bytes())
             target.write_bytes(data)
         copies.append(target)
     return copies
 
 
-def write_profile(files: list[Path], path: Path) -> None:
-    """configs/mdeberta-kor.yaml's kowiki source over `files`, with its filters, dedup, split and output."""
+def with_copies(files: list[Path], copies: int, work: Path) -> list[Path]:
+    """`files` and `copies - 1` copies of them, each copy's documents with ids of their own."""
+    return files + [p for copy in range(1, copies) for p in repeated_copy(files, work / f"copy{copy}", copy)]
+
+
+def write_profile(files: list[Path], path: Path, dedup: bool = True) -> None:
+    """configs/mdeberta-kor.yaml's kowiki source over `files`, with its filters, dedup, split and output.
+
+    `dedup=False` turns exact and near dedup off, so that `--copies` reach train-vocab and pack."""
     profile = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))
     source = next(s for s in profile["sources"] if s["name"] == "kowiki")
     sections = {"sources": [{**source, "paths": [str(f) for f in files]}]}
     sections.update({key: profile[key] for key in ("filters", "dedup", "split", "output") if key in profile})
+    if not dedup:
+        sections["dedup"] = {"exact": {"enabled": False}, "near": {"enabled": False}}
     path.write_text(yaml.safe_dump(sections, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
 
@@ -272,6 +285,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="MB, ascending: 100, 500, 1000 (whole folders) or any other (the first files)")
     parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--repeat-ids", action="store_true", help="1 GB as AA..AE twice with distinct ids")
+    parser.add_argument("--copies", type=int, default=1, metavar="K",
+                        help="each size's files K times (distinct ids) with dedup off: train-vocab and pack at K x")
     parser.add_argument("--vocab-kind", default="wordpiece", choices=("wordpiece", "sentencepiece"))
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--max-length", type=int, default=512)
@@ -295,10 +310,13 @@ def main(argv: list[str] | None = None) -> None:
     results: dict = {"sizes": {}, "stages": {stage: [] for stage in stages}}
     for size in sizes:
         files, repeated = input_files(args.data, size, args.workdir, args.repeat_ids)
+        files = with_copies(files, args.copies, args.workdir)
         raw = sum(f.stat().st_size for f in files)
-        write_profile(files, args.workdir / f"profile-{size}.yaml")
-        results["sizes"][size] = {"files": len(files), "raw_mb": raw / 1e6, "repeated_ids": repeated}
-        print(f"size {size}: {len(files)} files, {raw / 1e6:.0f} MB{' (AA..AE twice)' if repeated else ''}",
+        write_profile(files, args.workdir / f"profile-{size}.yaml", dedup=args.copies == 1)
+        results["sizes"][size] = {"files": len(files), "raw_mb": raw / 1e6, "repeated_ids": repeated,
+                                  "copies": args.copies}
+        copies = f" ({args.copies} copies, dedup off)" if args.copies > 1 else ""
+        print(f"size {size}: {len(files)} files, {raw / 1e6:.0f} MB{' (AA..AE twice)' if repeated else ''}{copies}",
               file=sys.stderr, flush=True)
         for stage in stages:
             results["stages"][stage].append(run_stage(stage, args.workdir, size, raw, args))
