@@ -57,13 +57,12 @@ class BuildCorpus(beam.PTransform):
         tmp_dir: str,
         *,
         batch_size: int = 1000,
-        reshuffle: bool = False,
         units_dir: str | None = None,
         units: list[Any] | None = None,
     ) -> None:
         super().__init__()
         self.config, self.out_dir, self.tmp_dir = config, out_dir, tmp_dir
-        self.batch_size, self.reshuffle = batch_size, reshuffle
+        self.batch_size = batch_size
         self.units_dir = units_dir or f"{out_dir}/{UNITS_DIR}"
         self.units = plan_build_units(config) if units is None else units
 
@@ -78,7 +77,6 @@ class BuildCorpus(beam.PTransform):
             self.units_dir,
             self.units,
             batch_size=self.batch_size,
-            reshuffle=self.reshuffle,
             eval_index=evals["index"] if evals else None,
         )
         buckets, spill = self._dedup_buckets(pbegin.pipeline.options)
@@ -144,7 +142,6 @@ def run_build(
     *,
     local_mode: str = "multi_processing",
     batch_size: int = 1000,
-    reshuffle: bool = False,
     overwrite: bool = False,
     profile_stages: bool = False,
     units_dir: str | None = None,
@@ -167,9 +164,7 @@ def run_build(
     with claim_output(plan):
         folder = units_dir or f"{out_dir}/{UNITS_DIR}"
         units = UnitsPlan(plan_build_units(config), folder, keep_units, batch_size)
-        stats = _run_pipeline(
-            config, out_dir, list(beam_args), local_mode, batch_size, reshuffle, profile_stages, units
-        )
+        stats = _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, profile_stages, units)
         if units.reused:
             print(f"build-corpus: {units.reused}", file=sys.stderr, flush=True)
         units.finish()
@@ -194,7 +189,6 @@ def _run_pipeline(
     beam_args: list[str],
     local_mode: str,
     batch_size: int,
-    reshuffle: bool,
     profile_stages: bool,
     units: UnitsPlan,
 ) -> dict[str, Any]:
@@ -212,7 +206,6 @@ def _run_pipeline(
         out_dir,
         tmp_dir,
         batch_size=batch_size,
-        reshuffle=reshuffle,
         units_dir=units.folder,
         units=units.units,
     )

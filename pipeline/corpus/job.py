@@ -33,9 +33,6 @@ class BuildCorpusJob:
     batch_size: int = dataclasses.field(
         default=1000, metadata={"help": "documents per Beam element (%(default)s)"}
     )
-    reshuffle: bool = dataclasses.field(default=False, metadata={"help": (
-        "redistribute documents after reading (one big input file, many workers); costs a shuffle of all texts"
-    )})  # fmt: skip
     local_mode: str = dataclasses.field(
         default="multi_processing",
         metadata={"choices": LOCAL_MODES, "help": "FnApiRunner mode when no --runner is given after --"},
@@ -63,7 +60,6 @@ def build_corpus(job: BuildCorpusJob, beam_args: Sequence[str] = ()) -> dict[str
         list(beam_args),
         local_mode=job.local_mode,
         batch_size=job.batch_size,
-        reshuffle=job.reshuffle,
         overwrite=job.overwrite,
         profile_stages=job.profile_stages,
         units_dir=job.units_dir,

@@ -5,8 +5,8 @@ on byte offsets), without a Beam element per line: per-element overhead dominate
 build-corpus prepares documents in batches anyway. Line-based files are cut into byte ranges (a range owns
 the lines that start inside it) so one large file still spreads over workers; compressed and non-line
 files are read whole, one file per element. Several sources share one read step (`ReadSourceBatches`).
-build-corpus reads every source in input units this way but comment threads (`thread_field`), which need a
-grouping step and fall back to `ReadDocuments` (`read_in_units`).
+build-corpus reads every source in input units this way; comment threads (`thread_field`) are joined across
+files first (pipeline/corpus/threads.py).
 """
 
 from __future__ import annotations
@@ -31,13 +31,6 @@ RANGE_BYTES = 4 << 20
 # A batch also ends at this much text, so that batches (a stage's elements) are about equal in work whatever
 # the documents' length: 1000 comments or a few dozen articles.
 BATCH_TEXT_CHARS = 256 << 10
-
-
-def read_in_units(fmt: str, options: Mapping[str, Any] | None) -> bool:
-    """Whether build-corpus reads this source in input units (else `ReadDocuments` reads it, on every run):
-    every format but comment threads, which are joined across files. A dump's pages are read whole and
-    converted where they are prepared (`UnreadPage`)."""
-    return not reader_for(fmt).threaded(as_options(options))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,7 +121,11 @@ def read_batches(
 
 def _text_chars(record: Any) -> int:
     """The characters of text a batch item holds: a document's, an unread page's wikitext, else none."""
-    text = getattr(record.page, "wikitext", None) if isinstance(record, UnreadPage) else getattr(record, "text", None)
+    text = (
+        getattr(record.page, "wikitext", None)
+        if isinstance(record, UnreadPage)
+        else getattr(record, "text", None)
+    )
     return len(text) if isinstance(text, str) else 0
 
 

@@ -1,5 +1,5 @@
 """The named steps of build-corpus (pipeline/corpus/build.py wires them): `ReadAndPrepare` (every source read
-and its documents prepared, in input units where build-corpus reads the source itself), `Deduplicate` (exact
+and its documents prepared, in input units), `Deduplicate` (exact
 and near duplicates on compact keys), `WriteCorpusShards` (a writer per shard merges its runs, dedup losers to
 `rejected/`) and `WriteSummaries` (examples, dead letters, stats.json).
 """
@@ -23,28 +23,21 @@ from kcorpus.pipeline.corpus.write import LOSER_COLUMNS, WriteShardFn, loser_row
 from kcorpus.pipeline.stage_metrics import Metered, metered_map
 
 
-def _tag(source: str) -> Any:
-    return beam.Map(lambda item, s=source: (s, item))
-
-
 def unit_sources(config: CorpusConfig) -> list[Any]:
-    """The sources build-corpus reads itself, in input units (`BatchSource`s, in profile order)."""
-    from kcorpus.pipeline.corpus.read_batches import BatchSource, read_in_units
+    """Every source as build-corpus reads it, in input units (`BatchSource`s, in profile order)."""
+    from kcorpus.pipeline.corpus.read_batches import BatchSource
 
-    return [
-        BatchSource(s.format, tuple(s.paths), dict(s.options) or None, s.name)
-        for s in config.sources
-        if read_in_units(s.format, dict(s.options) or None)
-    ]
+    return [BatchSource(s.format, tuple(s.paths), dict(s.options) or None, s.name) for s in config.sources]
 
 
 class ReadAndPrepare(beam.PTransform):
     """Every source read and its documents prepared -> `{counts, meta, run, dead_letter, examples}` (`meta`: a
     tuple of collections, bucketed where they are made).
 
-    The sources read in input units (`units`, planned by `plan_units`) go through `PrepareUnits`, which
-    commits each unit to `units_dir` and replays a finished one; the others (comment threads) are read by
-    `ReadDocuments` and prepared in batches, again on every run.
+    Every source is read in input units (`units`, planned by `plan_units`) and goes through `PrepareUnits`,
+    which commits each unit to `units_dir` and replays a finished one. The units of comment-thread sources are
+    read again on every run and their threads cut into batch units at the unit of each thread's first comment
+    (`threads.ReadThreads`).
     """
 
     def __init__(
@@ -55,60 +48,38 @@ class ReadAndPrepare(beam.PTransform):
         units: list[Any],
         *,
         batch_size: int,
-        reshuffle: bool,
         eval_index: beam.PCollection | None,
     ) -> None:
         super().__init__()
         self.config, self.tmp_dir, self.units_dir, self.units = config, tmp_dir, units_dir, units
-        self.batch_size, self.reshuffle, self.eval_index = batch_size, reshuffle, eval_index
+        self.batch_size, self.eval_index = batch_size, eval_index
 
     def expand(self, pbegin: Any) -> dict[str, Any]:
         from kcorpus.pipeline.corpus.prepare_units import PrepareUnits
+        from kcorpus.pipeline.corpus.threads import ReadThreads, is_threaded
         from kcorpus.pipeline.corpus.units import Unit
 
-        parts = []
         sources = unit_sources(self.config)
-        if sources:
-            label = "Read[" + ",".join(b.source for b in sources) + "]"
-            units = pbegin | label >> SpreadUnits(self.units)
-            whole = any(isinstance(u, Unit) and u.end < 0 for _, u in self.units)
-            prepare = PrepareUnits(
-                self.config, self.tmp_dir, self.units_dir, sources, self.batch_size, self.eval_index, whole
+        threaded = {i for i, s in enumerate(sources) if is_threaded(s)}
+        by_thread = [(i, u) for i, u in self.units if i in threaded and isinstance(u, Unit)]
+        others = [(i, u) for i, u in self.units if not (i in threaded and isinstance(u, Unit))]
+        label = "Read[" + ",".join(b.source for b in sources) + "]"
+        units = pbegin | label >> SpreadUnits(others)
+        if by_thread:
+            threads = (
+                pbegin
+                | "ThreadUnits" >> SpreadUnits(by_thread)
+                | "ReadThreads" >> ReadThreads(self.units_dir, sources, self.batch_size)
             )
-            prepared = units | "PrepareDocuments" >> prepare
-            parts.append({tag: prepared[tag] for tag in PrepareDocuments.TAGS})
-            parts[-1]["meta"] = (prepared["meta"],)
-        batches = self._read_others(pbegin, {b.source for b in sources})
-        if batches:
-            prepare_batches = PrepareDocuments(self.config, self.tmp_dir, self.eval_index)
-            parts.append(tuple(batches) | "PrepareOtherDocuments" >> prepare_batches)
-        merged: dict[str, Any] = {"meta": tuple(m for part in parts for m in part["meta"])}
-        for tag in PrepareDocuments.TAGS:
-            if tag != "meta":
-                merged[tag] = [part[tag] for part in parts]
+            units = (units, threads) | "AllUnits" >> beam.Flatten()
+        spread = bool(by_thread) or any(isinstance(u, Unit) and u.end < 0 for _, u in others)
+        prepare = PrepareUnits(
+            self.config, self.tmp_dir, self.units_dir, sources, self.batch_size, self.eval_index, spread
+        )
+        prepared = units | "PrepareDocuments" >> prepare
+        merged: dict[str, Any] = {tag: [prepared[tag]] for tag in PrepareDocuments.TAGS}
+        merged["meta"] = (prepared["meta"],)
         return merged
-
-    def _read_others(self, pbegin: Any, done: set[str]) -> list[beam.PCollection]:
-        """Batches of `(source, record)` of the sources not read in units, one collection per source."""
-        from kcorpus.pipeline.corpus.read import ReadDocuments
-
-        batches = []
-        for s in self.config.sources:
-            if s.name in done:
-                continue
-            outputs = pbegin | f"Read[{s.name}]" >> ReadDocuments(
-                s.format, list(s.paths), options=dict(s.options) or None, source=s.name, rebalance=False
-            )
-            tagged = [
-                outputs[k] | f"Tag[{s.name}:{k}]" >> _tag(s.name)
-                for k in ("documents", "dead_letter", "dropped")
-            ]
-            batch = beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
-            merged = tagged | f"Merge[{s.name}]" >> beam.Flatten() | f"Batch[{s.name}]" >> batch
-            if self.reshuffle:
-                merged = merged | f"Reshuffle[{s.name}]" >> beam.Reshuffle()
-            batches.append(merged)
-        return batches
 
 
 class SpreadUnits(beam.PTransform):

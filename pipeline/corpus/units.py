@@ -9,6 +9,8 @@ not the sources' paths) and of the file (path, size, modification time) and rang
 A file that cannot be read in ranges (compressed, or a format read whole) is one unit whose batches are units
 of their own (`BatchUnit`: read on one worker, then spread over all of them, as one large file needs), keyed
 by the file's unit key, the batch size and the batch's number; `<key>.batches` records how many there are.
+A comment-thread source's units are read on every run and hold the threads whose first comment they read,
+in batches keyed by a digest of their contents, which `<key>.batches` lists (pipeline/corpus/threads.py).
 
 What preparing a unit gives (sorted runs of kept and dropped records per shard, dedup keys, counts, dead
 letters, examples) is written to the units folder: `<key>.data` (the runs and the dedup keys, as segments of
@@ -146,7 +148,17 @@ def finished_batches(folder: str, unit_key: str, batch_size: int, finished: set[
         return False
     if count.get("batch_size") != batch_size:
         return False
-    return all(batch_key(unit_key, batch_size, k) in finished for k in range(count.get("batches", 0)))
+    keys = count.get("keys") or [batch_key(unit_key, batch_size, k) for k in range(count.get("batches", 0))]
+    return all(key in finished for key in keys)
+
+
+def listed_batches(folder: str, unit_key: str) -> set[str] | None:
+    """The batch keys a unit's `.batches` file lists (a threaded source's home unit), else None."""
+    try:
+        keys = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX))).get("keys")
+    except (FileNotFoundError, OSError, ValueError, AttributeError):
+        return None
+    return set(keys) if isinstance(keys, list) else None
 
 
 @dataclasses.dataclass
@@ -229,11 +241,19 @@ def finished_keys(folder: str, suffix: str = DONE_SUFFIX) -> set[str]:
 
 
 def prune_units(folder: str, keep: Iterable[str]) -> int:
-    """Deletes every file of `folder` but those of the units in `keep`; returns how many files went."""
+    """Deletes every file of `folder` but those of the units in `keep` (of a unit that lists its batches,
+    those batches only); returns how many files went."""
     keep = set(keep)
+    listed = {key: batches for key in keep if (batches := listed_batches(folder, key)) is not None}
     removed = 0
     for name in fs.list_files(folder):
-        if name.lstrip(".").split(".", 1)[0].split("-", 1)[0] in keep and ".tmp-" not in name:
+        stem = name.lstrip(".").split(".", 1)[0]
+        unit = stem.split("-", 1)[0]
+        if (
+            unit in keep
+            and ".tmp-" not in name
+            and (unit not in listed or stem == unit or stem in listed[unit])
+        ):
             continue
         fs.delete_file(fs.join(folder, name))
         removed += 1

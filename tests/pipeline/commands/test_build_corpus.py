@@ -53,12 +53,12 @@ def test_every_flag_has_help():
 
 def test_the_job_is_built_from_its_fields_flags():
     args = parse(
-        "--batch-size", "7", "--reshuffle", "--local-mode", "in_memory", "--overwrite", "--keep-units",
+        "--batch-size", "7", "--local-mode", "in_memory", "--overwrite", "--keep-units",
         "--profile-stages",
     )  # fmt: skip
     job = from_flags(BuildCorpusJob, args, config=None, out="o")
     assert job == BuildCorpusJob(
-        None, "o", batch_size=7, reshuffle=True, local_mode="in_memory", overwrite=True, profile_stages=True,
+        None, "o", batch_size=7, local_mode="in_memory", overwrite=True, profile_stages=True,
         keep_units=True,
     )  # fmt: skip
     assert from_flags(BuildCorpusJob, parse(), config=None, out="o") == BuildCorpusJob(None, "o")

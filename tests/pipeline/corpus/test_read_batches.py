@@ -14,7 +14,6 @@ from kcorpus.pipeline.corpus.read_batches import (
     UnreadPage,
     byte_ranges,
     read_batches,
-    read_in_units,
     record_of,
 )
 from kcorpus.transforms.readers import as_options, read_file
@@ -32,8 +31,6 @@ def test_byte_ranges_cover_the_file(tmp_path):
     assert byte_ranges(gz, 10, 4, True) == [(gz, 0, -1)]
     assert byte_ranges(magic, 10, 4, True) == [(magic, 0, -1)]
     assert byte_ranges("wiki_00", 10, 4, False) == [("wiki_00", 0, -1)]
-    assert read_in_units("nsmc", None) and read_in_units("wiki-dump", None)
-    assert not read_in_units("comments", {"thread_field": "thread"})
 
 
 def _key(record):

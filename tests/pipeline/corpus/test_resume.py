@@ -40,10 +40,27 @@ def split_lines(source: Path, folder: Path, parts: int, prefix: str, keep: int) 
 
 
 def make_inputs(root: Path, wiki_files: int = 3) -> None:
-    """~300 KB of the sample: NSMC comments in 4 files, Wikipedia articles in `wiki_files` files."""
+    """~300 KB of the sample: NSMC comments in 4 files, Wikipedia articles in `wiki_files` files, comment
+    threads in 2 files."""
     split_lines(SAMPLE / "nsmc_ratings_test_head.txt", root / "nsmc", 4, "nsmc", 2000)
     for i in range(wiki_files):
         write_wiki(root, i)
+    for i in range(2):
+        write_threads(root, i, [f"A{n % 23}" for n in range(300)])
+
+
+def write_threads(root: Path, i: int, threads: list[str]) -> Path:
+    """The i-th file of comment rows (JSON Lines): NSMC comments 2000 + 300i.. under the given thread ids,
+    so that a thread's comments lie in several files."""
+    lines = (SAMPLE / "nsmc_ratings_test_head.txt").read_text(encoding="utf-8").splitlines()
+    texts = [line.split("\t")[1] for line in lines[2001 + 300 * i :][: len(threads)]]
+    path = root / "naver" / f"comments_{i:02d}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        json.dumps({"article_id": t, "text": text}, ensure_ascii=False) for t, text in zip(threads, texts)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
 
 
 def write_wiki(root: Path, i: int) -> None:
@@ -61,6 +78,7 @@ def profile(root: Path) -> Path:
 sources:
   - {{name: nsmc, format: nsmc, paths: ["{root}/nsmc/nsmc_*"], preset: kcelectra}}
   - {{name: kowiki, format: wikiextractor, paths: ["{root}/wiki/wiki_*"], preset: longform, split_sentences: true}}
+  - {{name: naver, format: comments, paths: ["{root}/naver/*.jsonl"], options: {{thread_field: article_id}}}}
 filters: {{min_chars: 10, min_sentences: 1}}
 dedup: {{near: {{enabled: true}}}}
 output: {{num_shards: 3, text: true}}  # every kind of shard a build can write
@@ -87,6 +105,17 @@ def finished_units(out: Path) -> int:
     return len(list((out / UNITS_DIR).glob(f"*{DONE_SUFFIX}")))
 
 
+def finished_inputs(out: Path) -> int:
+    """Input units an earlier run finished: a range with its marker, or a thread home whose batches all have
+    theirs (a thread batch's key is its home's and a digest)."""
+    units = out / UNITS_DIR
+    done = {p.name[: -len(DONE_SUFFIX)] for p in units.glob(f"*{DONE_SUFFIX}")}
+    homes = [json.loads(p.read_text(encoding="utf-8")).get("keys") for p in units.glob("*.batches")]
+    return sum("-" not in key for key in done) + sum(
+        all(k in done for k in keys) for keys in homes if keys is not None
+    )
+
+
 @pytest.mark.slow
 def test_kill_9_anywhere_then_the_same_command_gives_the_same_bytes(tmp_path):
     make_inputs(tmp_path / "in")
@@ -104,7 +133,7 @@ def test_kill_9_anywhere_then_the_same_command_gives_the_same_bytes(tmp_path):
         out = tmp_path / f"killed{i}"
         argv = command(config, out)
         killed += run_and_kill(argv, once_files(out / "docs") if moment is None else after(moment))
-        done = finished_units(out) if out.exists() else 0
+        done = finished_inputs(out) if out.exists() else 0
         if (read_marker(str(out)) or {}).get("state") != "complete":  # else killed after it finished
             rerun = subprocess.run(argv, check=False, capture_output=True, text=True)
             assert rerun.returncode == 0, rerun.stderr[-2000:]
@@ -121,7 +150,7 @@ def test_a_new_file_reuses_the_others_units_and_equals_a_build_from_scratch(tmp_
     config = profile(inputs)
     out = tmp_path / "out"
     assert run(["--config", str(config), "--out", str(out), "--local-mode", "in_memory", "--keep-units"]) == 0
-    assert finished_units(out) == 6
+    assert finished_inputs(out) == 8
     write_wiki(inputs, 2)  # a third Wikipedia file lands
     capsys.readouterr()
     argv = [
@@ -136,8 +165,8 @@ def test_a_new_file_reuses_the_others_units_and_equals_a_build_from_scratch(tmp_
     ]
     assert run(argv) == 0
     message = capsys.readouterr().err
-    assert re.search(r"reused 6 of 7 input units \(\d+% of input bytes\)", message), message
-    assert finished_units(out) == 7
+    assert re.search(r"reused 8 of 9 input units \(\d+% of input bytes\)", message), message
+    assert finished_inputs(out) == 9
     scratch = tmp_path / "scratch"
     assert run(["--config", str(config), "--out", str(scratch), "--local-mode", "in_memory"]) == 0
     assert read_tree(out) == read_tree(scratch)
@@ -200,3 +229,37 @@ def test_a_wiki_dump_is_read_in_units_and_resumed(tmp_path, capsys):
     assert run([*argv, "--keep-units", "--overwrite"]) == 0
     assert "reused 1 of 1 input units (100% of input bytes)" in capsys.readouterr().err
     assert read_tree(out) == first
+
+
+def test_a_new_month_of_comments_reuses_the_threads_it_does_not_touch(tmp_path, capsys):
+    # A thread's document is known only once every file is read: every run reads the rows again, and a
+    # thread is prepared in a batch of the unit holding its first comment, keyed by the batch's contents.
+    inputs = tmp_path / "in"
+    write_threads(inputs, 0, [f"A{n % 23}" for n in range(300)])
+    write_threads(inputs, 1, [f"B{n % 17}" for n in range(300)])
+    config = tmp_path / "threads.yaml"
+    config.write_text(
+        f'sources: [{{name: naver, format: comments, paths: ["{inputs}/naver/*.jsonl"], '
+        "options: {thread_field: article_id}}]\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    argv = ["--config", str(config), "--out", str(out), "--local-mode", "in_memory", "--keep-units"]
+    assert run(argv) == 0
+    units = out / UNITS_DIR
+    batches = {p.name: p.stat().st_mtime_ns for p in units.glob(f"*-*{DONE_SUFFIX}")}
+    assert len(batches) == 2 and finished_inputs(out) == 2
+    # The new month: threads of its own, and one comment on a thread of the first file.
+    write_threads(inputs, 2, [f"C{n % 11}" for n in range(299)] + ["A5"])
+    capsys.readouterr()
+    assert run([*argv, "--overwrite"]) == 0
+    assert "reused 2 of 3 input units" in capsys.readouterr().err
+    after = {p.name: p.stat().st_mtime_ns for p in units.glob(f"*-*{DONE_SUFFIX}")}
+    assert len(after) == 3 and finished_inputs(out) == 3  # the A batch's old key is pruned
+    kept = set(batches) & set(after)
+    assert len(kept) == 1 and all(after[name] == batches[name] for name in kept)  # B's, not prepared again
+    scratch = tmp_path / "scratch"
+    assert run(["--config", str(config), "--out", str(scratch), "--local-mode", "in_memory"]) == 0
+    assert read_tree(out) == read_tree(scratch)
+    stats = json.loads(read_tree(out)["stats.json"])["total"]
+    assert stats["input"] == 23 + 17 + 11  # one document per thread
