@@ -121,11 +121,7 @@ def read_batches(
 
 def _text_chars(record: Any) -> int:
     """The characters of text a batch item holds: a document's, an unread page's wikitext, else none."""
-    text = (
-        getattr(record.page, "wikitext", None)
-        if isinstance(record, UnreadPage)
-        else getattr(record, "text", None)
-    )
+    text = getattr(record.page, "wikitext", None) if isinstance(record, UnreadPage) else getattr(record, "text", None)
     return len(text) if isinstance(text, str) else 0
 
 

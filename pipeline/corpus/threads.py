@@ -101,9 +101,10 @@ def cut_batches(records: list[Any], batch_size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def write_batch_keys(folder: str, unit_key: str, batch_size: int, keys: list[str]) -> None:
-    """Records a home's batch keys, so that a later run can tell it is finished (`units.finished_batches`)."""
-    blob = json.dumps({"batch_size": batch_size, "keys": keys}).encode("utf-8")
+def write_batch_keys(folder: str, unit_key: str, batch_size: int, keys: list[str], prepared: int) -> None:
+    """Records a home's batch keys, so that a later run can tell it is finished (`units.finished_batches`),
+    and how many of them this run prepares (`units.prepared_batches`: the console's reused count)."""
+    blob = json.dumps({"batch_size": batch_size, "keys": keys, "prepared": prepared}).encode("utf-8")
     write_atomic(fs.join(folder, unit_key + BATCHES_SUFFIX), blob)
 
 
@@ -117,14 +118,16 @@ class CutThreadBatches(beam.DoFn):
     def process(self, element: tuple[tuple[int, str], Iterable[Any]]) -> Iterator[tuple[int, BatchUnit]]:
         (index, home), items = element
         ordered = [record for _, record in sorted((i for i in items if i is not None), key=lambda i: i[0])]
-        keys = []
+        units = []
         for records in cut_batches(ordered, self.batch_size):
             batch = [(self.names[index], record) for record in records]
             key = f"{home}-{batch_digest(batch)}"
             done = fs.exists(fs.join(self.units_dir, key + DONE_SUFFIX))
-            keys.append(key)
-            yield index, BatchUnit(key, None if done else batch)
-        write_batch_keys(self.units_dir, home, self.batch_size, keys)
+            units.append(BatchUnit(key, None if done else batch))
+        prepared = sum(u.batch is not None for u in units)
+        write_batch_keys(self.units_dir, home, self.batch_size, [u.key for u in units], prepared)
+        for unit in units:
+            yield index, unit
 
 
 class ReadThreads(beam.PTransform):

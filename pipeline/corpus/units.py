@@ -152,6 +152,15 @@ def finished_batches(folder: str, unit_key: str, batch_size: int, finished: set[
     return all(key in finished for key in keys)
 
 
+def prepared_batches(folder: str, unit_key: str) -> int:
+    """How many of a thread home's batches the last run prepared (not replayed), from its `.batches`."""
+    try:
+        count = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX))).get("prepared", 0)
+    except (FileNotFoundError, OSError, ValueError, AttributeError):
+        return 0
+    return count if isinstance(count, int) else 0
+
+
 def listed_batches(folder: str, unit_key: str) -> set[str] | None:
     """The batch keys a unit's `.batches` file lists (a threaded source's home unit), else None."""
     try:
@@ -262,26 +271,34 @@ def prune_units(folder: str, keep: Iterable[str]) -> int:
 
 class UnitsPlan:
     """A command's planned units (`(x, Unit)` pairs; others are not units), how many an earlier run finished
-    (`reused`: the console line), and what is left of the units folder once the command completes (`finish`:
-    removed, or with `keep` only these units kept)."""
+    (`reused`: the console line, once the command has run), and what is left of the units folder once the
+    command completes (`finish`: removed, or with `keep` only these units kept)."""
 
     def __init__(self, units: list[Any], folder: str, keep: bool, batch_size: int) -> None:
         self.folder, self.keep, self.units = folder, keep, units
-        planned = [u for _, u in units if isinstance(u, Unit)]
+        self.planned = [u for _, u in units if isinstance(u, Unit)]
         finished, cut = finished_keys(folder), finished_keys(folder, BATCHES_SUFFIX)
-        done = [
+        self.done = [
             u
-            for u in planned
+            for u in self.planned
             if u.key in finished or (u.key in cut and finished_batches(folder, u.key, batch_size, finished))
         ]
-        self.keys = {u.key for u in planned}
-        self.reused = ""
-        if done:
-            share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in planned), 1)
-            self.reused = (
-                f"reused {len(done)} of {len(planned)} input units ({share:.0%} of input bytes) "
-                f"from an earlier run ({folder})"
-            )
+        self.keys = {u.key for u in self.planned}
+
+    @property
+    def reused(self) -> str:
+        """`reused 9 of 10 input units (95% of input bytes) from an earlier run (<folder>)`, or "" for none.
+
+        A thread home finished before the run is not reused when the run prepared one of its batches again
+        (a thread of it gained comments from a new file): its `.batches` says so."""
+        done = [u for u in self.done if not prepared_batches(self.folder, u.key)]
+        if not done:
+            return ""
+        share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in self.planned), 1)
+        return (
+            f"reused {len(done)} of {len(self.planned)} input units ({share:.0%} of input bytes) "
+            f"from an earlier run ({self.folder})"
+        )
 
     def finish(self) -> None:
         """Removes the units folder, or keeps only these units in it (`keep`)."""
