@@ -173,6 +173,7 @@ def profile_problems(profile: Profile, *, stages: Iterable[str] = ()) -> list[st
         problem = backend_problem(corpus.split.backend)
         if problem:
             problems.append(problem)
+    problems.extend(layout_problems(corpus))
     if "vocab" in stages and profile.vocab is None:
         problems.append("vocab: required by kcorpus run (e.g. kind: wordpiece, vocab_size: 32000)")
     if "vocab-report" in stages and profile.vocab_report is not None:
@@ -220,6 +221,24 @@ def check_profile(
         raise ProfileError(problems)
     assert profile is not None
     return profile
+
+
+def layout_problems(corpus: Any) -> list[str]:
+    """A source's first local file that its reader options contradict (comment threads, `thread_field`, in a
+    one-comment-per-line file); a remote one is dead-lettered when it is read."""
+    from kcorpus.transforms.files import is_remote
+    from kcorpus.transforms.readers import as_options, expand_paths, reader_for
+
+    problems = []
+    for index, source in enumerate(corpus.sources):
+        reader, options = reader_for(source.format), as_options(dict(source.options))
+        for path in expand_paths(source.format, [p for p in source.paths if not is_remote(p)]):
+            try:
+                reader.check(path, options)
+            except ValueError as err:
+                problems.append(f"sources[{index}].paths: {path}: {err}")
+                break
+    return problems
 
 
 def check(problems: Iterable[str | None]) -> None:

@@ -29,6 +29,7 @@ from kcorpus.pipeline.corpus.read_batches import BATCH_TEXT_CHARS, BatchSource
 from kcorpus.pipeline.corpus.units import BATCHES_SUFFIX, DONE_SUFFIX, BatchUnit, Unit
 from kcorpus.transforms.readers import as_options, iter_records, reader_for, thread_document
 from kcorpus.transforms.readers.records import CommentRow
+from kcorpus.transforms.record import DeadLetter
 
 # Sort keys of a home's items: its threads (by first comment) before the other records its range gave.
 THREADS, OTHERS = 0, 1
@@ -49,6 +50,13 @@ class ReadThreadRows(beam.DoFn):
         index, unit = element
         source, options = self.sources[index], self.options[index]
         yield beam.pvalue.TaggedOutput("home", ((index, unit.key), None))
+        try:
+            reader_for(source.fmt).check(unit.path, options)  # local files were checked before the build
+        except ValueError as err:
+            if unit.start == 0:
+                dead = DeadLetter(unit.path, f"wrong_layout: {err}")
+                yield beam.pvalue.TaggedOutput("home", ((index, unit.key), ((OTHERS, unit.path, 0), dead)))
+            return
         if unit.end < 0:
             records: Iterable[Any] = iter_records(source.fmt, unit.path, options, source.source)
         else:

@@ -31,6 +31,22 @@ def write(path, profile) -> str:
     return str(path)
 
 
+def test_threads_in_a_one_comment_per_line_file_are_refused_before_any_pipeline(tmp_path, capsys, no_pipeline):
+    # The comments reader cannot find a thread id in a plain line: a profile mistake, not a dead letter per line.
+    threads = TESTDATA / "readers" / "comments_threads.jsonl"
+    lines = TESTDATA / "readers" / "comments_lines.txt"
+    profile = write(tmp_path / "p.yaml", {"sources": [
+        {"name": "naver", "format": "comments", "paths": [str(threads), str(lines)],
+         "options": {"thread_field": "article_id"}},
+    ]})
+    assert main(["build-corpus", "--config", profile, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        (f"kcorpus build-corpus: error: {profile}: sources[0].paths: {lines}: thread_field needs a tsv, csv or "
+         "jsonl comments file, not one comment per line"),
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_six_mistakes_are_reported_together_before_any_pipeline(tmp_path, capsys, no_pipeline):
     profile = write(tmp_path / "p.yaml", {
         "sources": [
