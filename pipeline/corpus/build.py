@@ -84,7 +84,7 @@ class BuildCorpus(beam.PTransform):
         runs = flat("AllRuns", prepared["run"])
         losers = flat("AllLosers", dedup["losers"])
         written = (runs, losers) | "WriteCorpusShards" >> WriteCorpusShards(
-            cfg, self.out_dir, self.tmp_dir, spill
+            cfg, self.out_dir, self.tmp_dir, spill, self.units_dir
         )
         counts = flat("AllCounts", [*prepared["counts"], *dedup["counts"], written.counts])
         examples = flat("AllExamples", [*prepared["examples"], written.examples])

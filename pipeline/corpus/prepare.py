@@ -1,8 +1,9 @@
-"""`PrepareDocuments`: batches of read records -> prepared documents spilled to sorted runs, plus dedup keys.
+"""`PrepareBatchFn`: batches of read records -> prepared documents spilled to sorted runs, plus dedup keys.
 
 Each batch is normalized, sentence-split, cleaned and filtered (`DocumentPreparer`); kept and dropped records
-are spilled to sorted run files so texts never go through a shuffle, and only compact digests, LSH keys and
-signatures (`meta`) travel on to the dedup stages.
+are spilled to sorted runs so texts never go through a shuffle (`PrepareUnitFn`, prepare_units.py, writes them
+into its unit's data file), and only compact digests, LSH keys and signatures (`meta`) travel on to the dedup
+stages.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from kcorpus.pipeline.corpus.keys import (
 )
 from kcorpus.pipeline.corpus.runs import RECORDS, RunRecord, carried_text
 from kcorpus.pipeline.external_sort import write_run
-from kcorpus.pipeline.stage_metrics import Metered
 from kcorpus.transforms.dedup import dedup_text, digest, fold_digits, lsh_keys_and_signatures
 from kcorpus.transforms.examples import DOCUMENT_DROP, REWRITE, SENTENCE_DROP, ExampleSampler
 from kcorpus.transforms.prepare import DocumentPreparer, Prepared, identity
@@ -356,38 +356,3 @@ def _count_prepared(counts: collections.Counter[str], characters: int, prepared:
 def _sorted_counts(tally: dict[str, collections.Counter[str]]) -> list[tuple[tuple[str, str], int]]:
     """A batch's counts as sorted `((source, counter), n)` pairs."""
     return sorted(((source, name), n) for source, counts in tally.items() for name, n in counts.items())
-
-
-class PrepareDocuments(beam.PTransform):
-    """`PrepareBatchFn` over one or more collections of batches -> `{counts, meta, run, dead_letter, examples}`
-    (`meta`: a tuple with one collection per input).
-
-    A ParDo per input keeps the documents inside the stage that read them; only the small outputs are
-    flattened (the local runner pickles and buffers every input of a multi-input Flatten).
-    """
-
-    TAGS = ("counts", "meta", "run", "dead_letter", "examples")
-
-    def __init__(
-        self, config: CorpusConfig, tmp_dir: str, eval_index: beam.PCollection | None = None
-    ) -> None:
-        super().__init__()
-        self.config, self.tmp_dir, self.eval_index = config, tmp_dir, eval_index
-
-    def expand(self, batches: tuple[beam.PCollection, ...]) -> dict[str, beam.PCollection]:
-        side = [] if self.eval_index is None else [beam.pvalue.AsSingleton(self.eval_index)]
-        outputs = [
-            b
-            | f"Prepare[{i}]"
-            >> beam.ParDo(
-                Metered(f"Prepare[{i}]", PrepareBatchFn(self.config, self.tmp_dir)), *side
-            ).with_outputs("meta", "run", "dead_letter", "examples", main="counts")
-            for i, b in enumerate(batches)
-        ]
-        # `meta` stays one collection per input: the dedup steps bucket it where it is made (see `spill`).
-        merged: dict[str, Any] = {"meta": tuple(o["meta"] for o in outputs)}
-        for tag in self.TAGS:
-            if tag != "meta":
-                parts = [o[tag] for o in outputs]
-                merged[tag] = parts[0] if len(parts) == 1 else parts | f"All[{tag}]" >> beam.Flatten()
-        return merged

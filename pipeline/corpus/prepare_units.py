@@ -33,6 +33,7 @@ from kcorpus.pipeline.corpus.units import (
     load_unit,
     make_unit,
     read_span,
+    span_wire,
     unit_ranges,
     write_batch_count,
 )
@@ -212,7 +213,7 @@ def _emit(result: UnitResult) -> Iterator[Any]:
     """A unit's outputs, from its result: runs, dedup keys (read back from its data file), dead letters,
     examples, and its counts (Beam counters incremented here, once per run of the pipeline)."""
     for kind, shard, segment in result.runs:
-        yield beam.pvalue.TaggedOutput("run", (kind, shard, segment))
+        yield beam.pvalue.TaggedOutput("run", (kind, shard, span_wire(segment)))
     for item in result.meta:
         batches = read_span(item) if not isinstance(item, list) else [item]
         for batch in batches:
@@ -227,8 +228,11 @@ def _emit(result: UnitResult) -> Iterator[Any]:
 
 
 class PrepareUnits(beam.PTransform):
-    """`(source index, Unit | DeadLetter)` elements -> `{counts, meta, run, dead_letter, examples}`; with
-    `whole_files`, files read whole are first cut into batch units, spread over the workers again."""
+    """`(source index, Unit | DeadLetter)` elements -> `{counts, meta, run, dead_letter, examples}` (`run`:
+    `(kind, shard, span_wire)`); with `whole_files`, files read whole are first cut into batch units, spread
+    over the workers again."""
+
+    TAGS = ("counts", "meta", "run", "dead_letter", "examples")
 
     def __init__(
         self,

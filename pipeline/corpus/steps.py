@@ -15,7 +15,6 @@ from kcorpus.pipeline.corpus.config import CorpusConfig
 from kcorpus.pipeline.corpus.dedup import LOSER_SPILL_ROWS, ExactDedup, NearDedup
 from kcorpus.pipeline.corpus.examples import WriteExamples
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, KIND_DROPPED
-from kcorpus.pipeline.corpus.prepare import PrepareDocuments
 from kcorpus.pipeline.corpus.read import matched_inputs
 from kcorpus.pipeline.corpus.spill import BucketTables, spill_dir
 from kcorpus.pipeline.corpus.stats import write_stats
@@ -77,7 +76,7 @@ class ReadAndPrepare(beam.PTransform):
             self.config, self.tmp_dir, self.units_dir, sources, self.batch_size, self.eval_index, spread
         )
         prepared = units | "PrepareDocuments" >> prepare
-        merged: dict[str, Any] = {tag: [prepared[tag]] for tag in PrepareDocuments.TAGS}
+        merged: dict[str, Any] = {tag: [prepared[tag]] for tag in PrepareUnits.TAGS}
         merged["meta"] = (prepared["meta"],)
         return merged
 
@@ -118,9 +117,12 @@ class WriteCorpusShards(beam.PTransform):
     """`(runs, losers)` -> every shard's files: a writer per (kind, shard) merges its runs, dedup losers routed
     to `rejected/`. Returns the writers' `counts` and `examples`."""
 
-    def __init__(self, config: CorpusConfig, out_dir: str, tmp_dir: str, spill: str | None) -> None:
+    def __init__(
+        self, config: CorpusConfig, out_dir: str, tmp_dir: str, spill: str | None, units_dir: str
+    ) -> None:
         super().__init__()
         self.config, self.out_dir, self.tmp_dir, self.spill = config, out_dir, tmp_dir, spill
+        self.units_dir = units_dir
 
     def expand(self, inputs: tuple[beam.PCollection, beam.PCollection]) -> Any:
         runs, losers = inputs
@@ -144,7 +146,7 @@ class WriteCorpusShards(beam.PTransform):
             [((kind, s), "") for kind in (KIND_DOCS, KIND_DROPPED) for s in range(n)]
         )
         keyed_runs = runs | "KeyRuns" >> beam.MapTuple(lambda kind, shard, ref: ((kind, shard), ref))
-        write = WriteShardFn(self.out_dir, self.config.output, self.tmp_dir)
+        write = WriteShardFn(self.out_dir, self.config.output, self.tmp_dir, self.units_dir)
         return (
             (shards, keyed_runs, keyed_losers)
             | "RunsAndShards" >> beam.Flatten()

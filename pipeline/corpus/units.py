@@ -34,6 +34,8 @@ import hashlib
 import json
 import os
 import pickle
+import posixpath
+import struct
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -113,6 +115,19 @@ def make_unit(
     parts = [identity, source, *file_identity(path, size), start, end]
     key = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:32]
     return Unit(source_index, path, start, end, (end - start) if end >= 0 else size, key)
+
+
+def span_wire(span: RunSpan) -> bytes:
+    """A unit's run as it travels to its shard's writer: offset, length and the data file's name, ~65 bytes
+    encoded against ~200 for a pickled `RunSpan` with its whole path. The local runner holds one per unit, kind and
+    shard in memory until the writers start (1.1M at 4.8 GB with 128 shards), so they are kept small."""
+    return struct.pack("<QQ", span.offset, span.length) + posixpath.basename(span.path).encode("utf-8")
+
+
+def span_of(wire: bytes, folder: str) -> RunSpan:
+    """The `RunSpan` of a `span_wire` in the units folder `folder`."""
+    offset, length = struct.unpack_from("<QQ", wire)
+    return RunSpan(fs.join(folder, wire[16:].decode("utf-8")), offset, length)
 
 
 def read_span(span: RunSpan) -> Iterator[Any]:

@@ -29,6 +29,7 @@ from kcorpus.pipeline.corpus.keys import (
 )
 from kcorpus.pipeline.corpus.runs import RECORDS, sentences_of, text_of
 from kcorpus.pipeline.corpus.spill import Table, bucket_table, table_rows
+from kcorpus.pipeline.corpus.units import span_of
 from kcorpus.pipeline.external_sort import Run, RunSpan, merge_runs, reduce_runs
 from kcorpus.transforms import corpus_layout
 from kcorpus.transforms.dedup import EXACT
@@ -92,16 +93,18 @@ class ShardLosers:
 
 
 def _is_run(value: Any) -> bool:
-    return isinstance(value, RunSpan) or (isinstance(value, str) and bool(value))
+    return isinstance(value, (RunSpan, bytes)) or (isinstance(value, str) and bool(value))
 
 
-def shard_inputs(values: Iterable[Any]) -> tuple[list[Run], ShardLosers]:
-    """A shard's grouped values -> its sorted runs (paths and unit segments), and its dedup losers."""
+def shard_inputs(values: Iterable[Any], units_dir: str = "") -> tuple[list[Run], ShardLosers]:
+    """A shard's grouped values -> its sorted runs (paths, unit segments and their `span_wire`s, in
+    `units_dir`), and its dedup losers."""
     values = list(values)
     runs = sorted(
-        (v for v in values if _is_run(v)), key=lambda r: (r, 0) if isinstance(r, str) else (r.path, r.offset)
+        (span_of(v, units_dir) if isinstance(v, bytes) else v for v in values if _is_run(v)),
+        key=lambda r: (r, 0) if isinstance(r, str) else (r.path, r.offset),
     )
-    return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, (str, RunSpan))))
+    return runs, ShardLosers(bucket_table(v for v in values if not isinstance(v, (str, bytes, RunSpan))))
 
 
 def judged(records: Iterable[Any], losers: ShardLosers) -> Iterator[tuple[str, str, str, Any, Any, bool]]:
@@ -134,21 +137,22 @@ WRITE_LINES = 512
 class WriteShardFn(beam.DoFn):
     """Merges one shard's runs into its final files; dedup losers go to `rejected/duplicates-*`.
 
-    Input: `((kind, shard), values)`: runs (paths or `RunSpan`s of units) and, for document shards, the
-    shard's dedup losers (`loser_row` rows as tables, or their spilled segments). Runs beyond `FAN_IN`
-    are first merged in groups under `tmp_dir`.
+    Input: `((kind, shard), values)`: runs (paths, or `span_wire`s of the units in `units_dir`) and, for
+    document shards, the shard's dedup losers (`loser_row` rows as tables, or their spilled segments). Runs
+    beyond `FAN_IN` are first merged in groups under `tmp_dir`.
 
     Main output: `((source, counter), n)` counts. Tagged `examples`: the shard's sample of dedup losers.
     """
 
-    def __init__(self, out_dir: str, output: Any, tmp_dir: str) -> None:
+    def __init__(self, out_dir: str, output: Any, tmp_dir: str, units_dir: str = "") -> None:
         self.out_dir = out_dir
         self.output = output
         self.tmp_dir = tmp_dir
+        self.units_dir = units_dir
 
     def process(self, element: tuple[tuple[str, int], Iterable[Any]]) -> Iterator[Any]:
         (kind, shard), values = element
-        runs, losers = shard_inputs(values)
+        runs, losers = shard_inputs(values, self.units_dir)
         n, compression = self.output.num_shards, self.output.compression
         if kind == KIND_DROPPED:
             self._write_dropped(shard, runs)

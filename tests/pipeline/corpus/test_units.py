@@ -18,6 +18,8 @@ from kcorpus.pipeline.corpus.units import (
     make_unit,
     prune_units,
     read_span,
+    span_of,
+    span_wire,
     unit_ranges,
 )
 from kcorpus.pipeline.external_sort import RunSpan, merge_runs, reduce_runs, write_run
@@ -95,3 +97,15 @@ def test_unit_runs_merge_with_run_files_through_bounded_fan_in(tmp_path):
     reduced = reduce_runs(refs, RECORDS, str(tmp_path / "merged"), fan_in=2)
     assert len(reduced) == 2 and list(merge_runs(reduced, RECORDS)) == sorted(expected)
     assert list(merge_runs(refs, RECORDS)) == sorted(expected)
+
+
+def test_a_run_travels_to_its_writer_as_a_few_bytes():
+    # The local runner holds every unit's run of every shard until the writers start: ~65 bytes each, not ~200.
+    from apache_beam.coders.typecoders import registry
+
+    folder = "/data/corpus/.kcorpus-units"
+    span = RunSpan(f"{folder}/0123456789abcdef0123456789abcdef.data", 123_456_789, 34_567)
+    wire = span_wire(span)
+    assert span_of(wire, folder) == span
+    coder = registry.get_coder(object)
+    assert len(coder.encode((("docs", 17), wire))) < len(coder.encode((("docs", 17), span))) / 2.5
