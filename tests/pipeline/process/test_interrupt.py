@@ -59,15 +59,24 @@ def profile(tmp_path: Path) -> Path:
 def start(tmp_path: Path, *args: str) -> subprocess.Popen:
     """`kcorpus ARGS` in its own process group (a terminal's foreground job), its log files under tmp_path."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "kcorpus.pipeline.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-        env=env,
-        cwd=tmp_path,
-    )
+    # A suite started in the background of a script (`make test &`) runs with SIGINT ignored, a child inherits
+    # that and kcorpus keeps it ignored; a handler in this process is reset to Ctrl-C's default action in the child.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "kcorpus.pipeline.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+            env=env,
+            cwd=tmp_path,
+        )
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def wait_until(proc: subprocess.Popen, ready) -> None:
