@@ -121,17 +121,33 @@ def write_blocks(path: str, blocks: Iterable[Any]) -> None:
 
 def read_blocks(path: str, offset: int = 0, length: int = -1) -> Iterator[Any]:
     """The blocks of a spill file in order, one in memory at a time; with `offset` and `length`, those of
-    that span (consecutive blocks, as `BlockWriter.write` placed them)."""
+    that span (consecutive blocks, as `BlockWriter.write` placed them), each read by an open of its own: a
+    merge of thousands of spans, each a unit's run in its own file, holds no file open between blocks (a
+    process may open 1,024 files at once by default)."""
+    if length >= 0:
+        yield from _span_blocks(path, offset, offset + length)
+        return
     with open_file(path) as f:
         if offset:
             f.seek(offset)
-        end = offset + length if length >= 0 else None
-        while end is None or f.tell() < end:
+        while True:
             try:
                 block = _read_block(f)
             except EOFError:
                 return
             yield block
+
+
+def _span_blocks(path: str, offset: int, end: int) -> Iterator[Any]:
+    while offset < end:
+        with open_file(path) as f:
+            f.seek(offset)
+            try:
+                block = _read_block(f)
+            except EOFError:
+                return
+            offset = f.tell()
+        yield block
 
 
 def read_blocks_at(path: str, ranges: Iterable[tuple[int, int]]) -> list[Any]:

@@ -76,30 +76,49 @@ def run_path(folder: str) -> str:
     return f"{folder}/{uuid.uuid4().hex}.run"
 
 
-def reduce_runs(paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int = FAN_IN) -> list[Run]:
-    """At most `fan_in` runs holding the records of `paths` (sorted by path first), by passes of `merge_pass`.
+def reduce_runs(
+    paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int = FAN_IN, span_block_bytes: int = 0
+) -> list[Run]:
+    """Runs holding the records of `paths` (sorted by path first) that one merge reads at once: at most `fan_in`
+    runs, by passes of `merge_pass`. With `span_block_bytes` (the stored bytes of a full block), a `RunSpan`
+    shorter than that counts as its share of a run: a merge holds one block of each run in memory, and a
+    short span's block is short, so thousands of units' small runs of a shard merge in one pass.
     The runs merged are left for the temporary folder's removal (a retried merge reads them again)."""
     if fan_in < 2:
         raise ValueError(f"fan_in must be at least 2, got {fan_in}")
+
+    def cost(run: Run) -> float:
+        if span_block_bytes and isinstance(run, RunSpan):
+            return min(1.0, run.length / span_block_bytes)
+        return 1.0
+
     paths = sorted(paths, key=_run_order)
-    while len(paths) > fan_in:
-        paths = merge_pass(paths, codec, folder, fan_in)
+    while sum(map(cost, paths)) > fan_in:
+        paths = merge_pass(paths, codec, folder, fan_in, cost)
     return paths
 
 
-def merge_pass(paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int) -> list[Run]:
-    """One pass of an external merge: consecutive groups of at most `fan_in` runs merged into one run each in
-    `folder`, just enough of them that `fan_in` runs remain, the rest left as they are (1,000 runs at a fan-in
-    of 256 rewrite 747, not all 1,000); with too many runs for one pass, every run is merged in groups.
-    Consecutive groups keep equal keys in the order of `paths`."""
-    excess = len(paths) - fan_in
+def merge_pass(
+    paths: Sequence[Run], codec: RunCodec, folder: str, fan_in: int, cost: Callable[[Run], float] = lambda _: 1.0
+) -> list[Run]:
+    """One pass of an external merge: consecutive groups of runs (of at most `fan_in` in `cost`) merged into one
+    run each in `folder`, just enough of them that runs of `fan_in` in cost remain, the rest left as they are
+    (1,000 runs at a fan-in of 256 rewrite 747, not all 1,000); with too many runs for one pass, every run is
+    merged in groups. A merged run costs 1. Consecutive groups keep equal keys in the order of `paths`."""
+    costs = [cost(p) for p in paths]
+    excess = sum(costs) - fan_in
     merged: list[Run] = []
     start = 0
     while excess > 0 and start < len(paths) - 1:
-        group = paths[start : start + min(fan_in, excess + 1)]
+        end, group_cost = start, 0.0
+        while end < len(paths) and (end == start or (group_cost + costs[end] <= fan_in and group_cost - 1 < excess)):
+            group_cost += costs[end]
+            end += 1
+        if group_cost <= 1:  # the last runs, too small to be worth a file of their own
+            break
         path = run_path(folder)
-        write_run(path, merge_runs(group, codec), codec)
+        write_run(path, merge_runs(paths[start:end], codec), codec)
         merged.append(path)
-        start += len(group)
-        excess -= len(group) - 1
+        start = end
+        excess -= group_cost - 1
     return merged + list(paths[start:])

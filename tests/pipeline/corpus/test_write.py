@@ -6,9 +6,11 @@ from pathlib import Path
 import pytest
 from corpus_files import read_bytes, read_shard
 
+from kcorpus.pipeline.corpus import write
 from kcorpus.pipeline.corpus.config import OutputConfig
 from kcorpus.pipeline.corpus.keys import KIND_DOCS, node_key
 from kcorpus.pipeline.corpus.runs import RECORDS, carried_text
+from kcorpus.pipeline.corpus.units import UnitWriter, span_wire
 from kcorpus.pipeline.corpus.write import WRITE_LINES, ShardLosers, WriteShardFn, judged
 from kcorpus.pipeline.external_sort import write_run
 
@@ -136,3 +138,28 @@ def test_records_carrying_sentence_counts_write_what_records_carrying_texts_writ
     assert counts[("nsmc", "write:sentences")] == 5
     rejected = json.loads(shards["rejected/duplicates-00000-of-00001.jsonl.zst"])
     assert (rejected["id"], rejected["text"]) == ("d1", "한 문장뿐")
+
+
+def test_many_units_short_runs_merge_in_one_pass_and_write_what_passes_write(tmp_path, monkeypatch):
+    """A shard of a large build has a short run in each of thousands of units: as shares of a full chunk they
+    merge at once, no run rewritten; counted as whole runs (passes of `FAN_IN`) the shard is the same bytes."""
+    units = tmp_path / "units"
+    units.mkdir()
+    wires = []
+    for i in range(20):
+        writer = UnitWriter(str(units), f"unit-{i:02d}")
+        writer.add_run(KIND_DOCS, 0, [((f"doc-{j:03d}", "nsmc", "r"), f'{{"id": "doc-{j:03d}"}}', 1)
+                                      for j in range(i, 200, 20)])  # fmt: skip
+        wires.append(span_wire(writer.commit().runs[0][2]))
+    monkeypatch.setattr(write, "FAN_IN", 8)
+    shards = {}
+    for name, span_block_bytes in (("shares", write.SPAN_BLOCK_BYTES), ("whole", 1)):
+        monkeypatch.setattr(write, "SPAN_BLOCK_BYTES", span_block_bytes)
+        out, tmp = tmp_path / name, tmp_path / f"tmp-{name}"
+        fn = WriteShardFn(str(out), OutputConfig(num_shards=1, dropped="none"), str(tmp), str(units))
+        counts = dict(fn.process(((KIND_DOCS, 0), wires)))
+        assert counts[("nsmc", "write:kept")] == 200
+        shards[name] = read_shard(out, "docs/part-00000-of-00001.jsonl")
+        merged = list((tmp / "merged").glob("*.run")) if (tmp / "merged").is_dir() else []
+        assert bool(merged) == (name == "whole"), merged
+    assert shards["shares"] == shards["whole"] == "".join(f'{{"id": "doc-{j:03d}"}}\n' for j in range(200))
