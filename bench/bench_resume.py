@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument("--tokenizer", type=Path, help="with --pack")
     parser.add_argument("--pack-flags", default="", help="with --pack: more flags, e.g. '--layout pair'")
     parser.add_argument("--workdir", type=Path, required=True)
-    parser.add_argument("--kills", default="0.5,0.9", help="shares of the reference's wall time")
+    parser.add_argument("--kills", default="0.5,0.9", help="shares of the reference's wall time ('' for none)")
     parser.add_argument("--units", type=int, default=0, help="with it, --kills are shares of this many units")
     parser.add_argument("--reference-cpu", type=float, help="CPU s of an uninterrupted build (none is run)")
     parser.add_argument("--new-file", action="store_true", help="also a rebuild with one more file")
@@ -121,7 +121,7 @@ def main() -> None:
         print(f"uninterrupted: wall {ref.wall:.0f} s, CPU {ref.cpu:.0f} s", flush=True)
     else:
         ref_cpu, ref_wall = args.reference_cpu, 0.0
-    for share in (float(s) for s in args.kills.split(",")):
+    for share in (float(s) for s in args.kills.split(",") if s):
         out = args.workdir / f"killed-{share:g}"
         at = f"{share:.0%} of {args.units} units" if args.units else f"{share:.0%} of the wall"
         killed = killed_run(command(out), share * ref_wall, out, round(share * args.units))
