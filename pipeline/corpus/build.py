@@ -165,8 +165,8 @@ def run_build(
         folder = units_dir or f"{out_dir}/{UNITS_DIR}"
         units = UnitsPlan(plan_build_units(config), folder, keep_units, batch_size)
         stats = _run_pipeline(config, out_dir, list(beam_args), local_mode, batch_size, profile_stages, units)
-        if units.reused:
-            print(f"build-corpus: {units.reused}", file=sys.stderr, flush=True)
+        if reused := units.reused:
+            print(f"build-corpus: {reused}", file=sys.stderr, flush=True)
         units.finish()
         return stats
 

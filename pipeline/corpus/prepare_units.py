@@ -1,11 +1,11 @@
 """`PrepareUnits`: input units read and prepared, each committed to the units folder, or replayed when finished.
 
-The sources that build-corpus reads itself (`read_batches.read_in_units`: line files in byte ranges, other
-files whole; a dump's pages are converted by the worker that prepares their batch) are planned as units
-(`units.py`) before the pipeline runs. `PrepareUnitFn` reads a unit's
-records in batches, prepares them as `PrepareBatchFn` does, writes what they give to `<key>.data` and
-`<key>.done`, and then emits the unit's outputs from that result, the same whether the unit was prepared just
-now or by an earlier run that was killed: a rerun skips the finished units and prepares only the others.
+Every source is planned as units (`units.py`) before the pipeline runs: line files in byte ranges, other
+files whole (a dump's pages are converted by the worker that prepares their batch), comment threads cut into
+batches at their home units (`threads.py`). `PrepareUnitFn` reads a unit's records in batches, prepares them
+as `PrepareBatchFn` does, writes what they give to `<key>.data` and `<key>.done`, and then emits the unit's
+outputs from that result, the same whether the unit was prepared just now or by an earlier run that was
+killed: a rerun skips the finished units and prepares only the others.
 """
 
 from __future__ import annotations

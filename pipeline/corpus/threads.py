@@ -16,7 +16,6 @@ batches, and a thread that gains comments from it changes its batch, which is pr
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -24,9 +23,8 @@ import apache_beam as beam
 
 from kcorpus.pipeline import filesystems as fs
 from kcorpus.pipeline import progress
-from kcorpus.pipeline.atomic import write_atomic
 from kcorpus.pipeline.corpus.read_batches import BATCH_TEXT_CHARS, BatchSource
-from kcorpus.pipeline.corpus.units import BATCHES_SUFFIX, DONE_SUFFIX, BatchUnit, Unit
+from kcorpus.pipeline.corpus.units import DONE_SUFFIX, BatchUnit, Unit, write_batches_record
 from kcorpus.transforms.readers import as_options, iter_records, reader_for, thread_document
 from kcorpus.transforms.readers.records import CommentRow
 from kcorpus.transforms.record import DeadLetter
@@ -112,8 +110,7 @@ def cut_batches(records: list[Any], batch_size: int) -> Iterator[list[Any]]:
 def write_batch_keys(folder: str, unit_key: str, batch_size: int, keys: list[str], prepared: int) -> None:
     """Records a home's batch keys, so that a later run can tell it is finished (`units.finished_batches`),
     and how many of them this run prepares (`units.prepared_batches`: the console's reused count)."""
-    blob = json.dumps({"batch_size": batch_size, "keys": keys, "prepared": prepared}).encode("utf-8")
-    write_atomic(fs.join(folder, unit_key + BATCHES_SUFFIX), blob)
+    write_batches_record(folder, unit_key, {"batch_size": batch_size, "keys": keys, "prepared": prepared})
 
 
 class CutThreadBatches(beam.DoFn):

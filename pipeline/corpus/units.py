@@ -149,39 +149,43 @@ def batch_key(unit_key: str, batch_size: int, k: int) -> str:
     return f"{unit_key}-{batch_size}-{k:06d}"
 
 
+def batches_record(folder: str, unit_key: str) -> dict[str, Any] | None:
+    """A unit's `.batches` file: a whole file's batch count, or a thread home's batch keys (threads.py); None
+    when it is missing or unreadable."""
+    try:
+        record = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX)))
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def write_batches_record(folder: str, unit_key: str, record: dict[str, Any]) -> None:
+    write_atomic(fs.join(folder, unit_key + BATCHES_SUFFIX), json.dumps(record).encode("utf-8"))
+
+
 def write_batch_count(folder: str, unit_key: str, batch_size: int, batches: int) -> None:
     """Records how many batches a whole-file unit has, so that a later run can tell it is finished."""
-    blob = json.dumps({"batch_size": batch_size, "batches": batches}).encode("utf-8")
-    write_atomic(fs.join(folder, unit_key + BATCHES_SUFFIX), blob)
+    write_batches_record(folder, unit_key, {"batch_size": batch_size, "batches": batches})
 
 
 def finished_batches(folder: str, unit_key: str, batch_size: int, finished: set[str]) -> bool:
     """Whether every batch of a whole-file unit is finished (its count recorded, each batch's marker there)."""
-    try:
-        count = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX)))
-    except (FileNotFoundError, OSError, ValueError):
+    record = batches_record(folder, unit_key)
+    if record is None or record.get("batch_size") != batch_size:
         return False
-    if count.get("batch_size") != batch_size:
-        return False
-    keys = count.get("keys") or [batch_key(unit_key, batch_size, k) for k in range(count.get("batches", 0))]
+    keys = record.get("keys") or [batch_key(unit_key, batch_size, k) for k in range(record.get("batches", 0))]
     return all(key in finished for key in keys)
 
 
 def prepared_batches(folder: str, unit_key: str) -> int:
     """How many of a thread home's batches the last run prepared (not replayed), from its `.batches`."""
-    try:
-        count = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX))).get("prepared", 0)
-    except (FileNotFoundError, OSError, ValueError, AttributeError):
-        return 0
+    count = (batches_record(folder, unit_key) or {}).get("prepared", 0)
     return count if isinstance(count, int) else 0
 
 
 def listed_batches(folder: str, unit_key: str) -> set[str] | None:
     """The batch keys a unit's `.batches` file lists (a threaded source's home unit), else None."""
-    try:
-        keys = json.loads(fs.read_bytes(fs.join(folder, unit_key + BATCHES_SUFFIX))).get("keys")
-    except (FileNotFoundError, OSError, ValueError, AttributeError):
-        return None
+    keys = (batches_record(folder, unit_key) or {}).get("keys")
     return set(keys) if isinstance(keys, list) else None
 
 
@@ -267,10 +271,11 @@ def finished_keys(folder: str, suffix: str = DONE_SUFFIX) -> set[str]:
 def prune_units(folder: str, keep: Iterable[str]) -> int:
     """Deletes every file of `folder` but those of the units in `keep` (of a unit that lists its batches,
     those batches only); returns how many files went."""
-    keep = set(keep)
-    listed = {key: batches for key in keep if (batches := listed_batches(folder, key)) is not None}
+    keep, names = set(keep), fs.list_files(folder)
+    with_batches = {name[: -len(BATCHES_SUFFIX)] for name in names if name.endswith(BATCHES_SUFFIX)}
+    listed = {key: batches for key in keep & with_batches if (batches := listed_batches(folder, key)) is not None}
     removed = 0
-    for name in fs.list_files(folder):
+    for name in names:
         stem = name.lstrip(".").split(".", 1)[0]
         unit = stem.split("-", 1)[0]
         if (
@@ -292,11 +297,11 @@ class UnitsPlan:
     def __init__(self, units: list[Any], folder: str, keep: bool, batch_size: int) -> None:
         self.folder, self.keep, self.units = folder, keep, units
         self.planned = [u for _, u in units if isinstance(u, Unit)]
-        finished, cut = finished_keys(folder), finished_keys(folder, BATCHES_SUFFIX)
+        finished, self.cut = finished_keys(folder), finished_keys(folder, BATCHES_SUFFIX)
         self.done = [
             u
             for u in self.planned
-            if u.key in finished or (u.key in cut and finished_batches(folder, u.key, batch_size, finished))
+            if u.key in finished or (u.key in self.cut and finished_batches(folder, u.key, batch_size, finished))
         ]
         self.keys = {u.key for u in self.planned}
 
@@ -306,7 +311,7 @@ class UnitsPlan:
 
         A thread home finished before the run is not reused when the run prepared one of its batches again
         (a thread of it gained comments from a new file): its `.batches` says so."""
-        done = [u for u in self.done if not prepared_batches(self.folder, u.key)]
+        done = [u for u in self.done if u.key not in self.cut or not prepared_batches(self.folder, u.key)]
         if not done:
             return ""
         share = sum(u.nbytes for u in done) / max(sum(u.nbytes for u in self.planned), 1)

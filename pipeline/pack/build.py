@@ -116,8 +116,8 @@ def run(
                     build(pipeline, job, tmp, corpus, info, units)
             finally:
                 delete_tree(tmp)
-        if units.reused:
-            print(f"pack: {units.reused}", file=sys.stderr, flush=True)
+        if reused := units.reused:
+            print(f"pack: {reused}", file=sys.stderr, flush=True)
         units.finish()
     workers = pipeline.options.view_as(DirectOptions).direct_num_workers
     report_stages(pipeline.result, job.out, workers, job.profile_stages)

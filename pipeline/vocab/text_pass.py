@@ -4,8 +4,9 @@ The files are cut into byte ranges; a process pool counts each range's sentences
 is drawn over the total, reads each range's sample sentences: pre-normalized, summarized, and written one a
 line to a compressed scratch file the trainer reads (`sample_files`; WordPiece's `tokenizers` reads them
 itself, on its own threads, through a pipe). The ranges' results are merged in file order, so the sample, the
-counts, the summary and so the vocab are those of one read in order, whatever the number of workers. The pool's workers are forked (cheap: nothing to import
-again) and ignore the terminal's Ctrl-C: the parent stops them (`interrupt`).
+counts, the summary and so the vocab are those of one read in order, whatever the number of workers. The
+pool's workers are forked (cheap: nothing to import again) and ignore the terminal's Ctrl-C: the parent stops
+them (`interrupt`).
 """
 
 from __future__ import annotations
